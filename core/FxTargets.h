@@ -1,0 +1,35 @@
+#pragma once
+// How torch.fx would name the call behind a TorchScript operator: `x + y` compiles to aten::add
+// but torch.fx records operator.add; torch.flatten stays torch.flatten; x.view(...) is a method.
+
+#include <string>
+
+#include "Graph.h"
+
+namespace fxview {
+
+struct FxCall {
+    Op op = Op::CallFunction;
+    std::string target;    // "operator.add", "torch.flatten", "view"
+    std::string candidate; // the node name torch.fx would start from: "add", "flatten", "view"
+};
+
+// `ns` and `name` split a TorchScript symbol: ("aten", "add_") for aten::add_.
+// `operatorForm` is false when the call can't come from a Python operator (aten::add with an
+// alpha other than 1 must have been torch.add).
+FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorForm = true);
+
+// The torch.nn.functional function a scripted `prim::CallFunction` stands for, from its
+// qualified name ("__torch__.torch.nn.functional.relu"), or "" if it is not one.
+std::string functionalName(const std::string& qualifiedName);
+
+// "__torch__.torch.nn.modules.linear.___torch_mangle_3.Linear" -> "torch.nn.modules.linear.Linear"
+std::string pythonClassName(const std::string& torchScriptClass);
+
+// The short public name torch documents: "torch.nn.modules.linear.Linear" -> "torch.nn.Linear".
+std::string publicClassName(const std::string& pythonClass);
+
+// torch.fx's default leaf rule: a torch.nn module that is not a container.
+bool isLeafModuleClass(const std::string& pythonClass);
+
+} // namespace fxview

@@ -1,0 +1,209 @@
+#include "FxText.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+namespace fxview {
+
+std::string pythonFloatRepr(double value) {
+    if (std::isnan(value))
+        return "nan";
+    if (std::isinf(value))
+        return value > 0 ? "inf" : "-inf";
+    if (value == 0.0)
+        return std::signbit(value) ? "-0.0" : "0.0";
+
+    // Shortest digit string that reads back as the same double, as Python's repr finds.
+    char buf[40];
+    for (int precision = 1; precision <= 17; ++precision) {
+        std::snprintf(buf, sizeof buf, "%.*e", precision - 1, value);
+        if (std::strtod(buf, nullptr) == value)
+            break;
+    }
+    std::string s(buf);
+    bool negative = s[0] == '-';
+    if (negative)
+        s.erase(0, 1);
+    std::size_t e = s.find('e');
+    int exponent = std::atoi(s.c_str() + e + 1);
+    std::string digits;
+    for (std::size_t i = 0; i < e; ++i)
+        if (s[i] != '.')
+            digits += s[i];
+
+    std::string out;
+    // Python's repr switches to scientific notation below 1e-4 and from 1e16 on.
+    if (exponent < -4 || exponent >= 16) {
+        out = digits.substr(0, 1);
+        if (digits.size() > 1)
+            out += "." + digits.substr(1);
+        char exp[16];
+        std::snprintf(exp, sizeof exp, "e%c%02d", exponent < 0 ? '-' : '+', std::abs(exponent));
+        out += exp;
+    } else if (exponent < 0) {
+        out = "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digits;
+    } else {
+        auto intDigits = static_cast<std::size_t>(exponent + 1);
+        if (digits.size() <= intDigits)
+            out = digits + std::string(intDigits - digits.size(), '0') + ".0";
+        else
+            out = digits.substr(0, intDigits) + "." + digits.substr(intDigits);
+    }
+    return negative ? "-" + out : out;
+}
+
+namespace {
+
+// Python's repr() of a str: single quotes unless the text holds one and no double quote.
+std::string pythonStringRepr(const std::string& text) {
+    char quote =
+        (text.find('\'') != std::string::npos && text.find('"') == std::string::npos) ? '"' : '\'';
+    std::string out(1, quote);
+    for (char c : text) {
+        if (c == quote || c == '\\')
+            out += '\\';
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\t')
+            out += "\\t";
+        else
+            out += c;
+    }
+    return out + quote;
+}
+
+std::string joinItems(const std::vector<Argument>& items) {
+    std::string out;
+    for (std::size_t i = 0; i < items.size(); ++i)
+        out += (i ? ", " : "") + formatArgument(items[i]);
+    return out;
+}
+
+// str() of an output node's argument: nodes print bare (Node.__repr__), containers as Python.
+std::string formatReturned(const Argument& a) {
+    switch (a.kind) {
+    case Argument::Kind::NodeRef:
+        return a.text;
+    case Argument::Kind::List:
+    case Argument::Kind::Tuple: {
+        std::string out;
+        for (std::size_t i = 0; i < a.items.size(); ++i)
+            out += (i ? ", " : "") + formatReturned(a.items[i]);
+        if (a.kind == Argument::Kind::List)
+            return "[" + out + "]";
+        return "(" + out + (a.items.size() == 1 ? ",)" : ")");
+    }
+    default:
+        return formatArgument(a);
+    }
+}
+
+std::string formatKwargs(const std::vector<KeywordArgument>& kwargs) {
+    std::string out = "{";
+    for (std::size_t i = 0; i < kwargs.size(); ++i)
+        out += (i ? ", " : "") + kwargs[i].name + ": " + formatArgument(kwargs[i].value);
+    return out + "}";
+}
+
+struct Printer {
+    const Graph& graph;
+    FxTextOptions options;
+    std::set<std::string> hiddenNames;
+    std::string out;
+
+    int visibleUsers(const Node& node) const {
+        int count = 0;
+        for (const std::string& user : node.users)
+            if (options.showHidden || !hiddenNames.count(user))
+                ++count;
+        return count;
+    }
+
+    void printNodes(const std::vector<Node>& nodes, const std::string& indent) {
+        for (const Node& node : nodes) {
+            if (node.hidden && !options.showHidden)
+                continue;
+            out += "\n" + indent + formatNode(node);
+            for (std::size_t b = 0; b < node.blocks.size(); ++b) {
+                const Block& block = node.blocks[b];
+                std::string params;
+                for (std::size_t i = 0; i < block.params.size(); ++i)
+                    params += (i ? ", %" : "%") + block.params[i];
+                out += "\n" + indent + "    block " + block.label + "(" + params + "):";
+                printNodes(block.nodes, indent + "        ");
+                out += "\n" + indent + "        -> (" + joinItems(block.results) + ")";
+            }
+        }
+    }
+
+    std::string formatNode(const Node& node) const {
+        std::string head = "%" + node.name + " : [#users=" + std::to_string(visibleUsers(node)) +
+                           "] = " + opName(node.op) + "[target=" + node.target + "]";
+        switch (node.op) {
+        case Op::Placeholder:
+        case Op::GetAttr:
+            return head;
+        case Op::Output:
+            return "return " +
+                   (node.args.empty() ? std::string("None") : formatReturned(node.args[0]));
+        default: {
+            std::vector<Argument> args = node.args;
+            return head + "(args = " + formatArgument(Argument::ofTuple(args)) +
+                   ", kwargs = " + formatKwargs(node.kwargs) + ")";
+        }
+        }
+    }
+};
+
+} // namespace
+
+std::string formatArgument(const Argument& a) {
+    switch (a.kind) {
+    case Argument::Kind::None:
+        return "None";
+    case Argument::Kind::Bool:
+        return a.boolean ? "True" : "False";
+    case Argument::Kind::Int:
+        return std::to_string(a.integer);
+    case Argument::Kind::Float:
+        return pythonFloatRepr(a.real);
+    case Argument::Kind::String:
+        return pythonStringRepr(a.text);
+    case Argument::Kind::NodeRef:
+        return "%" + a.text;
+    case Argument::Kind::Repr:
+        return a.text;
+    case Argument::Kind::List:
+        return "[" + joinItems(a.items) + "]";
+    case Argument::Kind::Tuple:
+        return "(" + joinItems(a.items) + (a.items.size() == 1 ? ",)" : ")");
+    }
+    return "?";
+}
+
+std::string formatGraph(const Graph& graph, const FxTextOptions& options) {
+    Printer printer{graph, options, {}, "graph():"};
+    graph.forEachNode([&](const Node& n, int) {
+        if (n.hidden)
+            printer.hiddenNames.insert(n.name);
+    });
+    printer.printNodes(graph.nodes, "    ");
+    return printer.out + "\n";
+}
+
+std::string formatNodeList(const Graph& graph, const FxTextOptions& options) {
+    std::string out;
+    int count = 0;
+    graph.forEachNode([&](const Node& n, int depth) {
+        if (n.hidden && !options.showHidden)
+            return;
+        out += std::string(static_cast<std::size_t>(depth) * 4, ' ') + opName(n.op) + " " + n.name +
+               "\n";
+        ++count;
+    });
+    return out + "Node count: " + std::to_string(count) + "\n";
+}
+
+} // namespace fxview

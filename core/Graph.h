@@ -1,0 +1,92 @@
+#pragma once
+// The fx-style graph: what torch.fx.symbolic_trace would record for a model, as plain data.
+// No LibTorch types here, so the UI and the printers can use it without torch's headers.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace fxview {
+
+enum class Op { Placeholder, GetAttr, CallModule, CallFunction, CallMethod, Output };
+
+// torch.fx's spelling of an op: "placeholder", "call_module", ...
+const char* opName(Op op);
+
+// A literal or a reference in a node's args/kwargs, printed the way torch.fx prints it.
+struct Argument {
+    enum class Kind { None, Bool, Int, Float, String, NodeRef, List, Tuple, Repr };
+
+    Kind kind = Kind::None;
+    bool boolean = false;
+    std::int64_t integer = 0;
+    double real = 0.0;
+    std::string text; // String value, referenced node name, or Repr text (e.g. "torch.float32")
+    std::vector<Argument> items;
+
+    static Argument none() { return {}; }
+    static Argument ofBool(bool v);
+    static Argument ofInt(std::int64_t v);
+    static Argument ofFloat(double v);
+    static Argument ofString(std::string v);
+    static Argument ofNode(std::string name);
+    static Argument ofRepr(std::string text);
+    static Argument ofList(std::vector<Argument> items);
+    static Argument ofTuple(std::vector<Argument> items);
+
+    bool isNode() const { return kind == Kind::NodeRef; }
+    // Calls `visit` with the name of every node this argument refers to, nested ones included.
+    void forEachNodeRef(const std::function<void(const std::string&)>& visit) const;
+};
+
+bool operator==(const Argument& a, const Argument& b);
+inline bool operator!=(const Argument& a, const Argument& b) {
+    return !(a == b);
+}
+
+struct KeywordArgument {
+    std::string name;
+    Argument value;
+};
+
+struct Node;
+
+// A sub-graph of a control-flow node: a branch of an `if` or the body of a loop.
+struct Block {
+    std::string label;               // "true", "false", "body"
+    std::vector<std::string> params; // values bound on entry (loop counter, carried values)
+    std::vector<Node> nodes;
+    std::vector<Argument> results; // what the block yields back to its node
+};
+
+struct Node {
+    Op op = Op::CallFunction;
+    std::string name;       // unique in the graph, named the way torch.fx names nodes
+    std::string target;     // module path, attribute path, or qualified function/method name
+    std::string schema;     // the TorchScript operator it runs ("aten::add.Tensor"), if any
+    std::string moduleType; // for call_module: "torch.nn.Linear"
+    std::vector<Argument> args;
+    std::vector<KeywordArgument> kwargs;
+    std::vector<std::string> users; // nodes that consume this one, in graph order, unique
+    std::string scope;              // module path whose code produced it; "" for the root
+    bool hidden = false;            // a raise-only guard or work that only feeds one
+    std::vector<Block> blocks;      // prim::If branches or prim::Loop body
+};
+
+struct Graph {
+    std::string modelClass; // e.g. "__torch__.TinyNet"
+    std::vector<Node> nodes;
+
+    // Pre-order walk over every node, block contents included; `depth` is the block nesting.
+    void forEachNode(const std::function<void(const Node&, int depth)>& visit) const;
+    // Recomputes every node's `users` from the args, kwargs and block results that name it.
+    void recomputeUsers();
+    // The node with this name, or nullptr.
+    const Node* find(const std::string& name) const;
+    // Number of nodes that are shown (hidden ones excluded unless asked for).
+    int nodeCount(bool includeHidden = false) const;
+};
+
+} // namespace fxview

@@ -1,0 +1,145 @@
+#include "Model.h"
+
+#include <stdexcept>
+
+#include "ArchiveCheck.h"
+#include "Examples.h"
+#include "ModelPrivate.h"
+
+namespace fxview {
+
+Model::Model(std::unique_ptr<Private> d) : d_(std::move(d)) {}
+Model::~Model() = default;
+
+const std::string& Model::source() const {
+    return d_->source;
+}
+
+std::string Model::className() const {
+    return d_->module.type()->name()->qualifiedName();
+}
+
+namespace {
+
+const char* const kSaveHint = "save it with torch.jit.script(model).save(path)";
+
+// The first line of a LibTorch message, without the C++ backtrace it drags along.
+std::string firstLine(const std::exception& e) {
+    auto* torchError = dynamic_cast<const c10::Error*>(&e);
+    std::string what = torchError ? torchError->what_without_backtrace() : e.what();
+    what.erase(0, what.find_first_not_of(" \n"));
+    std::string line = what.substr(0, what.find('\n'));
+    while (!line.empty() && (line.back() == ' ' || line.back() == '.'))
+        line.pop_back();
+    return line;
+}
+
+std::string exampleList() {
+    std::string names;
+    for (const ExampleInfo& e : examples())
+        names += (names.empty() ? "example:" : ", example:") + e.name;
+    return names;
+}
+
+LoadResult failure(std::string sentence) {
+    return {nullptr, std::move(sentence)};
+}
+
+// One sentence per kind of file that isn't TorchScript: what it is and what to do instead.
+std::string explain(const std::string& path, const ArchiveCheck& check) {
+    const std::string p = "'" + path + "'";
+    switch (check.kind) {
+    case ArchiveKind::Missing:
+        return "Cannot open " + p +
+               ": there is no such file; check the path, or open a built-in "
+               "model such as example:tinynet.";
+    case ArchiveKind::NotAFile:
+        return "Cannot open " + p +
+               ": it is a directory, not a file; choose the .pt file inside it.";
+    case ArchiveKind::Unreadable:
+        return "Cannot open " + p + ": permission denied; check that you may read it.";
+    case ArchiveKind::Empty:
+        return "Cannot open " + p +
+               ": the file is empty (0 bytes); save the model again with "
+               "torch.jit.script(model).save(path).";
+    case ArchiveKind::LegacyPickle:
+        return "Cannot open " + p +
+               ": this is a plain pickle written by torch.save, not a "
+               "TorchScript model: " +
+               kSaveHint + ".";
+    case ArchiveKind::NotZip:
+        return "Cannot open " + p +
+               ": it is not a TorchScript archive (not even a zip file); "
+               "save the model with torch.jit.script(model).save(path).";
+    case ArchiveKind::TruncatedZip:
+        return "Cannot open " + p +
+               ": the archive is truncated or damaged (its zip directory "
+               "is missing); copy or save it again.";
+    case ArchiveKind::StateDict:
+        return "Cannot open " + p +
+               ": this is a state_dict, not a TorchScript model: " + kSaveHint + ".";
+    case ArchiveKind::PickledModule:
+        return "Cannot open " + p + ": this is a whole nn.Module (" + check.detail +
+               ") pickled by torch.save, not a TorchScript model: " + kSaveHint + ".";
+    case ArchiveKind::PickledObject:
+        return "Cannot open " + p +
+               ": this is a tensor or object saved by torch.save, not a "
+               "TorchScript model: " +
+               kSaveHint + ".";
+    case ArchiveKind::ForeignZip:
+        return "Cannot open " + p + ": it is a zip file but not a PyTorch archive; " + kSaveHint +
+               ".";
+    case ArchiveKind::TorchScript:
+        break;
+    }
+    return {};
+}
+
+LoadResult loadExample(const std::string& source, const std::string& name) {
+    try {
+        auto d = std::make_unique<Model::Private>();
+        d->source = source;
+        d->module = buildExample(name);
+        return {std::make_shared<Model>(std::move(d)), {}};
+    } catch (const std::invalid_argument&) {
+        return failure("There is no built-in model called '" + source + "'; the examples are " +
+                       exampleList() + ".");
+    } catch (const std::exception& e) {
+        return failure("The built-in model '" + source + "' failed to build: " + firstLine(e) +
+                       ".");
+    }
+}
+
+} // namespace
+
+LoadResult loadModel(const std::string& source) {
+    const std::string examplePrefix = "example:";
+    if (source.rfind(examplePrefix, 0) == 0)
+        return loadExample(source, source.substr(examplePrefix.size()));
+
+    ArchiveCheck check = checkArchive(source);
+    if (check.kind != ArchiveKind::TorchScript)
+        return failure(explain(source, check));
+
+    // LibTorch throws c10::Error, std::runtime_error (from the unpickler), torch::jit::ErrorReport
+    // and others: no exception of any type may escape.
+    std::string why = "an unknown error";
+    try {
+        auto d = std::make_unique<Model::Private>();
+        d->source = source;
+        d->module = torch::jit::load(source, c10::Device(c10::kCPU));
+        d->module.eval();
+        return {std::make_shared<Model>(std::move(d)), {}};
+    } catch (const std::exception& e) {
+        why = firstLine(e);
+    } catch (...) {
+    }
+    return failure("Cannot open '" + source +
+                   "': LibTorch could not load this TorchScript "
+                   "archive (" +
+                   why +
+                   "); it may come from a newer PyTorch than 1.13 "
+                   "or be damaged, so save it again with torch.jit.script(model).save(path).");
+}
+
+} // namespace fxview

@@ -1,0 +1,22 @@
+#pragma once
+// Core-internal: the LibTorch side of Model. Include only from core's .cpp files.
+
+#include <torch/script.h>
+
+#include "Model.h"
+
+namespace fxview {
+
+struct Model::Private {
+    std::string source;
+    torch::jit::Module module;
+};
+
+} // namespace fxview
+
+namespace fxview {
+
+// Builds the built-in example NAME (see Examples.h); throws std::invalid_argument if unknown.
+torch::jit::Module buildExample(const std::string& name);
+
+} // namespace fxview

@@ -1,0 +1,23 @@
+#pragma once
+// Gives nodes the names torch.fx would give them (torch.fx.graph._Namespace in PyTorch 1.13):
+// illegal characters become '_', names that would shadow a Python keyword or builtin get a
+// suffix, and repeats become name_1, name_2, ...
+
+#include <set>
+#include <string>
+
+namespace fxview {
+
+class NodeNamer {
+public:
+    // A fresh unique name derived from `candidate` ("layer1.0.conv1" -> "layer1_0_conv1").
+    std::string create(const std::string& candidate);
+
+    // torch.fx's Graph._target_to_str: CamelCase to snake_case, as used for function names.
+    static std::string snakeCase(const std::string& name);
+
+private:
+    std::set<std::string> used_;
+};
+
+} // namespace fxview

@@ -123,13 +123,15 @@ Module tinyNet() {
                         "    return x\n");
 }
 
-// Control flow that depends on the data: an `if` on the sign of a sum and a counted loop.
+// Control flow that depends on the data: an `if` on the sign of a sum and a counted loop, and
+// an input check that raises, as scripted code often has (hidden in the fx view).
 Module branchy() {
     ModuleFactory f;
     Module fc = linear(f, 4, 4);
     Module head = linear(f, 4, 2);
     return f.makeParent("__torch__.Branchy", {{"fc", fc}, {"head", head}},
                         "def forward(self, x):\n"
+                        "    assert x.dim() == 2, 'expected a 2-D input [batch, 4]'\n"
                         "    h = self.fc.forward(x)\n"
                         "    if bool(h.sum() > 0):\n"
                         "        h = torch.relu(h)\n"

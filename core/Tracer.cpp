@@ -218,7 +218,8 @@ private:
     }
 
     std::string emit(Node node, const std::string& candidate) {
-        node.name = namer_.create(candidate);
+        // torch.fx snake_cases every candidate (Graph._target_to_str), module paths included.
+        node.name = namer_.create(NodeNamer::snakeCase(candidate));
         if (node.scope.empty())
             node.scope = scope_;
         // Attributes are fetched at the top level so that every block can refer to them.

@@ -1,0 +1,100 @@
+// The built-in TinyNet is the seed model bit for bit: after torch.manual_seed(0) its weights
+// and its output on torch.randn(3, 4) equal what PyTorch computed (tinynet_reference.json).
+
+// LibTorch first: Qt's `slots` macro would break its headers.
+#include "ModelPrivate.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdlib>
+
+#include "TestSupport.h"
+
+using namespace fxview;
+
+namespace {
+
+// A tensor written by the generator as {"shape": [...], "hex": [float.hex(), ...]}.
+at::Tensor tensorFromJson(const QJsonObject& json) {
+    std::vector<std::int64_t> shape;
+    for (const QJsonValue& d : json["shape"].toArray())
+        shape.push_back(d.toInt());
+    std::vector<float> values;
+    for (const QJsonValue& h : json["hex"].toArray())
+        values.push_back(
+            static_cast<float>(std::strtod(h.toString().toLatin1().constData(), nullptr)));
+    return at::tensor(values).reshape(shape);
+}
+
+QJsonObject reference() {
+    return QJsonDocument::fromJson(readFile(fixture("tinynet_reference.json"))).object();
+}
+
+torch::jit::Module module(const std::string& source) {
+    LoadResult loaded = loadModel(source);
+    if (!loaded.ok())
+        qFatal("%s", loaded.error.c_str());
+    return loaded.model->d().module;
+}
+
+} // namespace
+
+class TestExamples : public QObject {
+    Q_OBJECT
+private slots:
+    void tinyNetWeightsEqualPyTorch();
+    void tinyNetOutputEqualsPyTorch();
+    void examplesRun_data();
+    void examplesRun();
+};
+
+void TestExamples::tinyNetWeightsEqualPyTorch() {
+    torch::jit::Module ours = module("example:tinynet");
+    torch::jit::Module pytorchs = module(fixture("tinynet_scripted.pt"));
+    QJsonObject params = reference()["params"].toObject();
+    QCOMPARE(params.size(), 4);
+    for (const auto& p : ours.named_parameters()) {
+        QVERIFY2(params.contains(QString::fromStdString(p.name)), p.name.c_str());
+        QVERIFY2(torch::equal(p.value,
+                              tensorFromJson(params[QString::fromStdString(p.name)].toObject())),
+                 p.name.c_str());
+        QVERIFY(torch::equal(
+            p.value,
+            pytorchs.attr(p.name.substr(0, 3)).toModule().attr(p.name.substr(4)).toTensor()));
+    }
+}
+
+void TestExamples::tinyNetOutputEqualsPyTorch() {
+    QJsonObject ref = reference();
+    at::Tensor input = tensorFromJson(ref["input"].toObject());
+    // The reference input is torch.randn(3, 4) after torch.manual_seed(0) in PyTorch.
+    at::manual_seed(0);
+    QVERIFY(torch::equal(input, at::randn({3, 4})));
+    torch::NoGradGuard noGrad;
+    at::Tensor output = module("example:tinynet").forward({input}).toTensor();
+    QVERIFY(torch::equal(output, tensorFromJson(ref["output"].toObject())));
+}
+
+void TestExamples::examplesRun_data() {
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QList<int>>("inputShape");
+    QTest::addColumn<QList<int>>("outputShape");
+    QTest::newRow("tinynet") << "tinynet" << QList<int>{3, 4} << QList<int>{3, 2};
+    QTest::newRow("branchy") << "branchy" << QList<int>{1, 4} << QList<int>{1, 2};
+    QTest::newRow("smallcnn") << "smallcnn" << QList<int>{1, 3, 32, 32} << QList<int>{1, 10};
+}
+
+void TestExamples::examplesRun() {
+    QFETCH(QString, name);
+    QFETCH(QList<int>, inputShape);
+    QFETCH(QList<int>, outputShape);
+    std::vector<std::int64_t> shape(inputShape.begin(), inputShape.end());
+    torch::NoGradGuard noGrad;
+    at::Tensor out = module("example:" + name.toStdString()).forward({at::randn(shape)}).toTensor();
+    QCOMPARE(out.sizes().vec(), std::vector<std::int64_t>(outputShape.begin(), outputShape.end()));
+}
+
+QTEST_APPLESS_MAIN(TestExamples)
+#include "tst_examples.moc"

@@ -1,0 +1,114 @@
+// The printers' building blocks against Python's and torch.fx's own behaviour.
+
+#include "FxText.h"
+#include "NodeNamer.h"
+#include "TestSupport.h"
+
+using namespace fxview;
+
+class TestFxText : public QObject {
+    Q_OBJECT
+private slots:
+    void floatRepr_data();
+    void floatRepr();
+    void namer();
+    void snakeCase();
+    void formatArguments();
+    void graphText();
+};
+
+void TestFxText::floatRepr_data() {
+    QTest::addColumn<double>("value");
+    QTest::addColumn<QString>("python"); // repr(value) in CPython 3.11
+    QTest::newRow("one") << 1.0 << "1.0";
+    QTest::newRow("half") << 0.5 << "0.5";
+    QTest::newRow("tenth") << 0.1 << "0.1";
+    QTest::newRow("eps") << 1e-05 << "1e-05";
+    QTest::newRow("small") << 0.0001 << "0.0001";
+    QTest::newRow("million") << 1e6 << "1000000.0";
+    QTest::newRow("big") << 1e16 << "1e+16";
+    QTest::newRow("third") << 1.0 / 3 << "0.3333333333333333";
+    QTest::newRow("negative") << -2.5 << "-2.5";
+    QTest::newRow("momentum") << 0.1 * 3 << "0.30000000000000004";
+    QTest::newRow("big fraction") << 123456.789 << "123456.789";
+}
+
+void TestFxText::floatRepr() {
+    QFETCH(double, value);
+    QFETCH(QString, python);
+    QCOMPARE(QString::fromStdString(pythonFloatRepr(value)), python);
+}
+
+void TestFxText::namer() {
+    NodeNamer namer;
+    QCOMPARE(namer.create("layer1.0.conv1"), std::string("layer1_0_conv1"));
+    QCOMPARE(namer.create("add"), std::string("add"));
+    QCOMPARE(namer.create("add"), std::string("add_1"));
+    QCOMPARE(namer.create("add"), std::string("add_2"));
+    // Names that would shadow Python builtins or keywords get a suffix, as in torch.fx.
+    QCOMPARE(namer.create("sum"), std::string("sum_1"));
+    QCOMPARE(namer.create("input"), std::string("input_1"));
+    QCOMPARE(namer.create("if"), std::string("if_1"));
+    // A numeric suffix in the candidate is kept and counted on from.
+    QCOMPARE(namer.create("features.0.0"), std::string("features_0_0"));
+    QCOMPARE(namer.create("features_0_0"), std::string("features_0_1"));
+    QCOMPARE(namer.create("0weird-name"), std::string("_0weird_name"));
+}
+
+void TestFxText::snakeCase() {
+    QCOMPARE(NodeNamer::snakeCase("pascalCase"), std::string("pascal_case"));
+    QCOMPARE(NodeNamer::snakeCase("ALL_CAPS"), std::string("all_caps"));
+    QCOMPARE(NodeNamer::snakeCase("snake_case"), std::string("snake_case"));
+}
+
+void TestFxText::formatArguments() {
+    Argument one = Argument::ofTuple({Argument::ofNode("x")});
+    QCOMPARE(formatArgument(one), std::string("(%x,)"));
+    Argument mixed = Argument::ofTuple(
+        {Argument::ofNode("a"), Argument::ofInt(1),
+         Argument::ofList({Argument::ofFloat(0.5), Argument::none()}), Argument::ofString("it's"),
+         Argument::ofBool(false), Argument::ofRepr("torch.float32")});
+    QCOMPARE(formatArgument(mixed),
+             std::string("(%a, 1, [0.5, None], \"it's\", False, torch.float32)"));
+    QCOMPARE(formatArgument(Argument::ofTuple({})), std::string("()"));
+}
+
+void TestFxText::graphText() {
+    Graph g;
+    Node x;
+    x.op = Op::Placeholder;
+    x.name = x.target = "x";
+    Node relu;
+    relu.op = Op::CallFunction;
+    relu.name = "relu";
+    relu.target = "torch.relu";
+    relu.args = {Argument::ofNode("x")};
+    Node guard; // a hidden node and its user count must not show
+    guard.op = Op::CallFunction;
+    guard.name = "guard";
+    guard.target = "prim::If";
+    guard.args = {Argument::ofNode("x")};
+    guard.hidden = true;
+    Node out;
+    out.op = Op::Output;
+    out.name = out.target = "output";
+    out.args = {Argument::ofTuple({Argument::ofNode("relu"), Argument::ofNode("x")})};
+    g.nodes = {x, relu, guard, out};
+    g.recomputeUsers();
+
+    QCOMPARE(g.find("x")->users, (std::vector<std::string>{"relu", "guard", "output"}));
+    QCOMPARE(formatGraph(g), std::string("graph():\n"
+                                         "    %x : [#users=2] = placeholder[target=x]\n"
+                                         "    %relu : [#users=1] = call_function[target=torch.relu]"
+                                         "(args = (%x,), kwargs = {})\n"
+                                         "    return (relu, x)\n"));
+    FxTextOptions all;
+    all.showHidden = true;
+    QVERIFY(formatGraph(g, all).find("%x : [#users=3]") != std::string::npos);
+    QCOMPARE(formatNodeList(g), std::string("placeholder x\ncall_function relu\noutput output\n"
+                                            "Node count: 3\n"));
+    QCOMPARE(g.nodeCount(true), 4);
+}
+
+QTEST_APPLESS_MAIN(TestFxText)
+#include "tst_fxtext.moc"

@@ -26,35 +26,62 @@ struct ZipEntry {
     std::uint32_t localHeaderOffset = 0;
 };
 
+// Reads byte ranges of the file on demand: model archives are hundreds of megabytes, and only
+// the head, the zip directory and maybe one small record are needed to tell what they are.
+class FileRange {
+public:
+    explicit FileRange(std::ifstream& in, std::uint64_t size) : in_(in), size_(size) {}
+    std::uint64_t size() const { return size_; }
+    bool read(std::uint64_t offset, std::uint64_t length, std::vector<unsigned char>& out) {
+        if (offset + length > size_)
+            return false;
+        out.resize(length);
+        in_.clear();
+        in_.seekg(static_cast<std::streamoff>(offset));
+        in_.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(length));
+        return static_cast<std::uint64_t>(in_.gcount()) == length;
+    }
+
+private:
+    std::ifstream& in_;
+    std::uint64_t size_;
+};
+
 // Reads the zip's central directory; false if it is missing or runs past the end of the file.
-bool readCentralDirectory(const std::vector<unsigned char>& data, std::vector<ZipEntry>& entries) {
-    const std::size_t eocdSize = 22;
-    if (data.size() < eocdSize)
+bool readCentralDirectory(FileRange& file, std::vector<ZipEntry>& entries) {
+    const std::uint64_t eocdSize = 22;
+    if (file.size() < eocdSize)
         return false;
     // The end-of-central-directory record sits in the last 64 KiB (it may carry a comment).
-    std::size_t lowest = data.size() > 65535 + eocdSize ? data.size() - 65535 - eocdSize : 0;
-    for (std::size_t pos = data.size() - eocdSize + 1; pos-- > lowest;) {
-        if (le32(&data[pos]) != 0x06054b50)
+    std::uint64_t tailStart = file.size() > 65535 + eocdSize ? file.size() - 65535 - eocdSize : 0;
+    std::vector<unsigned char> tail;
+    if (!file.read(tailStart, file.size() - tailStart, tail))
+        return false;
+    for (std::size_t pos = tail.size() - eocdSize + 1; pos-- > 0;) {
+        if (le32(&tail[pos]) != 0x06054b50)
             continue;
-        std::uint16_t count = le16(&data[pos + 10]);
-        std::uint32_t cdSize = le32(&data[pos + 12]);
-        std::uint32_t cdOffset = le32(&data[pos + 16]);
-        if (static_cast<std::uint64_t>(cdOffset) + cdSize > data.size())
+        std::uint16_t count = le16(&tail[pos + 10]);
+        std::uint32_t cdSize = le32(&tail[pos + 12]);
+        std::uint32_t cdOffset = le32(&tail[pos + 16]);
+        if (cdOffset == 0xFFFFFFFF || count == 0xFFFF) // zip64: let LibTorch's reader judge it
+            return true;
+        std::vector<unsigned char> cd;
+        if (!file.read(cdOffset, cdSize, cd))
             return false;
-        std::size_t p = cdOffset;
+        std::size_t p = 0;
         for (int i = 0; i < count; ++i) {
-            if (p + 46 > data.size() || le32(&data[p]) != 0x02014b50)
+            if (p + 46 > cd.size() || le32(&cd[p]) != 0x02014b50)
                 return false;
             ZipEntry e;
-            e.method = le16(&data[p + 10]);
-            e.compressedSize = le32(&data[p + 20]);
-            std::uint16_t nameLen = le16(&data[p + 28]);
-            std::uint16_t extraLen = le16(&data[p + 30]);
-            std::uint16_t commentLen = le16(&data[p + 32]);
-            e.localHeaderOffset = le32(&data[p + 42]);
-            if (p + 46 + nameLen > data.size())
+            e.method = le16(&cd[p + 10]);
+            e.compressedSize = le32(&cd[p + 20]);
+            std::uint16_t nameLen = le16(&cd[p + 28]);
+            std::uint16_t extraLen = le16(&cd[p + 30]);
+            std::uint16_t commentLen = le16(&cd[p + 32]);
+            e.localHeaderOffset = le32(&cd[p + 42]);
+            if (p + 46 + nameLen > cd.size())
                 return false;
-            e.name.assign(reinterpret_cast<const char*>(&data[p + 46]), nameLen);
+            e.name.assign(reinterpret_cast<const char*>(&cd[p + 46]), nameLen);
             entries.push_back(e);
             p += 46 + nameLen + extraLen + commentLen;
         }
@@ -64,14 +91,16 @@ bool readCentralDirectory(const std::vector<unsigned char>& data, std::vector<Zi
 }
 
 // The bytes of a stored (uncompressed) entry, which is how torch.save writes data.pkl.
-std::string storedEntry(const std::vector<unsigned char>& data, const ZipEntry& e) {
-    std::size_t p = e.localHeaderOffset;
-    if (e.method != 0 || p + 30 > data.size() || le32(&data[p]) != 0x04034b50)
+std::string storedEntry(FileRange& file, const ZipEntry& e) {
+    std::vector<unsigned char> header;
+    if (e.method != 0 || !file.read(e.localHeaderOffset, 30, header) ||
+        le32(header.data()) != 0x04034b50)
         return {};
-    std::size_t start = p + 30 + le16(&data[p + 26]) + le16(&data[p + 28]);
-    if (start + e.compressedSize > data.size())
+    std::uint64_t start = e.localHeaderOffset + 30ull + le16(&header[26]) + le16(&header[28]);
+    std::vector<unsigned char> content;
+    if (!file.read(start, e.compressedSize, content))
         return {};
-    return std::string(reinterpret_cast<const char*>(&data[start]), e.compressedSize);
+    return std::string(content.begin(), content.end());
 }
 
 bool endsWith(const std::string& s, const std::string& suffix) {
@@ -115,16 +144,18 @@ ArchiveCheck checkArchive(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     if (!in)
         return {ArchiveKind::Unreadable, {}};
-    std::vector<unsigned char> data((std::istreambuf_iterator<char>(in)), {});
-    if (data.empty())
+    FileRange file(in, fs::file_size(path, ec));
+    if (file.size() == 0)
         return {ArchiveKind::Empty, {}};
-    if (data[0] == 0x80 && data.size() > 1 && data[1] <= 5) // pickle PROTO opcode
+    std::vector<unsigned char> head;
+    file.read(0, std::min<std::uint64_t>(4, file.size()), head);
+    if (head[0] == 0x80 && head.size() > 1 && head[1] <= 5) // pickle PROTO opcode
         return {ArchiveKind::LegacyPickle, {}};
-    if (data.size() < 4 || std::memcmp(data.data(), "PK\x03\x04", 4) != 0)
+    if (head.size() < 4 || std::memcmp(head.data(), "PK\x03\x04", 4) != 0)
         return {ArchiveKind::NotZip, {}};
 
     std::vector<ZipEntry> entries;
-    if (!readCentralDirectory(data, entries))
+    if (!readCentralDirectory(file, entries))
         return {ArchiveKind::TruncatedZip, {}};
 
     const ZipEntry* dataPkl = nullptr;
@@ -135,12 +166,12 @@ ArchiveCheck checkArchive(const std::string& path) {
         hasConstants = hasConstants || endsWith(e.name, "/constants.pkl");
         hasCode = hasCode || e.name.find("/code/") != std::string::npos;
     }
-    if (hasConstants && hasCode)
+    if ((hasConstants && hasCode) || entries.empty())
         return {ArchiveKind::TorchScript, {}};
     if (!dataPkl)
         return {ArchiveKind::ForeignZip, {}};
 
-    std::string cls = firstPickledClass(storedEntry(data, *dataPkl));
+    std::string cls = firstPickledClass(storedEntry(file, *dataPkl));
     if (cls == "collections.OrderedDict")
         return {ArchiveKind::StateDict, cls};
     if (cls.rfind("torch._utils", 0) == 0 || cls.empty() || cls.rfind("builtins", 0) == 0)

@@ -19,20 +19,19 @@ std::string Model::className() const {
     return d_->module.type()->name()->qualifiedName();
 }
 
-namespace {
-
-const char* const kSaveHint = "save it with torch.jit.script(model).save(path)";
-
-// The first line of a LibTorch message, without the C++ backtrace it drags along.
-std::string firstLine(const std::exception& e) {
+std::string firstLineOf(const std::exception& e) {
     auto* torchError = dynamic_cast<const c10::Error*>(&e);
     std::string what = torchError ? torchError->what_without_backtrace() : e.what();
     what.erase(0, what.find_first_not_of(" \n"));
     std::string line = what.substr(0, what.find('\n'));
-    while (!line.empty() && (line.back() == ' ' || line.back() == '.'))
+    while (!line.empty() && (line.back() == ' ' || line.back() == '.' || line.back() == ':'))
         line.pop_back();
     return line;
 }
+
+namespace {
+
+const char* const kSaveHint = "save it with torch.jit.script(model).save(path)";
 
 std::string exampleList() {
     std::string names;
@@ -105,7 +104,7 @@ LoadResult loadExample(const std::string& source, const std::string& name) {
         return failure("There is no built-in model called '" + source + "'; the examples are " +
                        exampleList() + ".");
     } catch (const std::exception& e) {
-        return failure("The built-in model '" + source + "' failed to build: " + firstLine(e) +
+        return failure("The built-in model '" + source + "' failed to build: " + firstLineOf(e) +
                        ".");
     }
 }
@@ -131,7 +130,7 @@ LoadResult loadModel(const std::string& source) {
         d->module.eval();
         return {std::make_shared<Model>(std::move(d)), {}};
     } catch (const std::exception& e) {
-        why = firstLine(e);
+        why = firstLineOf(e);
     } catch (...) {
     }
     return failure("Cannot open '" + source +

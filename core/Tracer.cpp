@@ -13,6 +13,8 @@
 #include "FxTargets.h"
 #include "ModelPrivate.h"
 #include "NodeNamer.h"
+#include "PlanPrivate.h"
+#include "TracerPrivate.h"
 
 namespace fxview {
 
@@ -26,6 +28,7 @@ struct Binding {
     Kind kind = Kind::Data;
     Argument arg;                        // Data: a literal or a reference to a node
     std::optional<c10::IValue> constant; // Data: the literal itself, when it is one
+    ValueSource source;                  // Data: how the interpreter gets the value
     jit::Module module;                  // Module
     std::string path;                    // Module: "layer1.0"
     jit::Function* function = nullptr;   // Function
@@ -152,9 +155,10 @@ bool isRaiseOnlyGuard(const jit::Node* n) {
 
 class Tracer {
 public:
-    Graph trace(const jit::Module& root) {
+    TraceResult trace(const jit::Module& root) {
         graph_.modelClass = root.type()->name()->qualifiedName();
         out_ = &graph_.nodes;
+        outSteps_ = &plan_->top;
         std::shared_ptr<jit::Graph> g = root.get_method("forward").graph();
 
         Frame frame;
@@ -170,37 +174,53 @@ public:
             Node node;
             node.op = Op::Placeholder;
             node.target = target;
-            frame[input] = data(Argument::ofNode(emit(std::move(node), target)));
+            Step step;
+            step.kind = Step::Kind::Placeholder;
+            step.index = plan_->placeholders++;
+            frame[input] = emitValue(std::move(node), target, std::move(step));
         }
         traceNodes(g->block(), frame);
 
         Node output;
         output.op = Op::Output;
         output.target = "output";
-        output.args.push_back(dataOf(frame, g->outputs()[0]).arg);
-        emit(std::move(output), "output");
+        const Binding& result = dataOf(frame, g->outputs()[0]);
+        output.args.push_back(result.arg);
+        Step step;
+        step.kind = Step::Kind::Output;
+        step.inputs.push_back(result.source);
+        emit(std::move(output), "output", std::move(step));
 
         graph_.recomputeUsers();
         hideWorkThatOnlyFeedsGuards();
-        return std::move(graph_);
+        TraceResult traced;
+        traced.graph = std::move(graph_);
+        traced.plan = std::move(plan_);
+        return traced;
     }
 
 private:
     Graph graph_;
+    std::shared_ptr<ExecutionPlan> plan_ = std::make_shared<ExecutionPlan>();
     NodeNamer namer_;
     std::vector<Node>* out_ = nullptr;
+    std::vector<int>* outSteps_ = nullptr;
     std::string scope_;
-    std::unordered_map<std::string, std::string> getAttrNodes_; // attribute path -> node name
+    std::unordered_map<std::string, Binding> getAttrNodes_; // attribute path -> its node
     int tensorConstants_ = 0;
 
-    static Binding data(Argument arg, std::optional<c10::IValue> constant = std::nullopt) {
+    static Binding data(Argument arg, ValueSource source,
+                        std::optional<c10::IValue> constant = std::nullopt) {
         Binding b;
         b.arg = std::move(arg);
+        b.source = std::move(source);
         b.constant = std::move(constant);
         return b;
     }
 
-    static Binding constant(const c10::IValue& v) { return data(literalOf(v), v); }
+    static Binding constant(const c10::IValue& v) {
+        return data(literalOf(v), ValueSource::ofConstant(v), v);
+    }
 
     const Binding& lookup(const Frame& frame, const jit::Value* v) const {
         auto it = frame.find(v);
@@ -217,15 +237,40 @@ private:
         return b;
     }
 
-    std::string emit(Node node, const std::string& candidate) {
+    std::vector<ValueSource> sourcesOf(const Frame& frame, const jit::Node* n,
+                                       std::size_t first) const {
+        std::vector<ValueSource> sources;
+        for (std::size_t i = first; i < n->inputs().size(); ++i)
+            sources.push_back(dataOf(frame, n->inputs()[i]).source);
+        return sources;
+    }
+
+    // Adds the node and the step that computes it; returns the step id.
+    int emit(Node node, const std::string& candidate, Step step) {
         // torch.fx snake_cases every candidate (Graph._target_to_str), module paths included.
         node.name = namer_.create(NodeNamer::snakeCase(candidate));
         if (node.scope.empty())
             node.scope = scope_;
+        step.name = node.name;
+        step.slot = plan_->slotCount++;
+        int id = static_cast<int>(plan_->steps.size());
+        plan_->stepOf[node.name] = id;
         // Attributes are fetched at the top level so that every block can refer to them.
-        std::vector<Node>* into = node.op == Op::GetAttr ? &graph_.nodes : out_;
-        into->push_back(std::move(node));
-        return into->back().name;
+        bool topLevel = node.op == Op::GetAttr;
+        (topLevel ? graph_.nodes : *out_).push_back(std::move(node));
+        (topLevel ? plan_->top : *outSteps_).push_back(id);
+        plan_->steps.push_back(std::move(step));
+        return id;
+    }
+
+    // The binding of a node's single value.
+    Binding valueOf(int id) const {
+        const Step& step = plan_->steps[static_cast<std::size_t>(id)];
+        return data(Argument::ofNode(step.name), ValueSource::ofSlot(step.slot));
+    }
+
+    Binding emitValue(Node node, const std::string& candidate, Step step) {
+        return valueOf(emit(std::move(node), candidate, std::move(step)));
     }
 
     void traceNodes(const jit::Block* block, Frame& frame) {
@@ -233,26 +278,31 @@ private:
             traceNode(n, frame);
     }
 
-    // Binds the outputs of an emitted node: one value is the node itself; several come out of
-    // a tuple through getitem nodes, as torch.fx does for `a, b = f(x)`.
-    void bindOutputs(const jit::Node* n, const std::string& name, Frame& frame) {
+    // Emits a node for `n` and binds its outputs: one value is the node itself; several come
+    // out of a tuple through getitem nodes, as torch.fx does for `a, b = f(x)`.
+    void emitFor(const jit::Node* n, Node node, const std::string& candidate, Step step,
+                 Frame& frame) {
+        step.outputs = static_cast<int>(n->outputs().size());
+        Binding value = emitValue(std::move(node), candidate, std::move(step));
         if (n->outputs().size() == 1) {
-            frame[n->outputs()[0]] = data(Argument::ofNode(name));
+            frame[n->outputs()[0]] = value;
             return;
         }
-        for (std::size_t i = 0; i < n->outputs().size(); ++i) {
-            if (n->outputs()[i]->uses().empty())
-                continue;
-            frame[n->outputs()[i]] = data(Argument::ofNode(getItem(Argument::ofNode(name), i)));
-        }
+        for (std::size_t i = 0; i < n->outputs().size(); ++i)
+            if (!n->outputs()[i]->uses().empty())
+                frame[n->outputs()[i]] = getItem(value, i);
     }
 
-    std::string getItem(Argument source, std::size_t index) {
+    Binding getItem(const Binding& source, std::size_t index) {
         Node node;
         node.op = Op::CallFunction;
         node.target = "operator.getitem";
-        node.args = {std::move(source), Argument::ofInt(static_cast<std::int64_t>(index))};
-        return emit(std::move(node), "getitem");
+        node.args = {source.arg, Argument::ofInt(static_cast<std::int64_t>(index))};
+        Step step;
+        step.kind = Step::Kind::GetItem;
+        step.index = static_cast<int>(index);
+        step.inputs = {source.source};
+        return emitValue(std::move(node), "getitem", std::move(step));
     }
 
     void traceNode(const jit::Node* n, Frame& frame) {
@@ -294,15 +344,21 @@ private:
             return;
         }
         c10::optional<c10::IValue> value = jit::toIValue(out);
-        if (value && value->isTensor()) {
+        if (!value)
+            throw TraceError("a constant of type " + out->type()->repr_str() + " cannot be read");
+        if (value->isTensor()) {
             // torch.fx keeps tensor constants as attributes named _tensor_constantN.
             Node node;
             node.op = Op::GetAttr;
             node.target = "_tensor_constant" + std::to_string(tensorConstants_++);
-            frame[out] = data(Argument::ofNode(emit(std::move(node), node.target)));
+            Step step;
+            step.kind = Step::Kind::Attribute;
+            step.attribute = *value;
+            std::string target = node.target;
+            frame[out] = emitValue(std::move(node), target, std::move(step));
             return;
         }
-        frame[out] = value ? constant(*value) : data(Argument::ofRepr(n->kind().toQualString()));
+        frame[out] = constant(*value);
     }
 
     void traceGetAttr(const jit::Node* n, Frame& frame) {
@@ -327,9 +383,13 @@ private:
                 Node node;
                 node.op = Op::GetAttr;
                 node.target = path;
-                it = getAttrNodes_.emplace(path, emit(std::move(node), path)).first;
+                Step step;
+                step.kind = Step::Kind::Attribute;
+                step.attribute = value;
+                it = getAttrNodes_.emplace(path, emitValue(std::move(node), path, std::move(step)))
+                         .first;
             }
-            frame[n->output()] = data(Argument::ofNode(it->second));
+            frame[n->output()] = it->second;
         } else {
             // training flags, sizes, use_res_connect...: plain Python values in torch.fx
             frame[n->output()] = constant(value);
@@ -352,7 +412,12 @@ private:
             node.moduleType = publicClassName(pythonClass);
             for (std::size_t i = 1; i < n->inputs().size(); ++i)
                 node.args.push_back(dataOf(frame, n->inputs()[i]).arg);
-            bindOutputs(n, emit(std::move(node), self.path), frame);
+            Step step;
+            step.kind = Step::Kind::CallModule;
+            step.module = self.module;
+            step.function = &self.module.get_method(method).function();
+            step.inputs = sourcesOf(frame, n, 1);
+            emitFor(n, std::move(node), self.path, std::move(step), frame);
             return;
         }
         std::shared_ptr<jit::Graph> callee = self.module.get_method(method).graph();
@@ -376,7 +441,11 @@ private:
             node.target = "torch.nn.functional." + functional;
             node.schema = fn.function->qualname().qualifiedName();
             addArguments(node, n, 1, fn.function->getSchema(), frame);
-            bindOutputs(n, emit(std::move(node), functional), frame);
+            Step step;
+            step.kind = Step::Kind::Function;
+            step.function = fn.function;
+            step.inputs = sourcesOf(frame, n, 1);
+            emitFor(n, std::move(node), functional, std::move(step), frame);
             return;
         }
         inlineCall(*jit::toGraphFunction(*fn.function).graph(), n, 1, frame);
@@ -393,22 +462,6 @@ private:
             frame[n->outputs()[i]] = lookup(inner, callee.outputs()[i]);
     }
 
-    void traceConstruct(const jit::Node* n, Frame& frame) {
-        std::vector<Argument> items;
-        bool allConstant = true;
-        for (const jit::Value* input : n->inputs()) {
-            const Binding& b = dataOf(frame, input);
-            items.push_back(b.arg);
-            allConstant = allConstant && b.constant.has_value();
-        }
-        bool isList = n->kind() == c10::prim::ListConstruct;
-        Binding b =
-            data(isList ? Argument::ofList(std::move(items)) : Argument::ofTuple(std::move(items)));
-        if (allConstant)
-            b.constant = constructConstant(n, frame);
-        frame[n->output()] = b;
-    }
-
     // Construct nodes have no schema to run through, so their constants are built here.
     c10::IValue constructConstant(const jit::Node* n, const Frame& frame) const {
         std::vector<c10::IValue> items;
@@ -423,22 +476,50 @@ private:
         return list;
     }
 
+    void traceConstruct(const jit::Node* n, Frame& frame) {
+        std::vector<Argument> items;
+        ValueSource source;
+        bool isList = n->kind() == c10::prim::ListConstruct;
+        source.kind = isList ? ValueSource::Kind::List : ValueSource::Kind::Tuple;
+        if (isList)
+            source.listElement = n->output()->type()->expectRef<c10::ListType>().getElementType();
+        bool allConstant = true;
+        for (const jit::Value* input : n->inputs()) {
+            const Binding& b = dataOf(frame, input);
+            items.push_back(b.arg);
+            source.items.push_back(b.source);
+            allConstant = allConstant && b.constant.has_value();
+        }
+        Argument arg =
+            isList ? Argument::ofList(std::move(items)) : Argument::ofTuple(std::move(items));
+        if (allConstant) {
+            c10::IValue value = constructConstant(n, frame);
+            frame[n->output()] = data(std::move(arg), ValueSource::ofConstant(value), value);
+        } else {
+            frame[n->output()] = data(std::move(arg), std::move(source));
+        }
+    }
+
     void traceUnpack(const jit::Node* n, Frame& frame) {
         const Binding& source = dataOf(frame, n->input());
-        bool literal =
-            source.arg.kind == Argument::Kind::List || source.arg.kind == Argument::Kind::Tuple;
-        if (literal && source.arg.items.size() == n->outputs().size()) {
-            std::vector<c10::IValue> values;
-            if (source.constant)
-                values = source.constant->isList() ? source.constant->toListRef().vec()
-                                                   : source.constant->toTupleRef().elements().vec();
-            for (std::size_t i = 0; i < n->outputs().size(); ++i)
-                frame[n->outputs()[i]] = values.empty() ? data(source.arg.items[i])
-                                                        : data(source.arg.items[i], values[i]);
+        bool literal = source.source.kind == ValueSource::Kind::List ||
+                       source.source.kind == ValueSource::Kind::Tuple;
+        if (source.constant) {
+            std::vector<c10::IValue> values = source.constant->isList()
+                                                  ? source.constant->toListRef().vec()
+                                                  : source.constant->toTupleRef().elements().vec();
+            for (std::size_t i = 0; i < n->outputs().size() && i < values.size(); ++i)
+                frame[n->outputs()[i]] = constant(values[i]);
             return;
         }
+        if (literal && source.source.items.size() == n->outputs().size()) {
+            for (std::size_t i = 0; i < n->outputs().size(); ++i)
+                frame[n->outputs()[i]] = data(source.arg.items[i], source.source.items[i]);
+            return;
+        }
+        Binding whole = source;
         for (std::size_t i = 0; i < n->outputs().size(); ++i)
-            frame[n->outputs()[i]] = data(Argument::ofNode(getItem(source.arg, i)));
+            frame[n->outputs()[i]] = getItem(whole, i);
     }
 
     void traceIf(const jit::Node* n, Frame& frame) {
@@ -458,10 +539,15 @@ private:
         node.schema = "prim::If";
         node.args = {condition.arg};
         node.hidden = isRaiseOnlyGuard(n);
+        Step step;
+        step.kind = Step::Kind::If;
+        step.inputs = {condition.source};
         const char* labels[] = {"true", "false"};
-        for (std::size_t b = 0; b < n->blocks().size(); ++b)
-            node.blocks.push_back(traceBlock(n->blocks()[b], labels[b], {}, frame));
-        bindOutputs(n, emit(std::move(node), "cond"), frame);
+        for (std::size_t b = 0; b < n->blocks().size(); ++b) {
+            node.blocks.push_back(traceBlock(n->blocks()[b], labels[b], {}, {}, frame));
+            step.blocks.push_back(lastBlock_);
+        }
+        emitFor(n, std::move(node), "cond", std::move(step), frame);
     }
 
     void traceLoop(const jit::Node* n, Frame& frame) {
@@ -471,29 +557,46 @@ private:
         node.schema = "prim::Loop";
         for (const jit::Value* input : n->inputs())
             node.args.push_back(dataOf(frame, input).arg);
+        Step step;
+        step.kind = Step::Kind::Loop;
+        step.inputs = sourcesOf(frame, n, 0);
         const jit::Block* body = n->blocks()[0];
         std::vector<std::string> params;
+        std::vector<int> paramSlots;
         for (std::size_t i = 0; i < body->inputs().size(); ++i) {
             std::string name = baseName(body->inputs()[i]->debugName());
             params.push_back(namer_.create(name.empty() ? (i == 0 ? "i" : "carried") : name));
-            frame[body->inputs()[i]] = data(Argument::ofNode(params.back()));
+            paramSlots.push_back(plan_->slotCount++);
+            frame[body->inputs()[i]] =
+                data(Argument::ofNode(params.back()), ValueSource::ofSlot(paramSlots.back()));
         }
-        node.blocks.push_back(traceBlock(body, "body", params, frame));
-        bindOutputs(n, emit(std::move(node), "loop"), frame);
+        node.blocks.push_back(traceBlock(body, "body", params, paramSlots, frame));
+        step.blocks.push_back(lastBlock_);
+        emitFor(n, std::move(node), "loop", std::move(step), frame);
     }
+
+    StepBlock lastBlock_; // the plan side of the block traceBlock just traced
 
     // Traces a control-flow block into its own node list; values from outside stay visible.
     Block traceBlock(const jit::Block* block, const std::string& label,
-                     std::vector<std::string> params, Frame& frame) {
+                     std::vector<std::string> params, std::vector<int> paramSlots, Frame& frame) {
         Block result;
         result.label = label;
         result.params = std::move(params);
-        std::vector<Node>* saved = out_;
+        StepBlock steps;
+        steps.params = std::move(paramSlots);
+        std::vector<Node>* savedNodes = out_;
+        std::vector<int>* savedSteps = outSteps_;
         out_ = &result.nodes;
+        outSteps_ = &steps.steps;
         traceNodes(block, frame);
-        for (const jit::Value* v : block->outputs())
+        for (const jit::Value* v : block->outputs()) {
             result.results.push_back(dataOf(frame, v).arg);
-        out_ = saved;
+            steps.results.push_back(dataOf(frame, v).source);
+        }
+        out_ = savedNodes;
+        outSteps_ = savedSteps;
+        lastBlock_ = std::move(steps);
         return result;
     }
 
@@ -547,7 +650,17 @@ private:
         FxCall call = fxCallFor(ns, opName, operatorForm);
         node.op = call.op;
         node.target = call.target;
-        bindOutputs(n, emit(std::move(node), call.candidate), frame);
+
+        Step step;
+        step.kind = Step::Kind::Operator;
+        step.inputs = sourcesOf(frame, n, 0);
+        try {
+            step.operation = n->getOperation();
+        } catch (const std::exception&) {
+            // Kept in the graph; running it reports that LibTorch has no operator for it.
+            step.unsupported = node.schema;
+        }
+        emitFor(n, std::move(node), call.candidate, std::move(step), frame);
     }
 
     // Fills args and kwargs the way Python code would have written the call: keyword-only
@@ -620,17 +733,19 @@ private:
 
 } // namespace
 
-TraceResult traceModel(const Model& model) {
-    TraceResult result;
+TraceResult traceModule(const torch::jit::Module& module, const std::string& source) {
     try {
-        result.graph = Tracer().trace(model.d().module);
-    } catch (const c10::Error& e) {
-        result.error = "Cannot trace '" + model.source() +
-                       "': " + std::string(e.what_without_backtrace()).substr(0, 300) + ".";
+        return Tracer().trace(module);
     } catch (const std::exception& e) {
-        result.error = "Cannot trace '" + model.source() + "': " + e.what() + ".";
+        TraceResult result;
+        result.error = "Cannot follow the code of '" + source + "': " + firstLineOf(e) +
+                       "; please report this model so fxview can learn its construct.";
+        return result;
     }
-    return result;
+}
+
+TraceResult traceModel(const Model& model) {
+    return traceModule(model.d().module, model.source());
 }
 
 } // namespace fxview

@@ -1,0 +1,87 @@
+#pragma once
+// Core-internal: the executable side of a traced graph. For every fx Node the tracer emits, it
+// also emits a Step saying how to compute that node's value with LibTorch, so the interpreter
+// runs exactly the operations the module's own forward runs, in the same order, on the same
+// inputs. Include only from core's .cpp files.
+
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/script.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace fxview {
+
+// Where an operand comes from: a constant, the value of an earlier node (its slot), or a list or
+// tuple put together from such operands at run time (a folded prim::ListConstruct).
+struct ValueSource {
+    enum class Kind { Constant, Slot, List, Tuple };
+    Kind kind = Kind::Constant;
+    c10::IValue constant;
+    int slot = -1;
+    c10::TypePtr listElement;
+    std::vector<ValueSource> items;
+
+    static ValueSource ofConstant(c10::IValue v) {
+        ValueSource s;
+        s.constant = std::move(v);
+        return s;
+    }
+    static ValueSource ofSlot(int slot) {
+        ValueSource s;
+        s.kind = Kind::Slot;
+        s.slot = slot;
+        return s;
+    }
+    void forEachSlot(const std::function<void(int)>& visit) const {
+        if (kind == Kind::Slot)
+            visit(slot);
+        for (const ValueSource& item : items)
+            item.forEachSlot(visit);
+    }
+};
+
+struct StepBlock {
+    std::vector<int> params; // slots bound on entry (loop counter, carried values)
+    std::vector<int> steps;  // step ids, in order
+    std::vector<ValueSource> results;
+};
+
+struct Step {
+    enum class Kind {
+        Placeholder,
+        Attribute,
+        CallModule,
+        Operator,
+        Function,
+        GetItem,
+        If,
+        Loop,
+        Output
+    };
+    Kind kind = Kind::Operator;
+    std::string name; // the fx node's name
+    int slot = -1;    // where its value goes
+    int outputs = 1;  // how many values the TorchScript node yields; more than one are a tuple
+    std::vector<ValueSource> inputs;
+    std::optional<torch::jit::Operation> operation; // Operator
+    std::string unsupported;                        // Operator that LibTorch cannot run on its own
+    torch::jit::Module module;                      // CallModule
+    torch::jit::Function* function = nullptr;       // CallModule (the method) and Function
+    c10::IValue attribute;         // Attribute: the parameter, buffer or tensor constant
+    int index = 0;                 // Placeholder: which input; GetItem: which item
+    std::vector<StepBlock> blocks; // If: the branches; Loop: the body
+};
+
+struct ExecutionPlan {
+    std::vector<Step> steps;                     // one per fx node, in pre-order
+    std::vector<int> top;                        // the top-level steps, in order
+    std::unordered_map<std::string, int> stepOf; // node name -> step id
+    int slotCount = 0;
+    int placeholders = 0;
+};
+
+} // namespace fxview

@@ -1,0 +1,11 @@
+#pragma once
+// Core-internal: tracing any TorchScript module (the interpreter steps into submodules with it).
+
+#include "ModelPrivate.h"
+#include "Tracer.h"
+
+namespace fxview {
+
+TraceResult traceModule(const torch::jit::Module& module, const std::string& source);
+
+} // namespace fxview

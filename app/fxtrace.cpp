@@ -1,7 +1,9 @@
 // fxtrace: the command-line face of fxview's core. Prints a model's fx-style graph the way
-// torch.fx prints it, lists its nodes, or writes it as fxview.graph JSON.
+// torch.fx prints it, lists its nodes, writes it as fxview.graph JSON, or runs it node by node.
 // Exit codes: 0 success, 1 the model failed (load or trace), 2 bad usage.
 
+#include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -12,6 +14,7 @@
 #include "Examples.h"
 #include "FxText.h"
 #include "GraphJson.h"
+#include "Interpreter.h"
 #include "Model.h"
 #include "Tracer.h"
 
@@ -39,9 +42,27 @@ const std::vector<Command>& commands() {
         {"nodes", "fxtrace nodes MODEL [--show-hidden]",
          "Prints `op name` for every node in order, then `Node count: N`.\n"
          "  --show-hidden   include the hidden guard nodes\n"},
-        {"json", "fxtrace json MODEL [-o FILE]",
+        {"json", "fxtrace json MODEL [-o FILE] [--input SPEC]... [--seed N]",
          "Writes the graph in the fxview.graph JSON format (version 1).\n"
-         "  -o, --output FILE   write to FILE instead of standard output\n"},
+         "  -o, --output FILE   write to FILE instead of standard output\n"
+         "  --input SPEC        run the graph on this input first: every node gets its `meta`\n"
+         "  --seed N            seed for the random input (default 0)\n"},
+        {"run",
+         "fxtrace run MODEL [--input SPEC]... [--seed N] [--json FILE] [--keep-values] "
+         "[--trace-path] [--show-hidden]",
+         "Runs the graph node by node and prints one line per node: name, op, target, output\n"
+         "shape, dtype and time; then whether the outputs equal the module's own forward.\n"
+         "  --input SPEC    one per placeholder: 3x4, 1x3x224x224, 2x8:int64 (integers are drawn\n"
+         "                  from [0, 10)), or file:input.pt (a tensor saved with torch.save).\n"
+         "                  Without it the input is guessed from the first consumer of each\n"
+         "                  placeholder (Linear, Conv, Embedding) and the guess is printed.\n"
+         "  --seed N        torch.manual_seed(N) before torch.randn draws the input (default 0)\n"
+         "  --json FILE     also write the graph with every node's meta as fxview.graph JSON\n"
+         "  --keep-values   keep every node's value instead of freeing what no later node needs\n"
+         "  --trace-path    also print the executed path in torch.fx's format: branches not\n"
+         "                  taken leave no node, a loop body appears once per iteration\n"
+         "  --show-hidden   include the hidden guard nodes in the table\n"
+         "Exit code 1 when a node fails (the message names it) or the outputs differ.\n"},
     };
     return list;
 }
@@ -77,8 +98,89 @@ struct Options {
     std::string command;
     std::string model;
     std::string output;
+    std::vector<InputSpec> inputs;
+    std::uint64_t seed = 0;
+    std::string jsonFile;
     bool showHidden = false;
+    bool keepValues = false;
+    bool tracePath = false;
 };
+
+bool writeFile(const std::string& path, const std::string& text) {
+    std::ofstream file(path, std::ios::binary);
+    file << text;
+    if (!file)
+        std::cerr << "Cannot write '" << path
+                  << "': check that its folder exists and is writable.\n";
+    return static_cast<bool>(file);
+}
+
+std::string formatTime(double us) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, us < 1000 ? "%.1f us" : "%.2f ms", us < 1000 ? us : us / 1000);
+    return buf;
+}
+
+// One line per node in graph order, columns padded to their widest cell.
+std::string runTable(const Interpreter& run, bool showHidden) {
+    std::vector<std::vector<std::string>> rows = {
+        {"name", "op", "target", "shape", "dtype", "time"}};
+    run.graph().forEachNode([&](const Node& n, int depth) {
+        if (n.hidden && !showHidden)
+            return;
+        const NodeRecord* r = run.record(n.name);
+        std::string shape, dtype, time;
+        if (r && r->state == NodeState::Done) {
+            shape = shortDescription(r->value);
+            dtype = r->value.dtype;
+            time = formatTime(r->timeUs);
+            if (!r->blockRuns.empty()) {
+                shape += n.target == "prim::If"
+                             ? (r->blockRuns[0] ? " (took true)" : " (took false)")
+                             : " (" + std::to_string(r->blockRuns[0]) + " iterations)";
+            }
+        } else if (r && r->state == NodeState::Failed) {
+            shape = "FAILED";
+        } else if (r && r->state == NodeState::NotExecuted) {
+            shape = "not executed";
+        }
+        rows.push_back({std::string(static_cast<std::size_t>(depth) * 2, ' ') + n.name,
+                        opName(n.op), n.target, shape, dtype, time});
+    });
+    std::vector<std::size_t> width(6, 0);
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c)
+            width[c] = std::max(width[c], row[c].size());
+    std::string out;
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t c = 0; c < row.size(); ++c)
+            line +=
+                row[c] + (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 2, ' ') : "");
+        out += line + "\n";
+    }
+    return out;
+}
+
+// Inputs from --input, or guessed from the graph (and said so on stderr).
+bool chooseInputs(Interpreter& run, const Options& options, std::vector<InputSpec>& specs) {
+    specs = options.inputs;
+    if (specs.empty()) {
+        InputChoice guess = run.guessInputs();
+        if (!guess.error.empty()) {
+            std::cerr << guess.error << "\n";
+            return false;
+        }
+        std::cerr << guess.explanation;
+        specs = guess.specs;
+    }
+    std::string error = run.setInputs(specs, options.seed);
+    if (!error.empty()) {
+        std::cerr << error << "\n";
+        return false;
+    }
+    return true;
+}
 
 int run(const Options& options) {
     LoadResult loaded = loadModel(options.model);
@@ -91,29 +193,57 @@ int run(const Options& options) {
         std::cerr << traced.error << "\n";
         return kModelFailed;
     }
+    JsonModelInfo info{options.model, loaded.model->className()};
     FxTextOptions text;
     text.showHidden = options.showHidden;
-    std::string result;
-    if (options.command == "graph")
-        result = formatGraph(traced.graph, text);
-    else if (options.command == "nodes")
-        result = formatNodeList(traced.graph, text);
-    else
-        result = graphToJson(traced.graph, {options.model, loaded.model->className()});
-
-    if (options.output.empty()) {
-        std::cout << result;
-        return kOk;
+    if (options.command == "graph" || options.command == "nodes" ||
+        (options.command == "json" && options.inputs.empty())) {
+        std::string result = options.command == "graph"   ? formatGraph(traced.graph, text)
+                             : options.command == "nodes" ? formatNodeList(traced.graph, text)
+                                                          : graphToJson(traced.graph, info);
+        if (options.output.empty()) {
+            std::cout << result;
+            return kOk;
+        }
+        return writeFile(options.output, result) ? kOk : kModelFailed;
     }
-    std::ofstream file(options.output, std::ios::binary);
-    file << result;
-    if (!file) {
-        std::cerr << "Cannot write '" << options.output
-                  << "': check that its folder exists and "
-                     "is writable.\n";
+
+    RunOptions runOptions;
+    runOptions.keepValues = options.keepValues;
+    Interpreter interpreter(loaded.model, std::move(traced), runOptions);
+    std::vector<InputSpec> specs;
+    if (!chooseInputs(interpreter, options, specs))
+        return kModelFailed;
+    StopReason stop = interpreter.runToEnd();
+
+    JsonRunInfo runInfo{specs, interpreter.inputSummaries(), options.seed,
+                        [&](const std::string& name) { return interpreter.record(name); }};
+    std::string json = graphToJson(interpreter.graph(), info, &runInfo);
+    if (options.command == "json") {
+        if (options.output.empty())
+            std::cout << json;
+        else if (!writeFile(options.output, json))
+            return kModelFailed;
+        if (stop == StopReason::Failed)
+            std::cerr << interpreter.failure() << "\n";
+        return stop == StopReason::Failed ? kModelFailed : kOk;
+    }
+
+    std::cout << runTable(interpreter, options.showHidden);
+    if (!options.jsonFile.empty() && !writeFile(options.jsonFile, json))
+        return kModelFailed;
+    if (stop == StopReason::Failed) {
+        std::cerr << interpreter.failure() << "\n";
         return kModelFailed;
     }
-    return kOk;
+    if (options.tracePath)
+        std::cout << "\nExecuted path:\n" << formatGraph(interpreter.executedPath(), text);
+    std::string why;
+    bool equal = interpreter.outputsEqualForward(&why);
+    std::cout << "Outputs equal: " << (equal ? "True" : "False") << "\n";
+    if (!why.empty())
+        std::cerr << "The module's own forward failed: " << why << "\n";
+    return equal ? kOk : kModelFailed;
 }
 
 } // namespace
@@ -149,6 +279,27 @@ int main(int argc, char** argv) {
             if (i + 1 == args.size())
                 return usageError(a + " needs a file name");
             options.output = args[++i];
+        } else if (a == "--input" && (options.command == "run" || options.command == "json")) {
+            if (i + 1 == args.size())
+                return usageError("--input needs a spec such as 3x4 or file:input.pt");
+            InputSpec spec;
+            std::string error;
+            if (!parseInputSpec(args[++i], spec, error))
+                return usageError(error);
+            options.inputs.push_back(spec);
+        } else if (a == "--seed" && (options.command == "run" || options.command == "json")) {
+            if (i + 1 == args.size() || args[i + 1].empty() ||
+                args[i + 1].find_first_not_of("0123456789") != std::string::npos)
+                return usageError("--seed needs a non-negative whole number");
+            options.seed = std::stoull(args[++i]);
+        } else if (a == "--json" && options.command == "run") {
+            if (i + 1 == args.size())
+                return usageError("--json needs a file name");
+            options.jsonFile = args[++i];
+        } else if (a == "--keep-values" && options.command == "run") {
+            options.keepValues = true;
+        } else if (a == "--trace-path" && options.command == "run") {
+            options.tracePath = true;
         } else if (!a.empty() && a[0] == '-') {
             return usageError("unknown option '" + a + "' for " + options.command);
         } else if (options.model.empty()) {

@@ -55,9 +55,81 @@ void writeArgument(JsonWriter& w, const Argument& a) {
     }
 }
 
-void writeNodes(JsonWriter& w, const std::vector<Node>& nodes);
+void writeNumbers(JsonWriter& w, const std::vector<std::int64_t>& numbers) {
+    w.beginArray();
+    for (std::int64_t n : numbers)
+        w.value(n);
+    w.endArray();
+}
 
-void writeNode(JsonWriter& w, const Node& n) {
+void writeValue(JsonWriter& w, const ValueSummary& v) {
+    w.beginObject().key("type").value(v.type);
+    if (v.type == "Tensor") {
+        w.key("shape");
+        writeNumbers(w, v.shape);
+        w.key("dtype").value(v.dtype);
+        w.key("device").value(v.device);
+        w.key("stride");
+        writeNumbers(w, v.stride);
+        w.key("numel").value(v.numel);
+        w.key("bytes").value(v.bytes);
+        if (v.hasStats || v.nanCount || v.infCount) {
+            w.key("stats").beginObject();
+            if (v.hasStats) {
+                w.key("min").value(v.min).key("max").value(v.max);
+                w.key("mean").value(v.mean).key("std").value(v.std);
+            }
+            w.key("nan").value(v.nanCount).key("inf").value(v.infCount).endObject();
+        }
+    } else if (v.type == "tuple" || v.type == "list") {
+        w.key("items").beginArray();
+        for (const ValueSummary& item : v.items)
+            writeValue(w, item);
+        w.endArray();
+    } else if (!v.value.empty()) {
+        w.key("value").value(v.value);
+    }
+    w.endObject();
+}
+
+const char* stateName(NodeState s) {
+    switch (s) {
+    case NodeState::Pending:
+        return "pending";
+    case NodeState::Done:
+        return "done";
+    case NodeState::Failed:
+        return "failed";
+    case NodeState::NotExecuted:
+        return "not_executed";
+    }
+    return "?";
+}
+
+void writeMeta(JsonWriter& w, const NodeRecord& r) {
+    w.key("meta").beginObject();
+    w.key("executed").value(r.state == NodeState::Done || r.state == NodeState::Failed);
+    w.key("state").value(stateName(r.state));
+    if (r.runs > 0) {
+        w.key("time_us").value(r.timeUs);
+        w.key("runs").value(r.runs);
+        w.key("value");
+        writeValue(w, r.value);
+    }
+    if (!r.blockRuns.empty()) {
+        w.key("block_runs").beginArray();
+        for (int n : r.blockRuns)
+            w.value(n);
+        w.endArray();
+    }
+    if (!r.error.empty())
+        w.key("error").value(r.error);
+    w.endObject();
+}
+
+void writeNodes(JsonWriter& w, const std::vector<Node>& nodes, const JsonRunInfo* run);
+
+void writeNode(JsonWriter& w, const Node& n, const JsonRunInfo* run) {
     w.beginObject();
     w.key("name").value(n.name);
     w.key("op").value(opName(n.op));
@@ -92,7 +164,7 @@ void writeNode(JsonWriter& w, const Node& n) {
                 w.value(p);
             w.endArray();
             w.key("nodes");
-            writeNodes(w, b.nodes);
+            writeNodes(w, b.nodes, run);
             w.key("results").beginArray();
             for (const Argument& r : b.results)
                 writeArgument(w, r);
@@ -100,19 +172,22 @@ void writeNode(JsonWriter& w, const Node& n) {
         }
         w.endArray();
     }
+    if (run && run->recordOf)
+        if (const NodeRecord* r = run->recordOf(n.name))
+            writeMeta(w, *r);
     w.endObject();
 }
 
-void writeNodes(JsonWriter& w, const std::vector<Node>& nodes) {
+void writeNodes(JsonWriter& w, const std::vector<Node>& nodes, const JsonRunInfo* run) {
     w.beginArray();
     for (const Node& n : nodes)
-        writeNode(w, n);
+        writeNode(w, n, run);
     w.endArray();
 }
 
 } // namespace
 
-std::string graphToJson(const Graph& graph, const JsonModelInfo& model) {
+std::string graphToJson(const Graph& graph, const JsonModelInfo& model, const JsonRunInfo* run) {
     JsonWriter w;
     w.beginObject();
     w.key("format").value("fxview.graph");
@@ -121,8 +196,24 @@ std::string graphToJson(const Graph& graph, const JsonModelInfo& model) {
     w.key("source").value(model.source);
     w.key("class").value(model.className);
     w.endObject();
+    if (run) {
+        w.key("input").beginArray();
+        for (std::size_t i = 0; i < run->inputs.size(); ++i) {
+            w.beginObject();
+            if (!run->inputs[i].file.empty())
+                w.key("file").value(run->inputs[i].file);
+            if (i < run->inputValues.size()) {
+                w.key("shape");
+                writeNumbers(w, run->inputValues[i].shape);
+                w.key("dtype").value(run->inputValues[i].dtype);
+            }
+            w.key("seed").value(static_cast<std::int64_t>(run->seed));
+            w.endObject();
+        }
+        w.endArray();
+    }
     w.key("nodes");
-    writeNodes(w, graph.nodes);
+    writeNodes(w, graph.nodes, run);
     w.endObject();
     return w.text() + "\n";
 }

@@ -1,9 +1,14 @@
 #pragma once
 // The fxview.graph JSON format, version 1 (../shared/docs/design.md, "JSON").
 
+#include <cstdint>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "Graph.h"
+#include "InputSpec.h"
+#include "RunRecord.h"
 
 namespace fxview {
 
@@ -12,6 +17,15 @@ struct JsonModelInfo {
     std::string className; // TorchScript class of the root module
 };
 
-std::string graphToJson(const Graph& graph, const JsonModelInfo& model);
+// After a run: the inputs it used and each node's record, which become `input` and `meta`.
+struct JsonRunInfo {
+    std::vector<InputSpec> inputs;
+    std::vector<ValueSummary> inputValues;
+    std::uint64_t seed = 0;
+    std::function<const NodeRecord*(const std::string&)> recordOf;
+};
+
+std::string graphToJson(const Graph& graph, const JsonModelInfo& model,
+                        const JsonRunInfo* run = nullptr);
 
 } // namespace fxview

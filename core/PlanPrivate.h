@@ -67,13 +67,13 @@ struct Step {
     int slot = -1;    // where its value goes
     int outputs = 1;  // how many values the TorchScript node yields; more than one are a tuple
     std::vector<ValueSource> inputs;
-    std::optional<torch::jit::Operation> operation; // Operator
-    std::string unsupported;                        // Operator that LibTorch cannot run on its own
-    torch::jit::Module module;                      // CallModule
-    torch::jit::Function* function = nullptr;       // CallModule (the method) and Function
-    c10::IValue attribute;         // Attribute: the parameter, buffer or tensor constant
-    int index = 0;                 // Placeholder: which input; GetItem: which item
-    std::vector<StepBlock> blocks; // If: the branches; Loop: the body
+    mutable std::optional<torch::jit::Operation> operation; // Operator (its call is non-const)
+    std::string unsupported;                  // Operator that LibTorch cannot run on its own
+    torch::jit::Module module;                // CallModule
+    torch::jit::Function* function = nullptr; // CallModule (the method) and Function
+    c10::IValue attribute;                    // Attribute: the parameter, buffer or tensor constant
+    int index = 0;                            // Placeholder: which input; GetItem: which item
+    std::vector<StepBlock> blocks;            // If: the branches; Loop: the body
 };
 
 struct ExecutionPlan {

@@ -1,0 +1,95 @@
+#include "InputSpec.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "RunRecord.h"
+
+namespace fxview {
+
+const std::vector<std::string>& supportedDtypes() {
+    static const std::vector<std::string> names = {"float32", "float64", "float16", "bfloat16",
+                                                   "int64",   "int32",   "int16",   "int8",
+                                                   "uint8",   "bool"};
+    return names;
+}
+
+std::string InputSpec::text() const {
+    if (!file.empty())
+        return "file:" + file;
+    std::string out;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        out += (i ? "x" : "") + std::to_string(shape[i]);
+    return dtype == "float32" ? out : out + ":" + dtype;
+}
+
+bool parseInputSpec(const std::string& text, InputSpec& spec, std::string& error) {
+    spec = InputSpec();
+    if (text.rfind("file:", 0) == 0) {
+        spec.file = text.substr(5);
+        if (spec.file.empty()) {
+            error = "The input spec 'file:' names no file; write file:PATH to a tensor saved "
+                    "with torch.save.";
+            return false;
+        }
+        return true;
+    }
+    std::string dims = text;
+    std::size_t colon = text.find(':');
+    if (colon != std::string::npos) {
+        dims = text.substr(0, colon);
+        spec.dtype = text.substr(colon + 1);
+        const auto& known = supportedDtypes();
+        if (std::find(known.begin(), known.end(), spec.dtype) == known.end()) {
+            std::string list;
+            for (const std::string& d : known)
+                list += (list.empty() ? "" : ", ") + d;
+            error = "The input spec '" + text + "' names an unknown dtype '" + spec.dtype +
+                    "'; use one of " + list + ".";
+            return false;
+        }
+    }
+    std::size_t start = 0;
+    while (start <= dims.size()) {
+        std::size_t end = dims.find('x', start);
+        std::string part =
+            dims.substr(start, end == std::string::npos ? std::string::npos : end - start);
+        bool digits =
+            !part.empty() && part.size() < 10 && std::all_of(part.begin(), part.end(), [](char c) {
+                return std::isdigit(static_cast<unsigned char>(c));
+            });
+        if (!digits) {
+            error = "The input spec '" + text + "' is not a shape like 3x4 or 1x3x224x224 " +
+                    "(optionally :int64), nor file:PATH.";
+            return false;
+        }
+        spec.shape.push_back(std::stoll(part));
+        if (end == std::string::npos)
+            break;
+        start = end + 1;
+    }
+    return true;
+}
+
+std::string formatShape(const std::vector<std::int64_t>& shape) {
+    std::string out = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        out += (i ? ", " : "") + std::to_string(shape[i]);
+    return out + "]";
+}
+
+std::string shortDescription(const ValueSummary& v) {
+    if (v.type == "Tensor")
+        return formatShape(v.shape);
+    if (v.type == "tuple" || v.type == "list") {
+        std::string out;
+        for (std::size_t i = 0; i < v.items.size(); ++i)
+            out += (i ? ", " : "") + shortDescription(v.items[i]);
+        if (v.type == "list")
+            return "[" + out + "]";
+        return "(" + out + (v.items.size() == 1 ? ",)" : ")");
+    }
+    return v.value.empty() ? v.type : v.value;
+}
+
+} // namespace fxview

@@ -1,0 +1,88 @@
+#pragma once
+// Runs a traced model's fx-style graph node by node on sample input, as torch.fx.Interpreter
+// does, recording what each node produced. It can be driven like a debugger: step, step into a
+// module, run to a node, run to a breakpoint or the end, reset. LibTorch stays behind the pimpl.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Graph.h"
+#include "InputSpec.h"
+#include "Model.h"
+#include "RunRecord.h"
+#include "Tracer.h"
+
+namespace fxview {
+
+struct RunOptions {
+    bool keepValues = false;   // otherwise values no later node needs are freed, as torch.fx does
+    bool fullSummaries = true; // statistics of every tensor, or shapes and dtypes only
+};
+
+enum class StopReason {
+    Stepped,    // ran what was asked and can go on
+    Breakpoint, // the next node has a breakpoint
+    Finished,   // the output node has run
+    Failed,     // a node raised; reset() to run again
+};
+
+// Where the sample input came from, for the person to read ("guessed from fc1 ...").
+struct InputChoice {
+    std::vector<InputSpec> specs;
+    std::string explanation; // one line per placeholder
+    std::string error;       // when no guess is possible: what to pass instead
+};
+
+class Interpreter {
+public:
+    Interpreter(std::shared_ptr<const Model> model, TraceResult traced, RunOptions options = {});
+    ~Interpreter();
+    Interpreter(const Interpreter&) = delete;
+    Interpreter& operator=(const Interpreter&) = delete;
+
+    const Graph& graph() const;
+
+    // A guess for each placeholder from its first consumer (Linear, Conv, Embedding).
+    InputChoice guessInputs() const;
+    // Makes the inputs (random normal after manual_seed(seed), like torch.randn) and resets.
+    // Returns "" or a sentence saying what is wrong with the specs.
+    std::string setInputs(const std::vector<InputSpec>& specs, std::uint64_t seed = 0);
+    const std::vector<ValueSummary>& inputSummaries() const;
+
+    StopReason step();     // run the next node (a call_module whole)
+    StopReason stepOver(); // the same as step(): named for the debugger's key
+    StopReason stepInto(); // into the next call_module's own graph, node by node
+    StopReason stepOut();  // finish the module stepped into, back to the caller
+    StopReason runTo(const std::string& node); // until `node` has run
+    StopReason runToEnd();                     // until the end or the next breakpoint
+    void reset();
+
+    void setBreakpoint(const std::string& node, bool on);
+    bool hasBreakpoint(const std::string& node) const;
+
+    bool finished() const;
+    bool failed() const;
+    const std::string& failure() const; // one paragraph: node, op, target, input shapes, why
+    std::string lastNode() const;       // the node that ran last ("fc1.linear" inside fc1)
+    std::string nextNode() const;       // the node the next step runs, "" when finished
+    int depth() const;                  // 0, or how many modules deep stepInto went
+    const std::vector<std::string>& executionOrder() const;
+    const NodeRecord* record(const std::string& node) const;
+    ValueSummary outputSummary() const;
+
+    // Runs the module's own forward on the same inputs and compares with torch::equal.
+    bool outputsEqualForward(std::string* error = nullptr);
+
+    // What tracing with this input records: branches not taken leave no node and a loop body
+    // appears once per iteration.
+    Graph executedPath() const;
+
+    struct Private;
+
+private:
+    std::unique_ptr<Private> d;
+};
+
+} // namespace fxview

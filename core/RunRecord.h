@@ -1,0 +1,47 @@
+#pragma once
+// What a run records for each node (its `meta`), as plain data for the printers and the UI.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fxview {
+
+// A value as a person wants to see it: a tensor's shape, dtype and statistics, a tuple item by
+// item, a scalar's value.
+struct ValueSummary {
+    std::string type; // "Tensor", "tuple", "list", "int", "float", "bool", "str", "None", other
+    std::vector<std::int64_t> shape;
+    std::vector<std::int64_t> stride;
+    std::string dtype; // "float32"
+    std::string device;
+    std::int64_t numel = 0;
+    std::int64_t bytes = 0;
+    bool hasStats = false;                      // full summaries of numeric tensors only
+    double min = 0, max = 0, mean = 0, std = 0; // over the finite values; std is unbiased
+    std::int64_t nanCount = 0, infCount = 0;
+    std::vector<ValueSummary> items; // tuple and list items
+    std::string value;               // scalars and strings as Python prints them
+};
+
+// "[3, 2]" as torch.Size prints, or "(…)" for tuples, or the value of a scalar.
+std::string shortDescription(const ValueSummary& value);
+std::string formatShape(const std::vector<std::int64_t>& shape);
+
+enum class NodeState {
+    Pending,     // not run yet
+    Done,        // ran
+    Failed,      // raised: the run stopped here
+    NotExecuted, // in a branch or loop body that this input never reached
+};
+
+struct NodeRecord {
+    NodeState state = NodeState::Pending;
+    ValueSummary value;
+    double timeUs = 0;          // wall time of the last run of the node
+    int runs = 0;               // more than one inside a loop body
+    std::vector<int> blockRuns; // control flow: times each branch ran, or loop iterations
+    std::string error;
+};
+
+} // namespace fxview

@@ -378,6 +378,11 @@ struct Interpreter::Private {
                                         : whole.toListRef().at(index);
                 break;
             }
+            case Step::Kind::Raise: {
+                stack = resolveAll(s.inputs);
+                throw std::runtime_error(stack.at(0).isString() ? stack[0].toStringRef()
+                                                                : std::string("the model raised"));
+            }
             case Step::Kind::Output:
                 value = resolve(s.inputs[0]);
                 output = value;
@@ -813,6 +818,17 @@ Graph Interpreter::executedPath() const {
     Graph path = d->path;
     path.recomputeUsers();
     return path;
+}
+
+} // namespace fxview
+
+namespace fxview {
+
+int Interpreter::liveValueCount() const {
+    int live = 0;
+    for (const c10::IValue& v : d->slots)
+        live += v.isNone() ? 0 : 1;
+    return live;
 }
 
 } // namespace fxview

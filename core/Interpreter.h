@@ -71,6 +71,8 @@ public:
     const std::vector<std::string>& executionOrder() const;
     const NodeRecord* record(const std::string& node) const;
     ValueSummary outputSummary() const;
+    // How many node values are held right now: with keepValues off, only those still needed.
+    int liveValueCount() const;
 
     // Runs the module's own forward on the same inputs and compares with torch::equal.
     bool outputsEqualForward(std::string* error = nullptr);

@@ -60,6 +60,7 @@ struct Step {
         GetItem,
         If,
         Loop,
+        Raise,
         Output
     };
     Kind kind = Kind::Operator;

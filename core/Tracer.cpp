@@ -652,8 +652,18 @@ private:
         node.target = call.target;
 
         Step step;
-        step.kind = Step::Kind::Operator;
+        // The script's own `raise`/`assert`: run by the interpreter so its message is the one
+        // the person sees.
+        step.kind =
+            n->kind() == c10::prim::RaiseException ? Step::Kind::Raise : Step::Kind::Operator;
         step.inputs = sourcesOf(frame, n, 0);
+        // Graphs built by older front ends may omit trailing arguments the schema has since
+        // gained (prim::RaiseException's cls); the operator pops them all, so defaults go in.
+        if (schema)
+            for (std::size_t i = n->inputs().size(); i < schema->arguments().size(); ++i)
+                if (schema->arguments()[i].default_value())
+                    step.inputs.push_back(
+                        ValueSource::ofConstant(*schema->arguments()[i].default_value()));
         try {
             step.operation = n->getOperation();
         } catch (const std::exception&) {

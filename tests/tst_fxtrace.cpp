@@ -1,5 +1,8 @@
 // fxtrace as a person runs it: its output, its exit codes, and that bad input never crashes it.
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 
 #include "TestSupport.h"
@@ -38,6 +41,10 @@ private slots:
     void badUsageExitsTwo_data();
     void badUsageExitsTwo();
     void help();
+    void runTinyNet();
+    void runWrongInputFailsAtFc1();
+    void runGuessesAndSaysSo();
+    void jsonWithInputHasMeta();
 };
 
 void TestFxtrace::graphOfTinyNet() {
@@ -120,6 +127,55 @@ void TestFxtrace::help() {
     Run commandHelp = fxtrace({"json", "--help"});
     QCOMPARE(commandHelp.exitCode, 0);
     QVERIFY(commandHelp.out.contains("-o, --output FILE"));
+}
+
+void TestFxtrace::runTinyNet() {
+    Run run = fxtrace({"run", "example:tinynet", "--input", "3x4"});
+    QCOMPARE(run.exitCode, 0);
+    QStringList lines = run.out.split('\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 7); // header, five nodes, verdict
+    QVERIFY(lines[0].startsWith("name"));
+    QString fc2 = lines[4];
+    QVERIFY2(fc2.startsWith("fc2 ") && fc2.contains("call_module") && fc2.contains("[3, 2]") &&
+                 fc2.contains("float32"),
+             qPrintable(fc2));
+    QCOMPARE(lines.last(), QString("Outputs equal: True"));
+}
+
+void TestFxtrace::runWrongInputFailsAtFc1() {
+    Run run = fxtrace({"run", "example:tinynet", "--input", "3x5"});
+    QVERIFY(!run.crashed);
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("Node 'fc1'") && run.err.contains("[3, 5]") &&
+                 run.err.contains("(3x5 and 4x8)"),
+             qPrintable(run.err));
+    QVERIFY(run.out.contains("FAILED"));
+}
+
+void TestFxtrace::runGuessesAndSaysSo() {
+    Run run = fxtrace({"run", "example:branchy", "--trace-path"});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.contains("input x: 1x4, guessed from fc (torch.nn.Linear, weight [4, 4])"),
+             qPrintable(run.err));
+    QVERIFY(run.out.contains("Executed path:\ngraph():"));
+    QVERIFY(run.out.contains("%tanh_2 : [#users=1] = call_function[target=torch.tanh]"));
+    QVERIFY(run.out.contains("not executed"));
+}
+
+void TestFxtrace::jsonWithInputHasMeta() {
+    Run run = fxtrace({"json", "example:tinynet", "--input", "3x4", "--seed", "0"});
+    QCOMPARE(run.exitCode, 0);
+    QJsonObject root = QJsonDocument::fromJson(run.out.toUtf8()).object();
+    QCOMPARE(root["input"].toArray()[0].toObject()["shape"].toArray().size(), 2);
+    QJsonObject fc2 = root["nodes"].toArray()[3].toObject();
+    QCOMPARE(fc2["name"].toString(), QString("fc2"));
+    QJsonObject meta = fc2["meta"].toObject();
+    QCOMPARE(meta["executed"].toBool(), true);
+    QJsonObject value = meta["value"].toObject();
+    QCOMPARE(value["shape"].toArray(), (QJsonArray{3, 2}));
+    QCOMPARE(value["dtype"].toString(), QString("float32"));
+    QCOMPARE(value["stride"].toArray(), (QJsonArray{2, 1}));
+    QVERIFY(value["stats"].toObject().contains("std"));
 }
 
 QTEST_APPLESS_MAIN(TestFxtrace)

@@ -1,0 +1,365 @@
+// The interpreter against the module's own forward and torch.fx's ShapeProp: every model runs to
+// the end with outputs equal (torch::equal), and the debugger's moves run the nodes they should.
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <cstdlib>
+
+#include "FxText.h"
+#include "Interpreter.h"
+#include "TestSupport.h"
+
+using namespace fxview;
+
+namespace {
+
+std::unique_ptr<Interpreter> session(const std::string& source,
+                                     const std::vector<std::string>& specs, std::uint64_t seed = 0,
+                                     RunOptions options = {}) {
+    LoadResult loaded = loadModel(source);
+    if (!loaded.ok())
+        qFatal("%s", loaded.error.c_str());
+    TraceResult traced = traceModel(*loaded.model);
+    if (!traced.ok())
+        qFatal("%s", traced.error.c_str());
+    auto run = std::make_unique<Interpreter>(loaded.model, std::move(traced), options);
+    std::vector<InputSpec> inputs;
+    for (const std::string& text : specs) {
+        InputSpec spec;
+        std::string error;
+        if (!parseInputSpec(text, spec, error))
+            qFatal("%s", error.c_str());
+        inputs.push_back(spec);
+    }
+    std::string error = run->setInputs(inputs, seed);
+    if (!error.empty())
+        qFatal("%s", error.c_str());
+    return run;
+}
+
+} // namespace
+
+class TestInterpreter : public QObject {
+    Q_OBJECT
+private slots:
+    void outputsEqualForward_data();
+    void outputsEqualForward();
+    void tinyNetGivesTheSeedNumbers();
+    void stepRunsNodesInOrder();
+    void runToStopsAfterTheNode();
+    void breakpointsStopBeforeTheirNode();
+    void resetClearsAndRunsAgain();
+    void stepIntoRunsTheModuleGraph();
+    void stepOutFinishesTheModule();
+    void shapesEqualShapeProp_data();
+    void shapesEqualShapeProp();
+    void branchNotTakenIsNotExecuted();
+    void executedPathUnrollsTheLoop();
+    void wrongShapeFailsAtTheNode();
+    void valuesAreFreedUnlessKept();
+    void guessesInputs();
+    void badSpecs();
+};
+
+void TestInterpreter::outputsEqualForward_data() {
+    QTest::addColumn<QString>("source");
+    QTest::addColumn<QString>("input");
+    QTest::newRow("example:tinynet") << "example:tinynet"
+                                     << "3x4";
+    QTest::newRow("example:branchy") << "example:branchy"
+                                     << "1x4";
+    QTest::newRow("example:smallcnn") << "example:smallcnn"
+                                      << "1x3x32x32";
+    for (const char* file : {"tinynet_scripted", "tinynet_traced"})
+        QTest::newRow(file) << QString::fromStdString(fixture(std::string(file) + ".pt")) << "3x4";
+    for (const char* file :
+         {"resnet18_scripted", "resnet18_traced", "mobilenet_v2_scripted", "mobilenet_v2_traced"})
+        QTest::newRow(file) << QString::fromStdString(fixture(std::string(file) + ".pt"))
+                            << "1x3x32x32";
+    QTest::newRow("control_flow_scripted")
+        << QString::fromStdString(fixture("control_flow_scripted.pt")) << "";
+}
+
+void TestInterpreter::outputsEqualForward() {
+    QFETCH(QString, source);
+    QFETCH(QString, input);
+    std::vector<std::string> specs;
+    if (!input.isEmpty())
+        specs.push_back(input.toStdString());
+    LoadResult loaded = loadModel(source.toStdString());
+    QVERIFY(loaded.ok());
+    Interpreter run(loaded.model, traceModel(*loaded.model));
+    std::vector<InputSpec> inputs;
+    if (specs.empty()) {
+        InputChoice guess = run.guessInputs();
+        QVERIFY2(guess.error.empty(), guess.error.c_str());
+        inputs = guess.specs;
+    } else {
+        InputSpec spec;
+        std::string error;
+        QVERIFY(parseInputSpec(specs[0], spec, error));
+        inputs = {spec};
+    }
+    QCOMPARE(run.setInputs(inputs, 0), std::string());
+    QCOMPARE(run.runToEnd(), StopReason::Finished);
+    std::string why;
+    QVERIFY2(run.outputsEqualForward(&why), why.c_str());
+    // Every node the graph shows either ran or sits in a branch this input did not take.
+    run.graph().forEachNode([&](const Node& n, int) {
+        NodeState s = run.record(n.name)->state;
+        QVERIFY2(s == NodeState::Done || s == NodeState::NotExecuted, n.name.c_str());
+    });
+}
+
+void TestInterpreter::tinyNetGivesTheSeedNumbers() {
+    auto run = session("example:tinynet", {"3x4"}, 0);
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    // PyTorch's output for torch.manual_seed(0); TinyNet(); torch.randn(3, 4), from the generator.
+    QJsonObject ref = QJsonDocument::fromJson(readFile(fixture("tinynet_reference.json"))).object();
+    double lo = 1e300, hi = -1e300, sum = 0;
+    QJsonArray hex = ref["output"].toObject()["hex"].toArray();
+    for (const QJsonValue& h : hex) {
+        double v = static_cast<float>(std::strtod(h.toString().toLatin1().constData(), nullptr));
+        lo = std::min(lo, v);
+        hi = std::max(hi, v);
+        sum += v;
+    }
+    ValueSummary out = run->outputSummary();
+    QCOMPARE(out.shape, (std::vector<std::int64_t>{3, 2}));
+    QCOMPARE(out.min, lo);
+    QCOMPARE(out.max, hi);
+    QCOMPARE(out.mean, sum / hex.size());
+    QCOMPARE(shortDescription(run->record("fc2")->value), std::string("[3, 2]"));
+}
+
+void TestInterpreter::stepRunsNodesInOrder() {
+    auto run = session("example:tinynet", {"3x4"});
+    std::vector<std::string> seen;
+    for (int i = 0; i < 5; ++i) {
+        QVERIFY(!run->finished());
+        run->step();
+        seen.push_back(run->lastNode());
+    }
+    QCOMPARE(seen, (std::vector<std::string>{"x", "fc1", "relu", "fc2", "output"}));
+    QVERIFY(run->finished());
+    QCOMPARE(run->step(), StopReason::Finished); // nothing more to run
+    QCOMPARE(run->executionOrder().size(), std::size_t(5));
+}
+
+void TestInterpreter::runToStopsAfterTheNode() {
+    auto run = session("example:tinynet", {"3x4"});
+    QCOMPARE(run->runTo("relu"), StopReason::Stepped);
+    QCOMPARE(run->executionOrder(), (std::vector<std::string>{"x", "fc1", "relu"}));
+    QCOMPARE(run->nextNode(), std::string("fc2"));
+    QCOMPARE(run->record("fc2")->state, NodeState::Pending);
+}
+
+void TestInterpreter::breakpointsStopBeforeTheirNode() {
+    auto run = session("example:smallcnn", {"1x3x32x32"});
+    run->setBreakpoint("add", true);
+    run->setBreakpoint("fc", true);
+    QCOMPARE(run->runToEnd(), StopReason::Breakpoint);
+    QCOMPARE(run->nextNode(), std::string("add"));
+    QCOMPARE(run->lastNode(), std::string("block_bn2"));
+    QCOMPARE(run->record("add")->state, NodeState::Pending);
+    QCOMPARE(run->runToEnd(), StopReason::Breakpoint); // continues past add, stops before fc
+    QCOMPARE(run->lastNode(), std::string("flatten"));
+    QCOMPARE(run->record("add")->state, NodeState::Done);
+    run->setBreakpoint("fc", false);
+    QVERIFY(!run->hasBreakpoint("fc"));
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    QCOMPARE(run->executionOrder().back(), std::string("output"));
+}
+
+void TestInterpreter::resetClearsAndRunsAgain() {
+    auto run = session("example:tinynet", {"3x4"});
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    ValueSummary first = run->outputSummary();
+    run->reset();
+    QVERIFY(!run->finished());
+    QVERIFY(run->executionOrder().empty());
+    QCOMPARE(run->record("fc1")->state, NodeState::Pending);
+    QCOMPARE(run->nextNode(), std::string("x"));
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    QCOMPARE(run->outputSummary().mean, first.mean); // same input, same numbers
+    InputSpec other;
+    std::string error;
+    QVERIFY(parseInputSpec("5x4", other, error));
+    QCOMPARE(run->setInputs({other}, 7), std::string());
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    QCOMPARE(run->outputSummary().shape, (std::vector<std::int64_t>{5, 2}));
+}
+
+void TestInterpreter::stepIntoRunsTheModuleGraph() {
+    auto run = session("example:tinynet", {"3x4"});
+    run->step(); // x
+    QCOMPARE(run->nextNode(), std::string("fc1"));
+    run->stepInto(); // into fc1 (torch.nn.Linear): its input
+    QCOMPARE(run->depth(), 1);
+    QCOMPARE(run->nextNode(), std::string("fc1.weight"));
+    while (run->depth() > 0)
+        run->step();
+    QCOMPARE(run->lastNode(), std::string("fc1"));
+    QCOMPARE(run->executionOrder(),
+             (std::vector<std::string>{"x", "fc1.input_1", "fc1.weight", "fc1.bias", "fc1.linear",
+                                       "fc1.output", "fc1"}));
+    QCOMPARE(shortDescription(run->record("fc1")->value), std::string("[3, 8]"));
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    QVERIFY(run->outputsEqualForward());
+}
+
+void TestInterpreter::stepOutFinishesTheModule() {
+    auto run = session("example:tinynet", {"3x4"});
+    run->runTo("relu");
+    run->stepInto(); // into fc2
+    run->step();
+    QCOMPARE(run->depth(), 1);
+    run->stepOut();
+    QCOMPARE(run->depth(), 0);
+    QCOMPARE(run->lastNode(), std::string("fc2"));
+    QCOMPARE(run->nextNode(), std::string("output"));
+}
+
+void TestInterpreter::shapesEqualShapeProp_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("variant");
+    for (const char* model : {"resnet18", "mobilenet_v2"})
+        for (const char* variant : {"scripted", "traced"})
+            QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
+}
+
+void TestInterpreter::shapesEqualShapeProp() {
+    QFETCH(QString, model);
+    QFETCH(QString, variant);
+    auto run = session(fixture((model + "_" + variant + ".pt").toStdString()), {"1x3x32x32"});
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    QJsonObject fx =
+        QJsonDocument::fromJson(readFile(fixture(model.toStdString() + ".fx.json"))).object();
+    QJsonArray nodes = fx["nodes"].toArray();
+    QCOMPARE(static_cast<int>(run->graph().nodes.size()), nodes.size());
+    for (int i = 0; i < nodes.size(); ++i) {
+        QJsonObject expected = nodes[i].toObject();
+        const Node& node = run->graph().nodes[static_cast<std::size_t>(i)];
+        std::vector<std::int64_t> shape;
+        for (const QJsonValue& dim : expected["shape"].toArray())
+            shape.push_back(dim.toInt());
+        const ValueSummary& got = run->record(node.name)->value;
+        QVERIFY2(got.shape == shape, (node.name + " " + formatShape(got.shape)).c_str());
+        QCOMPARE(QString::fromStdString(got.dtype), expected["dtype"].toString());
+    }
+}
+
+void TestInterpreter::branchNotTakenIsNotExecuted() {
+    // The branch depends on the sign of fc(x).sum(): over a few seeds both sides come up.
+    bool sawTrue = false, sawFalse = false;
+    for (std::uint64_t seed = 0; seed < 20 && !(sawTrue && sawFalse); ++seed) {
+        auto run = session("example:branchy", {"1x4"}, seed);
+        QCOMPARE(run->runToEnd(), StopReason::Finished);
+        QVERIFY(run->outputsEqualForward());
+        const NodeRecord* cond = run->record("cond_1");
+        QCOMPARE(cond->blockRuns.size(), std::size_t(2));
+        bool tookTrue = cond->blockRuns[0] == 1;
+        QCOMPARE(cond->blockRuns[0] + cond->blockRuns[1], 1);
+        QCOMPARE(run->record("relu")->state, tookTrue ? NodeState::Done : NodeState::NotExecuted);
+        QCOMPARE(run->record("neg")->state, tookTrue ? NodeState::NotExecuted : NodeState::Done);
+        QCOMPARE(run->record("loop")->blockRuns, std::vector<int>{3});
+        QCOMPARE(run->record("tanh")->runs, 3);
+        (tookTrue ? sawTrue : sawFalse) = true;
+    }
+    QVERIFY(sawTrue);
+    QVERIFY(sawFalse);
+}
+
+void TestInterpreter::executedPathUnrollsTheLoop() {
+    auto run = session("example:branchy", {"1x4"});
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    bool tookTrue = run->record("cond_1")->blockRuns[0] == 1;
+    Graph path = run->executedPath();
+    std::string text = formatGraph(path);
+    QVERIFY(text.find("prim::If") == std::string::npos);
+    QVERIFY(text.find("prim::Loop") == std::string::npos);
+    QVERIFY(path.find("tanh_2")); // the body once per iteration
+    QVERIFY(!path.find("tanh_3"));
+    QCOMPARE(path.find(tookTrue ? "neg" : "relu"), nullptr); // the branch not taken left nothing
+    QVERIFY(path.find(tookTrue ? "relu" : "neg"));
+    // The second iteration reads what the first one produced.
+    QCOMPARE(formatArgument(path.find("mul_1")->args[0]), std::string("%tanh_1"));
+    QCOMPARE(formatArgument(path.find("tanh_1")->args[0]), std::string("%add"));
+}
+
+void TestInterpreter::wrongShapeFailsAtTheNode() {
+    auto run = session("example:tinynet", {"3x5"});
+    QCOMPARE(run->runToEnd(), StopReason::Failed);
+    QVERIFY(run->failed());
+    QCOMPARE(run->lastNode(), std::string("fc1"));
+    QCOMPARE(run->record("fc1")->state, NodeState::Failed);
+    QCOMPARE(run->record("relu")->state, NodeState::Pending);
+    QString message = QString::fromStdString(run->failure());
+    for (const char* part : {"'fc1'", "call_module fc1", "torch.nn.Linear", "[3, 5] float32",
+                             "mat1 and mat2 shapes cannot be multiplied (3x5 and 4x8)"})
+        QVERIFY2(message.contains(part), qPrintable(message));
+    QVERIFY(!message.contains('\n'));
+    QCOMPARE(run->step(), StopReason::Failed); // stays stopped until reset
+    InputSpec good;
+    std::string error;
+    QVERIFY(parseInputSpec("3x4", good, error));
+    QCOMPARE(run->setInputs({good}), std::string());
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+}
+
+void TestInterpreter::valuesAreFreedUnlessKept() {
+    auto freed = session(fixture("resnet18_traced.pt"), {"1x3x32x32"});
+    RunOptions keep;
+    keep.keepValues = true;
+    auto kept = session(fixture("resnet18_traced.pt"), {"1x3x32x32"}, 0, keep);
+    freed->runTo("layer2_0_conv1");
+    kept->runTo("layer2_0_conv1");
+    // Only the values a later node still reads are held: the block's input and its output.
+    QVERIFY2(freed->liveValueCount() <= 3, std::to_string(freed->liveValueCount()).c_str());
+    QVERIFY2(kept->liveValueCount() >= 18, std::to_string(kept->liveValueCount()).c_str());
+    QCOMPARE(freed->runToEnd(), StopReason::Finished);
+    QVERIFY(freed->outputsEqualForward());
+}
+
+void TestInterpreter::guessesInputs() {
+    struct Case {
+        const char* source;
+        const char* spec;
+    };
+    for (const Case& c : {Case{"example:tinynet", "1x4"}, Case{"example:smallcnn", "1x3x224x224"},
+                          Case{"example:branchy", "1x4"}}) {
+        LoadResult loaded = loadModel(c.source);
+        Interpreter run(loaded.model, traceModel(*loaded.model));
+        InputChoice guess = run.guessInputs();
+        QVERIFY2(guess.error.empty(), guess.error.c_str());
+        QCOMPARE(guess.specs.size(), std::size_t(1));
+        QCOMPARE(guess.specs[0].text(), std::string(c.spec));
+        QVERIFY(guess.explanation.find("guessed from") != std::string::npos);
+    }
+    LoadResult resnet = loadModel(fixture("resnet18_scripted.pt"));
+    Interpreter run(resnet.model, traceModel(*resnet.model));
+    QCOMPARE(run.guessInputs().specs.at(0).text(), std::string("1x3x224x224"));
+}
+
+void TestInterpreter::badSpecs() {
+    InputSpec spec;
+    std::string error;
+    QVERIFY(parseInputSpec("2x8:int64", spec, error));
+    QCOMPARE(spec.shape, (std::vector<std::int64_t>{2, 8}));
+    QCOMPARE(spec.dtype, std::string("int64"));
+    QVERIFY(parseInputSpec("file:input.pt", spec, error));
+    QCOMPARE(spec.file, std::string("input.pt"));
+    QVERIFY(!parseInputSpec("3by4", spec, error));
+    QVERIFY(error.find("3by4") != std::string::npos);
+    QVERIFY(!parseInputSpec("3x4:float128", spec, error));
+    QVERIFY(error.find("float128") != std::string::npos);
+    auto run = session("example:tinynet", {"3x4"});
+    QVERIFY(run->setInputs({}, 0).find("takes 1 input(s) but 0 were given") != std::string::npos);
+    QVERIFY(parseInputSpec("file:/no/such/tensor.pt", spec, error));
+    QVERIFY(run->setInputs({spec}, 0).find("Cannot read the input file") != std::string::npos);
+}
+
+QTEST_APPLESS_MAIN(TestInterpreter)
+#include "tst_interpreter.moc"

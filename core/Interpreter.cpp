@@ -9,9 +9,9 @@
 #include <optional>
 #include <unordered_set>
 
+#include "ExecutedPath.h"
 #include "FxText.h"
 #include "ModelPrivate.h"
-#include "NodeNamer.h"
 #include "PlanPrivate.h"
 #include "TorchValues.h"
 #include "TracerPrivate.h"
@@ -131,9 +131,7 @@ struct Interpreter::Private {
     std::unique_ptr<Interpreter> child;
     int childStep = -1;
     // The executed path, built as nodes run.
-    Graph path;
-    NodeNamer pathNamer;
-    std::unordered_map<std::string, Argument> pathArgs;
+    std::vector<PathEvent> pathLog;
 
     const Step& stepAt(int id) const { return plan->steps[static_cast<std::size_t>(id)]; }
 
@@ -183,10 +181,7 @@ struct Interpreter::Private {
         last.clear();
         child.reset();
         childStep = -1;
-        path = Graph();
-        path.modelClass = graph.modelClass;
-        pathNamer = NodeNamer();
-        pathArgs.clear();
+        pathLog.clear();
     }
 
     c10::IValue resolve(const ValueSource& source) const {
@@ -269,63 +264,9 @@ struct Interpreter::Private {
         }
     }
 
-    // --- the executed path ---------------------------------------------------------------
-
-    Argument mapPathArgument(const Argument& a) const {
-        if (a.kind == Argument::Kind::NodeRef) {
-            auto it = pathArgs.find(a.text);
-            return it == pathArgs.end() ? a : it->second;
-        }
-        Argument mapped = a;
-        for (Argument& item : mapped.items)
-            item = mapPathArgument(item);
-        return mapped;
-    }
-
-    void addToPath(int id) {
-        const Node* n = nodeOf[static_cast<std::size_t>(id)];
-        if (!n || n->hidden)
-            return;
-        if (stepAt(id).kind == Step::Kind::GetItem) {
-            // getitem of a control-flow node's results picks the item directly.
-            Argument source = mapPathArgument(n->args[0]);
-            if (source.kind == Argument::Kind::Tuple || source.kind == Argument::Kind::List) {
-                pathArgs[n->name] = source.items[static_cast<std::size_t>(stepAt(id).index)];
-                return;
-            }
-        }
-        Node copy = *n;
-        copy.blocks.clear();
-        copy.users.clear();
-        for (Argument& a : copy.args)
-            a = mapPathArgument(a);
-        for (KeywordArgument& k : copy.kwargs)
-            k.value = mapPathArgument(k.value);
-        copy.name = n->op == Op::Output ? "output" : pathNamer.create(n->name);
-        pathArgs[n->name] = Argument::ofNode(copy.name);
-        path.nodes.push_back(std::move(copy));
-    }
-
-    void bindPathResults(int controlId, const std::vector<Argument>& results) {
-        const Node* n = nodeOf[static_cast<std::size_t>(controlId)];
-        if (!n)
-            return;
-        std::vector<Argument> mapped;
-        for (const Argument& r : results)
-            mapped.push_back(mapPathArgument(r));
-        pathArgs[n->name] = mapped.size() == 1 ? mapped[0] : Argument::ofTuple(mapped);
-    }
-
-    void bindPathLoopParams(int loopId, std::int64_t iteration,
-                            const std::vector<Argument>& carried) {
-        const Node* n = nodeOf[static_cast<std::size_t>(loopId)];
-        if (!n || n->blocks.empty())
-            return;
-        const std::vector<std::string>& params = n->blocks[0].params;
-        if (!params.empty())
-            pathArgs[params[0]] = Argument::ofInt(iteration);
-        for (std::size_t i = 1; i < params.size() && i - 1 < carried.size(); ++i)
-            pathArgs[params[i]] = mapPathArgument(carried[i - 1]);
+    void logPath(PathEvent::Kind kind, int id, int block = 0, std::int64_t iteration = 0) {
+        if (const Node* n = nodeOf[static_cast<std::size_t>(id)])
+            pathLog.push_back(PathEvent{kind, n, block, iteration});
     }
 
     // --- running -------------------------------------------------------------------------
@@ -393,7 +334,7 @@ struct Interpreter::Private {
             }
             slots[static_cast<std::size_t>(s.slot)] = value;
             recordDone(id, value, start);
-            addToPath(id);
+            logPath(PathEvent::Kind::Ran, id);
             return true;
         } catch (const std::exception& e) {
             fail(id, firstLineOf(e), stack);
@@ -425,16 +366,13 @@ struct Interpreter::Private {
                     slots[static_cast<std::size_t>(body.params[0])] = std::int64_t(0);
                     for (std::size_t i = 1; i < body.params.size(); ++i)
                         slots[static_cast<std::size_t>(body.params[i])] = carried[i - 1];
-                    const Node* n = nodeOf[static_cast<std::size_t>(id)];
-                    bindPathLoopParams(id, 0,
-                                       std::vector<Argument>(n->args.begin() + 2, n->args.end()));
+                    logPath(PathEvent::Kind::LoopEnter, id);
                     frames.push_back(Frame{&body.steps, 0, id, 0, trips});
                     r.blockRuns[0] = 1;
                 } else {
                     markNotExecuted(body);
                     finishControl(id, carried, start);
-                    const Node* n = nodeOf[static_cast<std::size_t>(id)];
-                    bindPathResults(id, std::vector<Argument>(n->args.begin() + 2, n->args.end()));
+                    logPath(PathEvent::Kind::LoopSkipped, id);
                     return true;
                 }
             }
@@ -486,14 +424,12 @@ struct Interpreter::Private {
             }
             int id = f.owner;
             const Step& s = stepAt(id);
-            const Node* n = nodeOf[static_cast<std::size_t>(id)];
             if (s.kind == Step::Kind::If) {
                 std::size_t b = static_cast<std::size_t>(&s.blocks[0].steps == f.steps ? 0 : 1);
                 std::vector<c10::IValue> results;
                 for (const ValueSource& src : s.blocks[b].results)
                     results.push_back(resolve(src));
-                if (n)
-                    bindPathResults(id, n->blocks[b].results);
+                logPath(PathEvent::Kind::BranchDone, id, static_cast<int>(b));
                 frames.pop_back();
                 finishControl(id, std::move(results), Clock::now());
                 continue;
@@ -509,17 +445,12 @@ struct Interpreter::Private {
                 slots[static_cast<std::size_t>(body.params[0])] = f.iteration;
                 for (std::size_t i = 1; i < body.params.size(); ++i)
                     slots[static_cast<std::size_t>(body.params[i])] = carried[i - 1];
-                if (n)
-                    bindPathLoopParams(id, f.iteration,
-                                       std::vector<Argument>(n->blocks[0].results.begin() + 1,
-                                                             n->blocks[0].results.end()));
+                logPath(PathEvent::Kind::LoopNext, id, 0, f.iteration);
                 records[static_cast<std::size_t>(id)].blockRuns[0] += 1;
                 f.pc = 0;
                 continue;
             }
-            if (n)
-                bindPathResults(id, std::vector<Argument>(n->blocks[0].results.begin() + 1,
-                                                          n->blocks[0].results.end()));
+            logPath(PathEvent::Kind::LoopDone, id);
             frames.pop_back();
             finishControl(id, std::move(carried), Clock::now());
         }
@@ -566,7 +497,7 @@ struct Interpreter::Private {
         for (const NodeRecord& r : child->d->records)
             total += r.timeUs;
         records[static_cast<std::size_t>(id)].timeUs = total;
-        addToPath(id);
+        logPath(PathEvent::Kind::Ran, id);
         child.reset();
         childStep = -1;
         frames.back().pc += 1;
@@ -815,9 +746,7 @@ bool Interpreter::outputsEqualForward(std::string* error) {
 }
 
 Graph Interpreter::executedPath() const {
-    Graph path = d->path;
-    path.recomputeUsers();
-    return path;
+    return buildExecutedPath(d->graph, d->pathLog);
 }
 
 } // namespace fxview

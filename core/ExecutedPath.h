@@ -1,0 +1,33 @@
+#pragma once
+// The executed path of a run as an fx-style graph: what tracing with this input would record.
+// The interpreter logs what happened (cheap, during the run); the graph is built from the log
+// only when someone asks for it.
+
+#include <cstdint>
+#include <vector>
+
+#include "Graph.h"
+
+namespace fxview {
+
+struct PathEvent {
+    enum class Kind {
+        Ran,         // a node ran
+        BranchDone,  // an if finished `block`: its value is that block's results
+        LoopEnter,   // a loop starts: counter 0, carried values from its args
+        LoopNext,    // a loop starts iteration `iteration`: carried values from its results
+        LoopSkipped, // a loop ran no iteration: its value is its initial carried values
+        LoopDone,    // a loop finished: its value is its body's last carried results
+    };
+    Kind kind = Kind::Ran;
+    const Node* node = nullptr;
+    int block = 0;
+    std::int64_t iteration = 0;
+};
+
+// Replays `log` over `graph`: each node that ran becomes a node of its own (a loop body's nodes
+// once per iteration, renamed tanh, tanh_1...), control flow leaves no node, and arguments
+// point at the values that really flowed. Hidden guards are left out.
+Graph buildExecutedPath(const Graph& graph, const std::vector<PathEvent>& log);
+
+} // namespace fxview

@@ -17,7 +17,7 @@ import time
 
 PYTHON = "/usr/bin/python3"  # Debian's, the one with torch and torchvision
 
-MODELS = ["resnet50", "resnet18"]
+MODELS = ["resnet50", "resnet18", "mobilenet_v2"]
 PY_GRAPH = "import sys, torch; m = torch.jit.load(sys.argv[1]); print(m.graph)"
 PY_INLINED = "import sys, torch; m = torch.jit.load(sys.argv[1]); print(m.inlined_graph)"
 

@@ -505,8 +505,9 @@ struct Interpreter::Private {
         unwind();
     }
 
-    StopReason stepChild() {
-        StopReason r = child->step();
+    // One step inside the module stepped into (`into`: deeper into its own call_modules).
+    StopReason stepChild(bool into) {
+        StopReason r = into ? child->stepInto() : child->step();
         const std::string& childName = stepAt(childStep).name;
         order.push_back(childName + "." + child->lastNode());
         if (r == StopReason::Failed) {
@@ -616,7 +617,7 @@ const std::vector<ValueSummary>& Interpreter::inputSummaries() const {
 StopReason Interpreter::step() {
     torch::NoGradGuard noGrad;
     if (d->child)
-        return d->stepChild();
+        return d->stepChild(false);
     return d->advance();
 }
 
@@ -627,22 +628,20 @@ StopReason Interpreter::stepOver() {
 StopReason Interpreter::stepInto() {
     torch::NoGradGuard noGrad;
     if (d->child)
-        return d->child->depth() > 0 || d->child->d->nextStep() >= 0 ? d->stepChild()
-                                                                     : d->stepChild();
+        return d->stepChild(true);
     int id = d->nextStep();
     if (id < 0 || d->stepAt(id).kind != Step::Kind::CallModule)
-        return step();
+        return d->advance();
     const Step& s = d->stepAt(id);
-    auto childModel = std::make_shared<Model>(std::make_unique<Model::Private>(
-        Model::Private{d->model->source() + ":" + s.name, s.module}));
     TraceResult traced = traceModule(s.module, s.name);
     if (!traced.ok())
-        return step(); // cannot show its inside: run it whole
-    RunOptions childOptions = d->options;
-    d->child = std::make_unique<Interpreter>(childModel, std::move(traced), childOptions);
+        return d->advance(); // its inside cannot be shown: run it whole
+    auto childModel = std::make_shared<Model>(std::make_unique<Model::Private>(
+        Model::Private{d->model->source() + ":" + s.name, s.module}));
+    d->child = std::make_unique<Interpreter>(childModel, std::move(traced), d->options);
     d->child->d->inputs = d->resolveAll(s.inputs);
     d->childStep = id;
-    return d->stepChild();
+    return d->stepChild(false);
 }
 
 StopReason Interpreter::stepOut() {
@@ -650,7 +649,7 @@ StopReason Interpreter::stepOut() {
         return runToEnd();
     torch::NoGradGuard noGrad;
     while (d->child && !d->failed)
-        if (d->stepChild() == StopReason::Failed)
+        if (d->stepChild(false) == StopReason::Failed)
             return StopReason::Failed;
     return d->stopState();
 }
@@ -658,7 +657,7 @@ StopReason Interpreter::stepOut() {
 StopReason Interpreter::runTo(const std::string& node) {
     while (!d->finished && !d->failed) {
         StopReason r = step();
-        if (r == StopReason::Failed || d->last == node)
+        if (r == StopReason::Failed || lastNode() == node)
             return r;
     }
     return d->stopState();

@@ -20,18 +20,27 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Median wall time in microseconds of `repeats` calls, after `warmup` unmeasured calls.
-double medianUs(const std::function<void()>& work, int warmup, int repeats) {
+// Median wall time in microseconds of each contender. The contenders take turns within every
+// repetition, so a slow spell of this shared machine hits all of them alike.
+std::vector<double> interleavedMediansUs(const std::vector<std::function<void()>>& contenders,
+                                         int warmup, int repeats) {
     for (int i = 0; i < warmup; ++i)
-        work();
-    std::vector<double> times;
-    for (int i = 0; i < repeats; ++i) {
-        auto start = Clock::now();
-        work();
-        times.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+        for (const auto& work : contenders)
+            work();
+    std::vector<std::vector<double>> times(contenders.size());
+    for (int i = 0; i < repeats; ++i)
+        for (std::size_t c = 0; c < contenders.size(); ++c) {
+            auto start = Clock::now();
+            contenders[c]();
+            times[c].push_back(
+                std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+        }
+    std::vector<double> medians;
+    for (std::vector<double>& t : times) {
+        std::nth_element(t.begin(), t.begin() + repeats / 2, t.end());
+        medians.push_back(t[static_cast<std::size_t>(repeats / 2)]);
     }
-    std::nth_element(times.begin(), times.begin() + repeats / 2, times.end());
-    return times[static_cast<std::size_t>(repeats / 2)];
+    return medians;
 }
 
 std::string shortName(const std::string& source) {
@@ -73,16 +82,16 @@ int main(int argc, char** argv) {
         torch::jit::Module& module = loaded.model->d().module;
 
         const bool big = spec.shape.size() == 4 && spec.shape[2] >= 128;
-        const int warmup = big ? 3 : 20, repeats = big ? 11 : 101;
-        double forward = medianUs([&] { module.forward(input); }, warmup, repeats);
+        const int warmup = big ? 3 : 20, repeats = big ? 21 : 201;
         auto runOf = [](Interpreter& run) {
             return [&run] {
                 run.reset();
                 run.runToEnd();
             };
         };
-        double shapesUs = medianUs(runOf(shapes), warmup, repeats);
-        double fullUs = medianUs(runOf(full), warmup, repeats);
+        std::vector<double> us = interleavedMediansUs(
+            {[&] { module.forward(input); }, runOf(shapes), runOf(full)}, warmup, repeats);
+        double forward = us[0], shapesUs = us[1], fullUs = us[2];
         int nodes = shapes.graph().nodeCount(true);
         std::printf(
             "| %s | %s | %d | %.1f µs | %.1f µs | %.2f µs | %.2f× | %.1f µs | %.2f µs | %.2f× |\n",

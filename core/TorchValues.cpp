@@ -1,6 +1,13 @@
 #include "TorchValues.h"
 
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <limits>
 
 #include "FxText.h"
@@ -26,45 +33,152 @@ const std::vector<std::pair<c10::ScalarType, const char*>>& dtypeNames() {
     return names;
 }
 
-// min/max/mean/std and NaN/Inf counts in one pass over a contiguous float buffer: the common
-// case, and the one where a run with full summaries must stay close to the model's own speed.
-template <typename T> void floatStats(const T* data, std::int64_t n, ValueSummary& s) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0, sumSq = 0;
-    std::int64_t finite = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-        double v = static_cast<double>(data[i]);
-        if (std::isnan(v)) {
-            ++s.nanCount;
-        } else if (std::isinf(v)) {
-            ++s.infCount;
-        } else {
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-            sum += v;
-            sumSq += v * v;
-            ++finite;
+struct Moments {
+    double lo = std::numeric_limits<double>::infinity();
+    double hi = -std::numeric_limits<double>::infinity();
+    double sum = 0, sumSq = 0; // of (x - shift)
+    double shift = 0;
+    std::int64_t count = 0, nan = 0, inf = 0;
+
+    void merge(const Moments& o) {
+        lo = std::min(lo, o.lo);
+        hi = std::max(hi, o.hi);
+        sum += o.sum;
+        sumSq += o.sumSq;
+        count += o.count;
+        nan += o.nan;
+        inf += o.inf;
+    }
+};
+
+// The common case, branch-free and in SIMD: eight independent lanes of float min/max/sum/sum of
+// squares over a block, folded into doubles at the end of the block.
+// A NaN or Inf anywhere makes the sums non-finite; then the exact slow path below counts them.
+bool fastMoments(const float* data, std::int64_t n, float shift, Moments& m) {
+    constexpr int kLanes = 8;
+    constexpr std::int64_t kBlock = 4096; // float sums stay accurate over a short block
+    for (std::int64_t start = 0; start < n; start += kBlock) {
+        std::int64_t end = std::min(n, start + kBlock);
+        float lo[kLanes], hi[kLanes], sum[kLanes] = {}, sumSq[kLanes] = {};
+        for (int j = 0; j < kLanes; ++j)
+            lo[j] = hi[j] = data[start];
+        std::int64_t i = start;
+#if defined(__SSE2__)
+        // minps/maxps are exactly `v < lo ? v : lo`, which the compiler will not assume.
+        __m128 lo0 = _mm_set1_ps(data[start]), lo1 = lo0, hi0 = lo0, hi1 = lo0;
+        __m128 s0 = _mm_setzero_ps(), s1 = s0, q0 = s0, q1 = s0, k = _mm_set1_ps(shift);
+        for (; i + kLanes <= end; i += kLanes) {
+            __m128 a = _mm_loadu_ps(data + i), b = _mm_loadu_ps(data + i + 4);
+            lo0 = _mm_min_ps(a, lo0);
+            lo1 = _mm_min_ps(b, lo1);
+            hi0 = _mm_max_ps(a, hi0);
+            hi1 = _mm_max_ps(b, hi1);
+            a = _mm_sub_ps(a, k);
+            b = _mm_sub_ps(b, k);
+            s0 = _mm_add_ps(s0, a);
+            s1 = _mm_add_ps(s1, b);
+            q0 = _mm_add_ps(q0, _mm_mul_ps(a, a));
+            q1 = _mm_add_ps(q1, _mm_mul_ps(b, b));
+        }
+        _mm_storeu_ps(lo, lo0);
+        _mm_storeu_ps(lo + 4, lo1);
+        _mm_storeu_ps(hi, hi0);
+        _mm_storeu_ps(hi + 4, hi1);
+        _mm_storeu_ps(sum, s0);
+        _mm_storeu_ps(sum + 4, s1);
+        _mm_storeu_ps(sumSq, q0);
+        _mm_storeu_ps(sumSq + 4, q1);
+#else
+        for (; i + kLanes <= end; i += kLanes)
+            for (int j = 0; j < kLanes; ++j) {
+                float v = data[i + j];
+                lo[j] = v < lo[j] ? v : lo[j];
+                hi[j] = v > hi[j] ? v : hi[j];
+                sum[j] += v - shift;
+                sumSq[j] += (v - shift) * (v - shift);
+            }
+#endif
+        for (; i < end; ++i) {
+            float v = data[i];
+            lo[0] = v < lo[0] ? v : lo[0];
+            hi[0] = v > hi[0] ? v : hi[0];
+            sum[0] += v - shift;
+            sumSq[0] += (v - shift) * (v - shift);
+        }
+        for (int j = 0; j < kLanes; ++j) {
+            m.lo = std::min(m.lo, static_cast<double>(lo[j]));
+            m.hi = std::max(m.hi, static_cast<double>(hi[j]));
+            m.sum += sum[j];
+            m.sumSq += sumSq[j];
         }
     }
-    if (finite == 0)
-        return;
-    s.hasStats = true;
-    s.min = lo;
-    s.max = hi;
-    s.mean = sum / static_cast<double>(finite);
-    double variance = finite > 1 ? (sumSq - sum * s.mean) / static_cast<double>(finite - 1) : 0.0;
-    s.std = std::sqrt(variance > 0 ? variance : 0.0);
+    m.count = n;
+    return std::isfinite(m.sum) && std::isfinite(m.sumSq) && std::isfinite(m.lo) &&
+           std::isfinite(m.hi);
 }
 
+// Exact, one value at a time: for tensors holding NaN or Inf, and for other dtypes.
+void slowMoments(const double* data, std::int64_t n, Moments& m) {
+    for (std::int64_t i = 0; i < n; ++i) {
+        double v = data[i];
+        if (std::isnan(v)) {
+            ++m.nan;
+        } else if (std::isinf(v)) {
+            ++m.inf;
+        } else {
+            m.lo = std::min(m.lo, v);
+            m.hi = std::max(m.hi, v);
+            m.sum += v;
+            m.sumSq += v * v;
+            ++m.count;
+        }
+    }
+}
+
+// min/max/mean/std over the finite values (std unbiased, as torch.std), NaN and Inf counts: one
+// pass over the data, split across LibTorch's threads, so that a run with full summaries stays
+// close to the model's own speed. Sums are kept in double.
 void tensorStats(const at::Tensor& t, ValueSummary& s) {
     if (t.numel() == 0 || t.is_complex() || t.scalar_type() == c10::ScalarType::Bool)
         return;
     at::Tensor c = t.is_cpu() ? t.contiguous() : t.cpu().contiguous();
-    if (c.scalar_type() == c10::ScalarType::Float)
-        floatStats(c.data_ptr<float>(), c.numel(), s);
-    else {
-        at::Tensor d = c.to(c10::ScalarType::Double);
-        floatStats(d.data_ptr<double>(), d.numel(), s);
+    Moments total;
+    bool fast = false;
+    if (c.scalar_type() == c10::ScalarType::Float) {
+        const float* data = c.data_ptr<float>();
+        std::vector<Moments> parts(static_cast<std::size_t>(at::get_num_threads()));
+        std::atomic<bool> allFinite{true};
+        at::parallel_for(0, c.numel(), 1 << 16, [&](std::int64_t begin, std::int64_t end) {
+            Moments part;
+            if (!fastMoments(data + begin, end - begin, data[0], part))
+                allFinite = false;
+            parts[static_cast<std::size_t>(at::get_thread_num())].merge(part);
+        });
+        fast = allFinite;
+        if (fast) {
+            for (const Moments& part : parts)
+                total.merge(part);
+            // The sums are of x - x0, which keeps float sums of squares from cancelling out
+            // when the values sit far from zero (running_var near 1, say).
+            total.shift = data[0];
+        }
     }
+    if (!fast) {
+        at::Tensor d = c.to(c10::ScalarType::Double);
+        slowMoments(d.data_ptr<double>(), d.numel(), total);
+    }
+    s.nanCount = total.nan;
+    s.infCount = total.inf;
+    if (total.count == 0)
+        return;
+    auto n = static_cast<double>(total.count);
+    s.hasStats = true;
+    s.min = total.lo;
+    s.max = total.hi;
+    double shiftedMean = total.sum / n;
+    s.mean = total.shift + shiftedMean;
+    double variance = total.count > 1 ? (total.sumSq - total.sum * shiftedMean) / (n - 1) : 0.0;
+    s.std = std::sqrt(std::max(variance, 0.0));
 }
 
 } // namespace

@@ -3,12 +3,15 @@
 
 // LibTorch first: Qt's `slots` macro would break its headers.
 #include "ModelPrivate.h"
+#include "TorchValues.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "TestSupport.h"
 
@@ -48,6 +51,7 @@ private slots:
     void tinyNetOutputEqualsPyTorch();
     void examplesRun_data();
     void examplesRun();
+    void summariesCountNanAndInf();
 };
 
 void TestExamples::tinyNetWeightsEqualPyTorch() {
@@ -94,6 +98,40 @@ void TestExamples::examplesRun() {
     torch::NoGradGuard noGrad;
     at::Tensor out = module("example:" + name.toStdString()).forward({at::randn(shape)}).toTensor();
     QCOMPARE(out.sizes().vec(), std::vector<std::int64_t>(outputShape.begin(), outputShape.end()));
+}
+
+void TestExamples::summariesCountNanAndInf() {
+    // 100000 values, so the statistics run split across threads; then a NaN and two Infs.
+    at::manual_seed(0);
+    at::Tensor t = at::randn({100000});
+    ValueSummary clean = summarize(t, true);
+    QVERIFY(clean.hasStats);
+    QCOMPARE(clean.min, t.min().item<double>());
+    QCOMPARE(clean.max, t.max().item<double>());
+    // Float sums over blocks folded into doubles: float32's precision, against double ground truth.
+    QVERIFY(std::abs(clean.mean - t.to(at::kDouble).mean().item<double>()) < 1e-6);
+    double std64 = t.to(at::kDouble).std().item<double>();
+    QVERIFY2(std::abs(clean.std - std64) < 1e-6 * std64, std::to_string(clean.std - std64).c_str());
+    // Far from zero the sums of squares must not cancel out (a BatchNorm running_var, say).
+    at::Tensor offset = t * 0.01 + 1000;
+    double offsetStd = offset.to(at::kDouble).std().item<double>();
+    QVERIFY2(std::abs(summarize(offset, true).std - offsetStd) < 1e-3 * offsetStd,
+             std::to_string(summarize(offset, true).std).c_str());
+    QCOMPARE(clean.nanCount, std::int64_t(0));
+
+    at::Tensor dirty = t.clone();
+    dirty[5] = std::numeric_limits<float>::quiet_NaN();
+    dirty[6] = std::numeric_limits<float>::infinity();
+    dirty[99999] = -std::numeric_limits<float>::infinity();
+    ValueSummary s = summarize(dirty, true);
+    QCOMPARE(s.nanCount, std::int64_t(1));
+    QCOMPARE(s.infCount, std::int64_t(2));
+    at::Tensor finite = dirty.masked_select(at::isfinite(dirty));
+    QCOMPARE(s.min, finite.min().item<double>()); // statistics of the finite values
+    QCOMPARE(s.max, finite.max().item<double>());
+    QCOMPARE(s.shape, (std::vector<std::int64_t>{100000}));
+    QCOMPARE(s.bytes, std::int64_t(400000));
+    QCOMPARE(summarize(dirty, false).hasStats, false); // shapes only
 }
 
 QTEST_APPLESS_MAIN(TestExamples)

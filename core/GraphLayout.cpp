@@ -1,0 +1,295 @@
+// The one place that talks to Graphviz. Graphviz is not thread-safe, not even for reads, so every
+// cgraph/gvc call happens under one lock; results are copied into plain structs and the graph is
+// closed before the lock is released.
+
+#include "GraphLayout.h"
+
+#include <graphviz/cgraph.h>
+#include <graphviz/gvc.h>
+
+#include <cstdio>
+#include <map>
+#include <mutex>
+#include <set>
+#include <unordered_map>
+
+namespace fxview {
+
+namespace {
+
+std::mutex& graphvizLock() {
+    static std::mutex lock;
+    return lock;
+}
+
+// One context for the process: creating it loads Graphviz's plugins, which is slow.
+GVC_t* context() {
+    static GVC_t* gvc = gvContext();
+    return gvc;
+}
+
+void set(void* object, const char* name, const std::string& value) {
+    agsafeset(object, const_cast<char*>(name), const_cast<char*>(value.c_str()),
+              const_cast<char*>(""));
+}
+
+std::string inches(double points) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", points / 72.0);
+    return buf;
+}
+
+const char* fillColor(Op op) {
+    switch (op) {
+    case Op::Placeholder:
+        return "#d8f0d8";
+    case Op::GetAttr:
+        return "#f0e6d0";
+    case Op::CallModule:
+        return "#d6e4f5";
+    case Op::CallFunction:
+        return "#f5e0d0";
+    case Op::CallMethod:
+        return "#eadcf2";
+    case Op::Output:
+        return "#e0e0e0";
+    }
+    return "#ffffff";
+}
+
+// Builds the Agraph for a Graph: nodes in the cluster of their scope (nested like the module
+// tree), block nodes in a cluster per block, an edge per use.
+class AgraphBuilder {
+public:
+    AgraphBuilder(const Graph& graph, const LayoutOptions& options, bool withLabels)
+        : graph_(graph), options_(options), labels_(withLabels) {
+        Agdesc_t directed = Agdirected;
+        g_ = agopen(const_cast<char*>("fx"), directed, nullptr);
+    }
+    ~AgraphBuilder() {
+        if (g_)
+            agclose(g_);
+    }
+
+    Agraph_t* build(const std::function<PointF(const Node&)>& boxSize, int nodeCount) {
+        set(g_, "rankdir", "TB");
+        set(g_, "nodesep", "0.25");
+        set(g_, "ranksep", "0.35");
+        set(g_, "splines", "spline"); // ortho and concentrate are known to hang or crash
+        if (nodeCount > 400) {
+            // Fewer network-simplex and crossing-minimisation passes: a 3,000-node graph then
+            // lays out in seconds, at the price of a few more crossings.
+            set(g_, "nslimit", "2");
+            set(g_, "nslimit1", "2");
+            set(g_, "mclimit", "0.3");
+            set(g_, "searchsize", "20");
+        }
+        addNodes(graph_.nodes, nullptr, "", boxSize);
+        addEdges(graph_.nodes);
+        return g_;
+    }
+
+    const std::map<Agraph_t*, ClusterBox>& clusters() const { return clusterInfo_; }
+    const std::unordered_map<Agnode_t*, std::string>& nodeNames() const { return names_; }
+    const std::set<Agedge_t*>& resultEdges() const { return resultEdges_; }
+
+private:
+    const Graph& graph_;
+    LayoutOptions options_;
+    bool labels_;
+    Agraph_t* g_ = nullptr;
+    std::unordered_map<std::string, Agnode_t*> nodes_;
+    std::unordered_map<Agnode_t*, std::string> names_;
+    std::map<std::string, Agraph_t*> clusterByKey_;
+    std::map<Agraph_t*, ClusterBox> clusterInfo_;
+    std::set<Agedge_t*> resultEdges_;
+
+    bool shown(const Node& n) const { return options_.showHidden || !n.hidden; }
+
+    Agraph_t* cluster(Agraph_t* parent, const std::string& key, const ClusterBox& info) {
+        auto it = clusterByKey_.find(key);
+        if (it != clusterByKey_.end())
+            return it->second;
+        std::string name = "cluster_" + std::to_string(clusterByKey_.size());
+        Agraph_t* sub = agsubg(parent, const_cast<char*>(name.c_str()), 1);
+        set(sub, "label", labels_ ? info.label : "");
+        set(sub, "style", info.isBlock ? "dashed" : "rounded");
+        set(sub, "margin", "10");
+        clusterByKey_[key] = sub;
+        clusterInfo_[sub] = info;
+        return sub;
+    }
+
+    // The subgraph for `scope` ("layer1.0") inside `root`, making layer1 then layer1.0.
+    Agraph_t* scopeCluster(Agraph_t* root, const std::string& rootKey, const std::string& scope) {
+        Agraph_t* current = root ? root : g_;
+        std::size_t start = 0;
+        while (!scope.empty() && start <= scope.size()) {
+            std::size_t dot = scope.find('.', start);
+            std::string path = scope.substr(0, dot);
+            ClusterBox info;
+            info.id = path;
+            info.label = path;
+            current = cluster(current, rootKey + "|" + path, info);
+            if (dot == std::string::npos)
+                break;
+            start = dot + 1;
+        }
+        return current;
+    }
+
+    void addNodes(const std::vector<Node>& nodes, Agraph_t* within, const std::string& key,
+                  const std::function<PointF(const Node&)>& boxSize) {
+        for (const Node& n : nodes) {
+            if (!shown(n))
+                continue;
+            Agraph_t* home = scopeCluster(within, key, n.scope);
+            Agnode_t* a = agnode(home, const_cast<char*>(n.name.c_str()), 1);
+            nodes_[n.name] = a;
+            names_[a] = n.name;
+            set(a, "shape", "box");
+            if (labels_) {
+                std::string target =
+                    n.op == Op::Placeholder || n.op == Op::Output ? "" : "\\n" + n.target;
+                set(a, "label", n.name + "\\n" + opName(n.op) + target);
+                set(a, "style", "rounded,filled");
+                set(a, "fillcolor", fillColor(n.op));
+                set(a, "fontname", "Helvetica");
+            } else {
+                PointF size = boxSize(n);
+                set(a, "label", "");
+                set(a, "fixedsize", "true");
+                set(a, "width", inches(size.x));
+                set(a, "height", inches(size.y));
+            }
+            for (std::size_t b = 0; b < n.blocks.size(); ++b) {
+                ClusterBox info;
+                info.id = n.name + "/" + n.blocks[b].label;
+                info.label = n.name + ": " + n.blocks[b].label;
+                info.isBlock = true;
+                Agraph_t* block = cluster(home, info.id, info);
+                addNodes(n.blocks[b].nodes, block, info.id, boxSize);
+            }
+        }
+    }
+
+    void edge(const std::string& from, const std::string& to, bool result) {
+        auto a = nodes_.find(from), b = nodes_.find(to);
+        if (a == nodes_.end() || b == nodes_.end())
+            return;
+        Agedge_t* e = agedge(g_, a->second, b->second, nullptr, 1);
+        if (result) {
+            resultEdges_.insert(e);
+            set(e, "style", "dashed");
+        }
+    }
+
+    void addEdges(const std::vector<Node>& nodes) {
+        for (const Node& n : nodes) {
+            if (!shown(n))
+                continue;
+            std::set<std::string> producers;
+            auto note = [&](const std::string& p) { producers.insert(p); };
+            for (const Argument& a : n.args)
+                a.forEachNodeRef(note);
+            for (const KeywordArgument& k : n.kwargs)
+                k.value.forEachNodeRef(note);
+            for (const std::string& p : producers)
+                edge(p, n.name, false);
+            for (const Block& b : n.blocks) {
+                std::set<std::string> results;
+                for (const Argument& r : b.results)
+                    r.forEachNodeRef([&](const std::string& p) { results.insert(p); });
+                for (const std::string& p : results)
+                    edge(p, n.name, true);
+                addEdges(b.nodes);
+            }
+        }
+    }
+};
+
+PointF toScene(const pointf& p, double top) {
+    return PointF{p.x, top - p.y};
+}
+
+RectF boxToScene(const boxf& bb, double top) {
+    return RectF{bb.LL.x, top - bb.UR.y, bb.UR.x - bb.LL.x, bb.UR.y - bb.LL.y};
+}
+
+void collectClusters(Agraph_t* g, double top, const std::map<Agraph_t*, ClusterBox>& info,
+                     std::vector<ClusterBox>& out) {
+    for (Agraph_t* sub = agfstsubg(g); sub; sub = agnxtsubg(sub)) {
+        auto it = info.find(sub);
+        if (it != info.end()) {
+            ClusterBox c = it->second;
+            c.box = boxToScene(GD_bb(sub), top);
+            out.push_back(c);
+        }
+        collectClusters(sub, top, info, out);
+    }
+}
+
+} // namespace
+
+const NodeBox* GraphLayout::node(const std::string& name) const {
+    for (const NodeBox& n : nodes)
+        if (n.name == name)
+            return &n;
+    return nullptr;
+}
+
+GraphLayout layoutGraph(const Graph& graph, const std::function<PointF(const Node&)>& boxSize,
+                        const LayoutOptions& options) {
+    GraphLayout result;
+    std::lock_guard<std::mutex> lock(graphvizLock());
+    AgraphBuilder builder(graph, options, /*withLabels=*/false);
+    Agraph_t* g = builder.build(boxSize, graph.nodeCount(options.showHidden));
+    if (gvLayout(context(), g, "dot") != 0) {
+        result.error = "Graphviz could not lay out this graph.";
+        return result;
+    }
+    boxf bb = GD_bb(g);
+    const double top = bb.UR.y;
+    result.bounds = boxToScene(bb, top);
+    for (Agnode_t* n = agfstnode(g); n; n = agnxtnode(g, n)) {
+        NodeBox box;
+        box.name = builder.nodeNames().at(n);
+        double w = ND_width(n) * 72, h = ND_height(n) * 72;
+        PointF centre = toScene(ND_coord(n), top);
+        box.box = RectF{centre.x - w / 2, centre.y - h / 2, w, h};
+        result.nodes.push_back(box);
+        for (Agedge_t* e = agfstout(g, n); e; e = agnxtout(g, e)) {
+            EdgePath path;
+            path.from = box.name;
+            path.to = builder.nodeNames().at(aghead(e));
+            path.toBlockResult = builder.resultEdges().count(e) > 0;
+            if (splines* spl = ED_spl(e); spl && spl->size > 0) {
+                const bezier& bz = spl->list[0];
+                for (int i = 0; i < bz.size; ++i)
+                    path.spline.push_back(toScene(bz.list[i], top));
+                path.hasArrow = bz.eflag != 0;
+                path.arrowTip = path.hasArrow ? toScene(bz.ep, top) : path.spline.back();
+            }
+            result.edges.push_back(path);
+        }
+    }
+    collectClusters(g, top, builder.clusters(), result.clusters);
+    gvFreeLayout(context(), g);
+    return result;
+}
+
+std::string graphToDot(const Graph& graph, const LayoutOptions& options) {
+    std::lock_guard<std::mutex> lock(graphvizLock());
+    AgraphBuilder builder(graph, options, /*withLabels=*/true);
+    Agraph_t* g = builder.build([](const Node&) { return PointF{}; }, 0);
+    char* buffer = nullptr;
+    std::size_t size = 0;
+    FILE* out = open_memstream(&buffer, &size);
+    agwrite(g, out);
+    std::fclose(out);
+    std::string text(buffer, size);
+    std::free(buffer);
+    return text;
+}
+
+} // namespace fxview

@@ -2,6 +2,8 @@
 // torch.fx prints it, lists its nodes, writes it as fxview.graph JSON, or runs it node by node.
 // Exit codes: 0 success, 1 the model failed (load or trace), 2 bad usage.
 
+#include <QApplication>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -14,8 +16,10 @@
 #include "Examples.h"
 #include "FxText.h"
 #include "GraphJson.h"
+#include "GraphScene.h"
 #include "Interpreter.h"
 #include "Model.h"
+#include "SceneExport.h"
 #include "Tracer.h"
 
 namespace {
@@ -63,6 +67,20 @@ const std::vector<Command>& commands() {
          "                  taken leave no node, a loop body appears once per iteration\n"
          "  --show-hidden   include the hidden guard nodes in the table\n"
          "Exit code 1 when a node fails (the message names it) or the outputs differ.\n"},
+        {"export",
+         "fxtrace export MODEL -o FILE [--format F] [--input SPEC]... [--seed N] "
+         "[--run | --step N] [--scale S] [--theme light|dark] [--transparent]",
+         "Draws the graph (Graphviz dot layout) and writes it as PNG, SVG, PDF, DOT or JSON,\n"
+         "exactly as the graph view shows it. Needs no display.\n"
+         "  -o, --output FILE   the file to write; its extension picks the format\n"
+         "  --format F          png, svg, pdf, dot or json, whatever the extension says\n"
+         "  --run               run the graph first: every box shows its output shape\n"
+         "  --step N            run N steps: the state after them, the current node highlighted\n"
+         "  --input SPEC, --seed N   the sample input, as for `run` (guessed if not given)\n"
+         "  --scale S           PNG pixels per point (default 2)\n"
+         "  --theme T           light (default) or dark\n"
+         "  --transparent       PNG/SVG without a background\n"
+         "  --show-hidden       draw the hidden guard nodes too\n"},
     };
     return list;
 }
@@ -104,6 +122,13 @@ struct Options {
     bool showHidden = false;
     bool keepValues = false;
     bool tracePath = false;
+    // export
+    QString format;
+    bool run = false;
+    int steps = -1;
+    double scale = 2.0;
+    QString theme = "light";
+    bool transparent = false;
 };
 
 bool writeFile(const std::string& path, const std::string& text) {
@@ -182,6 +207,77 @@ bool chooseInputs(Interpreter& run, const Options& options, std::vector<InputSpe
     return true;
 }
 
+// Draws the graph offscreen and writes it in the format asked for, through the same export
+// code the app uses.
+int exportPicture(const Options& options, const std::shared_ptr<Model>& model, TraceResult traced) {
+    // Export never needs a screen: without a platform chosen, draw offscreen.
+    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Qt's notes about the session (no XDG_RUNTIME_DIR under CI, say) are not the user's concern.
+    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
+        if (type == QtCriticalMsg || type == QtFatalMsg)
+            std::cerr << message.toStdString() << "\n";
+    });
+    int argc = 1;
+    char name[] = "fxtrace";
+    char* argv[] = {name, nullptr};
+    QApplication app(argc, argv);
+
+    ExportOptions exportOptions;
+    QString formatName =
+        options.format.isEmpty() ? QString::fromStdString(options.output) : options.format;
+    if (!exportFormatFor(formatName, exportOptions.format)) {
+        std::cerr << "fxtrace: cannot tell the format of '" << formatName.toStdString()
+                  << "'; use a .png, .svg, .pdf, .dot or .json file name, or --format.\n";
+        return kBadUsage;
+    }
+    exportOptions.scale = options.scale;
+    exportOptions.transparent = options.transparent;
+    Theme theme;
+    Theme::byName(options.theme, theme);
+
+    LayoutOptions layoutOptions;
+    layoutOptions.showHidden = options.showHidden;
+    GraphScene scene;
+    scene.setTheme(theme);
+    QString layoutError = scene.setGraph(traced.graph, layoutOptions);
+    if (!layoutError.isEmpty()) {
+        std::cerr << layoutError.toStdString() << "\n";
+        return kModelFailed;
+    }
+    JsonModelInfo info{options.model, model->className()};
+    ExportSource source{&scene, graphToDot(traced.graph, layoutOptions),
+                        graphToJson(traced.graph, info)};
+
+    std::unique_ptr<Interpreter> interpreter;
+    if (options.run || options.steps >= 0) {
+        interpreter = std::make_unique<Interpreter>(model, std::move(traced));
+        std::vector<InputSpec> specs;
+        if (!chooseInputs(*interpreter, options, specs))
+            return kModelFailed;
+        if (options.run)
+            interpreter->runToEnd();
+        else
+            for (int i = 0; i < options.steps && !interpreter->finished() && !interpreter->failed();
+                 ++i)
+                interpreter->step();
+        if (interpreter->failed())
+            std::cerr << interpreter->failure() << "\n";
+        Interpreter* it = interpreter.get();
+        QString current = options.run ? QString() : QString::fromStdString(it->lastNode());
+        scene.syncRun([it](const std::string& n) { return it->record(n); }, current);
+        JsonRunInfo runInfo{specs, it->inputSummaries(), options.seed,
+                            [it](const std::string& n) { return it->record(n); }};
+        source.json = graphToJson(it->graph(), info, &runInfo);
+    }
+    QString error = exportGraph(QString::fromStdString(options.output), exportOptions, source);
+    if (!error.isEmpty()) {
+        std::cerr << error.toStdString() << "\n";
+        return kModelFailed;
+    }
+    return kOk;
+}
+
 int run(const Options& options) {
     LoadResult loaded = loadModel(options.model);
     if (!loaded.ok()) {
@@ -193,6 +289,8 @@ int run(const Options& options) {
         std::cerr << traced.error << "\n";
         return kModelFailed;
     }
+    if (options.command == "export")
+        return exportPicture(options, loaded.model, std::move(traced));
     JsonModelInfo info{options.model, loaded.model->className()};
     FxTextOptions text;
     text.showHidden = options.showHidden;
@@ -275,11 +373,42 @@ int main(int argc, char** argv) {
             return kOk;
         } else if (a == "--show-hidden" && options.command != "json") {
             options.showHidden = true;
+        } else if ((a == "-o" || a == "--output") && options.command == "export") {
+            if (i + 1 == args.size())
+                return usageError(a + " needs a file name");
+            options.output = args[++i];
+        } else if (options.command == "export" &&
+                   (a == "--format" || a == "--scale" || a == "--theme" || a == "--step")) {
+            if (i + 1 == args.size())
+                return usageError(a + " needs a value");
+            std::string value = args[++i];
+            if (a == "--format") {
+                options.format = QString::fromStdString(value);
+            } else if (a == "--theme") {
+                Theme ignored;
+                if (!Theme::byName(QString::fromStdString(value), ignored))
+                    return usageError("--theme is light or dark");
+                options.theme = QString::fromStdString(value);
+            } else if (a == "--scale") {
+                char* end = nullptr;
+                options.scale = std::strtod(value.c_str(), &end);
+                if (*end || !(options.scale > 0 && options.scale <= 50))
+                    return usageError("--scale needs a number above 0 and at most 50");
+            } else {
+                if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+                    return usageError("--step needs a whole number of steps");
+                options.steps = std::stoi(value);
+            }
+        } else if (a == "--run" && options.command == "export") {
+            options.run = true;
+        } else if (a == "--transparent" && options.command == "export") {
+            options.transparent = true;
         } else if ((a == "-o" || a == "--output") && options.command == "json") {
             if (i + 1 == args.size())
                 return usageError(a + " needs a file name");
             options.output = args[++i];
-        } else if (a == "--input" && (options.command == "run" || options.command == "json")) {
+        } else if (a == "--input" && (options.command == "run" || options.command == "json" ||
+                                      options.command == "export")) {
             if (i + 1 == args.size())
                 return usageError("--input needs a spec such as 3x4 or file:input.pt");
             InputSpec spec;
@@ -287,7 +416,8 @@ int main(int argc, char** argv) {
             if (!parseInputSpec(args[++i], spec, error))
                 return usageError(error);
             options.inputs.push_back(spec);
-        } else if (a == "--seed" && (options.command == "run" || options.command == "json")) {
+        } else if (a == "--seed" && (options.command == "run" || options.command == "json" ||
+                                     options.command == "export")) {
             if (i + 1 == args.size() || args[i + 1].empty() ||
                 args[i + 1].find_first_not_of("0123456789") != std::string::npos)
                 return usageError("--seed needs a non-negative whole number");
@@ -311,5 +441,9 @@ int main(int argc, char** argv) {
     }
     if (options.model.empty())
         return usageError(options.command + " needs a MODEL (a .pt file or example:tinynet)");
+    if (options.command == "export" && options.output.empty())
+        return usageError("export needs -o FILE (.png, .svg, .pdf, .dot or .json)");
+    if (options.run && options.steps >= 0)
+        return usageError("--run and --step are either-or");
     return run(options);
 }

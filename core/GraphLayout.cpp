@@ -112,7 +112,10 @@ private:
             return it->second;
         std::string name = "cluster_" + std::to_string(clusterByKey_.size());
         Agraph_t* sub = agsubg(parent, const_cast<char*>(name.c_str()), 1);
-        set(sub, "label", labels_ ? info.label : "");
+        // Labelled in layout mode too, so that Graphviz leaves room for the title we draw.
+        set(sub, "label", info.label);
+        set(sub, "labeljust", "l");
+        set(sub, "fontsize", "10");
         set(sub, "style", info.isBlock ? "dashed" : "rounded");
         set(sub, "margin", "10");
         clusterByKey_[key] = sub;

@@ -1,0 +1,35 @@
+#include "ClusterItem.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+namespace fxview {
+
+ClusterItem::ClusterItem(const ClusterBox& cluster, const Theme* theme, const QFont* font)
+    : id_(QString::fromStdString(cluster.id)), label_(QString::fromStdString(cluster.label)),
+      isBlock_(cluster.isBlock),
+      box_(cluster.box.x, cluster.box.y, cluster.box.width, cluster.box.height), theme_(theme),
+      font_(font) {
+    setZValue(0);
+}
+
+QRectF ClusterItem::boundingRect() const {
+    return box_.adjusted(-1, -1, 1, 1);
+}
+
+void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    painter->setPen(QPen(isBlock_ ? theme_->blockBorder : theme_->clusterBorder, 1,
+                         isBlock_ ? Qt::DashLine : Qt::SolidLine));
+    painter->setBrush(isBlock_ ? Qt::NoBrush : QBrush(theme_->clusterFill));
+    painter->drawRoundedRect(box_, 8, 8);
+    if (option->levelOfDetailFromTransform(painter->worldTransform()) < 0.35)
+        return;
+    QFont small = *font_;
+    small.setPointSizeF(font_->pointSizeF() * 0.85);
+    painter->setFont(small);
+    painter->setPen(theme_->mutedText);
+    painter->drawText(box_.topLeft() + QPointF(6, QFontMetricsF(small).ascent() + 3), label_);
+}
+
+} // namespace fxview

@@ -1,0 +1,28 @@
+#pragma once
+// The rectangle of a module scope (layer1, layer1.0) or of a control-flow block (an if's
+// branch, a loop body), labelled at its top-left.
+
+#include <QGraphicsItem>
+
+#include "GraphLayout.h"
+#include "Theme.h"
+
+namespace fxview {
+
+class ClusterItem : public QGraphicsItem {
+public:
+    ClusterItem(const ClusterBox& cluster, const Theme* theme, const QFont* font);
+
+    const QString& id() const { return id_; }
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    QString id_, label_;
+    bool isBlock_;
+    QRectF box_;
+    const Theme* theme_;
+    const QFont* font_;
+};
+
+} // namespace fxview

@@ -1,0 +1,114 @@
+#include "GraphScene.h"
+
+#include "ClusterItem.h"
+#include "EdgeItem.h"
+#include "NodeItem.h"
+
+namespace fxview {
+
+GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent), theme_(Theme::light()) {
+    font_ = QFont("DejaVu Sans");
+    font_.setPointSizeF(9);
+    setBackgroundBrush(theme_.background);
+}
+
+void GraphScene::setTheme(const Theme& theme) {
+    theme_ = theme;
+    setBackgroundBrush(theme_.background);
+    update();
+}
+
+QString GraphScene::setGraph(const Graph& graph, const LayoutOptions& options) {
+    clear();
+    nodes_.clear();
+    edges_.clear();
+    clusters_.clear();
+    graph_ = graph;
+    layout_ = layoutGraph(
+        graph_,
+        [this](const Node& n) {
+            QSizeF size = NodeItem::sizeFor(n, font_);
+            return PointF{size.width(), size.height()};
+        },
+        options);
+    if (!layout_.ok())
+        return QString::fromStdString(layout_.error);
+
+    QHash<QString, const Node*> byName;
+    graph_.forEachNode(
+        [&](const Node& n, int) { byName.insert(QString::fromStdString(n.name), &n); });
+    for (const ClusterBox& c : layout_.clusters) {
+        auto* item = new ClusterItem(c, &theme_, &font_);
+        addItem(item);
+        clusters_.append(item);
+    }
+    for (const NodeBox& box : layout_.nodes) {
+        QString name = QString::fromStdString(box.name);
+        auto* item = new NodeItem(*byName.value(name),
+                                  QRectF(box.box.x, box.box.y, box.box.width, box.box.height),
+                                  &theme_, &font_);
+        addItem(item);
+        nodes_.insert(name, item);
+    }
+    for (const EdgePath& e : layout_.edges) {
+        auto* item = new EdgeItem(e, &theme_, &font_);
+        addItem(item);
+        edges_.append(item);
+    }
+    const RectF& b = layout_.bounds;
+    setSceneRect(QRectF(b.x, b.y, b.width, b.height).adjusted(-12, -12, 12, 12));
+    return {};
+}
+
+void GraphScene::syncRun(const RecordLookup& recordOf, const QString& currentNode,
+                         bool edgeShapes) {
+    QHash<QString, QString> shapes;
+    for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
+        const NodeRecord* r = recordOf(it.key().toStdString());
+        NodeItem::State state = NodeItem::State::Idle;
+        QString shape;
+        if (r) {
+            switch (r->state) {
+            case NodeState::Done:
+                state = NodeItem::State::Done;
+                break;
+            case NodeState::Failed:
+                state = NodeItem::State::Failed;
+                break;
+            case NodeState::NotExecuted:
+                state = NodeItem::State::NotExecuted;
+                break;
+            case NodeState::Pending:
+                break;
+            }
+            if (r->state == NodeState::Done) {
+                shape = QString::fromStdString(shortDescription(r->value));
+                if (!r->value.dtype.empty())
+                    shape += " " + QString::fromStdString(r->value.dtype);
+            } else if (r->state == NodeState::Failed) {
+                shape = "failed";
+            }
+        }
+        if (it.key() == currentNode && state != NodeItem::State::Failed)
+            state = NodeItem::State::Current;
+        it.value()->setRunState(state, shape);
+        if (r && r->state == NodeState::Done)
+            shapes.insert(it.key(), QString::fromStdString(shortDescription(r->value)));
+    }
+    for (EdgeItem* e : edges_)
+        e->setLabel(edgeShapes ? shapes.value(e->from()) : QString());
+}
+
+void GraphScene::clearRun() {
+    for (NodeItem* n : nodes_)
+        n->setRunState(NodeItem::State::Idle, {});
+    for (EdgeItem* e : edges_)
+        e->setLabel({});
+}
+
+void GraphScene::setBreakpoint(const QString& node, bool on) {
+    if (NodeItem* item = nodes_.value(node))
+        item->setBreakpoint(on);
+}
+
+} // namespace fxview

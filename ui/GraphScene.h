@@ -1,0 +1,57 @@
+#pragma once
+// The graph picture: one NodeItem per shown node, one EdgeItem per use, one ClusterItem per
+// module scope and control-flow block, placed where Graphviz's dot put them. The scene owns the
+// items; the data stays in core (Graph, GraphLayout, the run's records).
+
+#include <QFont>
+#include <QGraphicsScene>
+#include <QHash>
+#include <functional>
+
+#include "Graph.h"
+#include "GraphLayout.h"
+#include "RunRecord.h"
+#include "Theme.h"
+
+namespace fxview {
+
+class NodeItem;
+class EdgeItem;
+class ClusterItem;
+
+class GraphScene : public QGraphicsScene {
+public:
+    explicit GraphScene(QObject* parent = nullptr);
+
+    void setTheme(const Theme& theme);
+    const Theme& theme() const { return theme_; }
+    const QFont& font() const { return font_; }
+
+    // Measures every box with the scene's font, lays the graph out and builds the items.
+    // Returns "" or why the layout failed.
+    QString setGraph(const Graph& graph, const LayoutOptions& options = {});
+
+    // Shows a run: each node's state and output shape, the current node highlighted, and the
+    // shape each edge carries at its tail when `edgeShapes` is on.
+    using RecordLookup = std::function<const NodeRecord*(const std::string&)>;
+    void syncRun(const RecordLookup& recordOf, const QString& currentNode, bool edgeShapes = true);
+    void clearRun();
+    void setBreakpoint(const QString& node, bool on);
+
+    NodeItem* nodeItem(const QString& name) const { return nodes_.value(name); }
+    const QList<EdgeItem*>& edgeItems() const { return edges_; }
+    const QList<ClusterItem*>& clusterItems() const { return clusters_; }
+    const GraphLayout& layout() const { return layout_; }
+    int nodeCount() const { return static_cast<int>(nodes_.size()); }
+
+private:
+    Theme theme_;
+    QFont font_;
+    Graph graph_;
+    GraphLayout layout_;
+    QHash<QString, NodeItem*> nodes_;
+    QList<EdgeItem*> edges_;
+    QList<ClusterItem*> clusters_;
+};
+
+} // namespace fxview

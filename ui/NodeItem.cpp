@@ -1,0 +1,126 @@
+#include "NodeItem.h"
+
+#include <QFontMetricsF>
+#include <QPainter>
+#include <QStyleOptionGraphicsItem>
+
+namespace fxview {
+
+namespace {
+
+constexpr double kPadding = 8;
+constexpr double kMinWidth = 72;
+constexpr double kRadius = 6;
+
+QString opLineOf(const Node& n) {
+    QString op = opName(n.op);
+    if (n.op == Op::Placeholder || n.op == Op::Output)
+        return op;
+    QString target = QString::fromStdString(n.moduleType.empty() ? n.target : n.moduleType);
+    return op + " · " + target;
+}
+
+QFont boldOf(const QFont& font) {
+    QFont bold = font;
+    bold.setBold(true);
+    return bold;
+}
+
+} // namespace
+
+NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, const QFont* font)
+    : name_(QString::fromStdString(node.name)), opLine_(opLineOf(node)), op_(node.op), box_(box),
+      theme_(theme), font_(font) {
+    setPos(box.topLeft());
+    box_.moveTopLeft(QPointF(0, 0));
+    setFlag(ItemIsSelectable);
+    setZValue(2);
+    setToolTip(name_ + "\n" + opLine_);
+}
+
+QSizeF NodeItem::sizeFor(const Node& node, const QFont& font) {
+    QFontMetricsF plain(font), bold(boldOf(font));
+    double width = std::max({bold.horizontalAdvance(QString::fromStdString(node.name)),
+                             plain.horizontalAdvance(opLineOf(node)),
+                             plain.horizontalAdvance("[1, 1000, 1000, 1000] float32")});
+    return QSizeF(std::max(kMinWidth, width + 2 * kPadding),
+                  3 * plain.lineSpacing() + 2 * kPadding - 4);
+}
+
+void NodeItem::setRunState(State state, const QString& shape) {
+    if (state == state_ && shape == shape_)
+        return;
+    state_ = state;
+    shape_ = shape;
+    update();
+}
+
+void NodeItem::setBreakpoint(bool on) {
+    breakpoint_ = on;
+    update();
+}
+
+QRectF NodeItem::boundingRect() const {
+    return box_.adjusted(-10, -3, 3, 3);
+}
+
+void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const Theme& t = *theme_;
+    QColor fill = state_ == State::NotExecuted ? t.notExecuted : t.fillFor(op_);
+    QColor border = t.border;
+    double borderWidth = 1;
+    switch (state_) {
+    case State::Current:
+        border = t.current;
+        borderWidth = 3;
+        break;
+    case State::Done:
+        border = t.done;
+        borderWidth = 1.5;
+        break;
+    case State::Failed:
+        border = t.failed;
+        borderWidth = 3;
+        fill = t.failed.lighter(180);
+        break;
+    default:
+        break;
+    }
+    if (isSelected()) {
+        border = t.current;
+        borderWidth = std::max(borderWidth, 2.0);
+    }
+    painter->setPen(
+        QPen(border, borderWidth, state_ == State::NotExecuted ? Qt::DashLine : Qt::SolidLine));
+    painter->setBrush(fill);
+    painter->drawRoundedRect(box_, kRadius, kRadius);
+    if (breakpoint_) {
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(t.breakpoint);
+        painter->drawEllipse(QPointF(-5, box_.height() / 2), 4, 4);
+    }
+
+    // Far out, text is unreadable anyway: boxes only keeps thousands of nodes smooth.
+    if (option->levelOfDetailFromTransform(painter->worldTransform()) < 0.35)
+        return;
+    QColor text = state_ == State::NotExecuted ? t.mutedText : t.text;
+    QFontMetricsF metrics(*font_);
+    double line = metrics.lineSpacing();
+    QRectF row(kPadding, kPadding - 2, box_.width() - 2 * kPadding, line);
+    painter->setFont(boldOf(*font_));
+    painter->setPen(text);
+    painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, name_);
+    painter->setFont(*font_);
+    painter->setPen(t.mutedText);
+    row.translate(0, line);
+    painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter,
+                      metrics.elidedText(opLine_, Qt::ElideMiddle, row.width()));
+    if (!shape_.isEmpty()) {
+        row.translate(0, line);
+        painter->setPen(state_ == State::Failed ? t.failed : text);
+        painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter,
+                          metrics.elidedText(shape_, Qt::ElideRight, row.width()));
+    }
+}
+
+} // namespace fxview

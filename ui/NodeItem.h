@@ -1,0 +1,44 @@
+#pragma once
+// A node of the graph picture: a rounded box coloured by op with its name, its op and target,
+// and — once a run produced it — its output shape and dtype. It mirrors a core Node and holds
+// only what it draws; GraphScene::syncRun() refreshes it.
+
+#include <QFont>
+#include <QGraphicsItem>
+
+#include "Graph.h"
+#include "RunRecord.h"
+#include "Theme.h"
+
+namespace fxview {
+
+class NodeItem : public QGraphicsItem {
+public:
+    enum class State { Idle, Current, Done, Failed, NotExecuted };
+
+    NodeItem(const Node& node, const QRectF& box, const Theme* theme, const QFont* font);
+
+    // The box a node needs with `font`: three lines (name, op and target, shape), the shape
+    // line reserved from the start so a run never changes the layout.
+    static QSizeF sizeFor(const Node& node, const QFont& font);
+
+    const QString& name() const { return name_; }
+    void setRunState(State state, const QString& shape);
+    void setBreakpoint(bool on);
+    State runState() const { return state_; }
+    const QString& shapeText() const { return shape_; }
+
+    QRectF boundingRect() const override;
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+
+private:
+    QString name_, opLine_, shape_;
+    Op op_;
+    QRectF box_;
+    State state_ = State::Idle;
+    bool breakpoint_ = false;
+    const Theme* theme_;
+    const QFont* font_;
+};
+
+} // namespace fxview

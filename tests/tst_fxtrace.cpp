@@ -1,9 +1,11 @@
 // fxtrace as a person runs it: its output, its exit codes, and that bad input never crashes it.
 
+#include <QImage>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 
 #include "TestSupport.h"
 
@@ -45,6 +47,13 @@ private slots:
     void runWrongInputFailsAtFc1();
     void runGuessesAndSaysSo();
     void jsonWithInputHasMeta();
+    void exportSvgHasNodeNamesAsText();
+    void exportPngOfTheSizeAsked();
+    void exportPdfIsOnePage();
+    void exportDotIsReadByGraphviz();
+    void exportJson();
+    void exportResnetRunShowsEveryShape();
+    void exportRefusesHugePng();
 };
 
 void TestFxtrace::graphOfTinyNet() {
@@ -176,6 +185,87 @@ void TestFxtrace::jsonWithInputHasMeta() {
     QCOMPARE(value["dtype"].toString(), QString("float32"));
     QCOMPARE(value["stride"].toArray(), (QJsonArray{2, 1}));
     QVERIFY(value["stats"].toObject().contains("std"));
+}
+
+void TestFxtrace::exportSvgHasNodeNamesAsText() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("g.svg");
+    Run run = fxtrace({"export", "example:tinynet", "-o", path});
+    QCOMPARE(run.exitCode, 0);
+    QString svg = QString::fromUtf8(readFile(path.toStdString()));
+    QVERIFY(svg.startsWith("<?xml"));
+    for (const char* name : {"x", "fc1", "relu", "fc2", "output"}) {
+        QRegularExpression text(QString("<text[^>]*>\\s*%1\\s*</text>").arg(name));
+        QVERIFY2(text.match(svg).hasMatch(), name);
+    }
+}
+
+void TestFxtrace::exportPngOfTheSizeAsked() {
+    QTemporaryDir dir;
+    QString one = dir.filePath("one.png"), three = dir.filePath("three.png");
+    QCOMPARE(fxtrace({"export", "example:tinynet", "-o", one, "--scale", "1"}).exitCode, 0);
+    QCOMPARE(fxtrace({"export", "example:tinynet", "-o", three, "--scale", "3"}).exitCode, 0);
+    QImage small(one), big(three);
+    QVERIFY(!small.isNull() && !big.isNull());
+    QVERIFY(small.width() > 100 && small.height() > 300); // five boxes top to bottom
+    QVERIFY(std::abs(big.width() - 3 * small.width()) <= 3);
+    QVERIFY(std::abs(big.height() - 3 * small.height()) <= 3);
+}
+
+void TestFxtrace::exportPdfIsOnePage() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("g.pdf");
+    QCOMPARE(fxtrace({"export", "example:smallcnn", "-o", path}).exitCode, 0);
+    QByteArray pdf = readFile(path.toStdString());
+    QVERIFY(pdf.startsWith("%PDF-"));
+    QCOMPARE(QString::fromLatin1(pdf).count(QRegularExpression("/Type\\s*/Page[^s]")), 1);
+}
+
+void TestFxtrace::exportDotIsReadByGraphviz() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("g.dot");
+    QCOMPARE(fxtrace({"export", "example:tinynet", "-o", path}).exitCode, 0);
+    QProcess dot;
+    dot.start("dot", {"-Tplain", path});
+    QVERIFY(dot.waitForFinished(60000));
+    QCOMPARE(dot.exitCode(), 0);
+    QCOMPARE(QString::fromUtf8(dot.readAllStandardOutput()).count("\nnode "), 5);
+}
+
+void TestFxtrace::exportJson() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("g.json");
+    QCOMPARE(fxtrace({"export", "example:tinynet", "-o", path, "--run", "--input", "3x4"}).exitCode,
+             0);
+    QJsonObject root = QJsonDocument::fromJson(readFile(path.toStdString())).object();
+    QCOMPARE(root["format"].toString(), QString("fxview.graph"));
+    QJsonObject fc2 = root["nodes"].toArray()[3].toObject();
+    QCOMPARE(fc2["meta"].toObject()["value"].toObject()["shape"].toArray(), (QJsonArray{3, 2}));
+}
+
+void TestFxtrace::exportResnetRunShowsEveryShape() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("resnet18.svg");
+    Run run = fxtrace({"export", QString::fromStdString(fixture("resnet18_traced.pt")), "-o", path,
+                       "--run", "--input", "1x3x32x32"});
+    QCOMPARE(run.exitCode, 0);
+    QString svg = QString::fromUtf8(readFile(path.toStdString()));
+    // 71 boxes, each with its "[1, ...] float32" line (edges carry shapes too).
+    QRegularExpression boxShape("<text[^>]*>\\s*\\[1(, \\d+)*\\] float32\\s*</text>");
+    int boxes = 0;
+    for (auto it = boxShape.globalMatch(svg); it.hasNext(); it.next())
+        ++boxes;
+    QCOMPARE(boxes, 71);
+}
+
+void TestFxtrace::exportRefusesHugePng() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("huge.png");
+    Run run = fxtrace({"export", QString::fromStdString(fixture("resnet18_traced.pt")), "-o", path,
+                       "--scale", "50"});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains("over the limit; export it as SVG or PDF"), qPrintable(run.err));
+    QVERIFY(!QFile::exists(path));
 }
 
 QTEST_APPLESS_MAIN(TestFxtrace)

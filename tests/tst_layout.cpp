@@ -1,0 +1,149 @@
+// Graphviz's layout as plain data: order top to bottom, edges that start and end on their
+// boxes, clusters around their scope's nodes, and DOT that Graphviz itself reads back.
+
+#include <QProcess>
+#include <QTemporaryDir>
+
+#include "GraphLayout.h"
+#include "Model.h"
+#include "TestSupport.h"
+#include "Tracer.h"
+
+using namespace fxview;
+
+namespace {
+
+Graph traced(const std::string& source) {
+    LoadResult loaded = loadModel(source);
+    if (!loaded.ok())
+        qFatal("%s", loaded.error.c_str());
+    return traceModel(*loaded.model).graph;
+}
+
+GraphLayout laidOut(const Graph& g) {
+    GraphLayout layout = layoutGraph(g, [](const Node& n) {
+        return PointF{60.0 + 6.0 * static_cast<double>(n.name.size()), 44};
+    });
+    if (!layout.ok())
+        qFatal("%s", layout.error.c_str());
+    return layout;
+}
+
+} // namespace
+
+class TestLayout : public QObject {
+    Q_OBJECT
+private slots:
+    void tinyNetTopToBottom();
+    void edgesStartAndEndOnTheirBoxes_data();
+    void edgesStartAndEndOnTheirBoxes();
+    void clustersContainTheirNodes_data();
+    void clustersContainTheirNodes();
+    void blocksBecomeClusters();
+    void dotIsReadByGraphviz();
+};
+
+void TestLayout::tinyNetTopToBottom() {
+    GraphLayout layout = laidOut(traced("example:tinynet"));
+    QCOMPARE(layout.nodes.size(), std::size_t(5));
+    QCOMPARE(layout.edges.size(), std::size_t(4));
+    const char* order[] = {"x", "fc1", "relu", "fc2", "output"};
+    for (int i = 0; i + 1 < 5; ++i) {
+        const NodeBox *upper = layout.node(order[i]), *lower = layout.node(order[i + 1]);
+        QVERIFY(upper && lower);
+        QVERIFY2(upper->box.y + upper->box.height <= lower->box.y, order[i]);
+    }
+    // The boxes are the sizes asked for.
+    QCOMPARE(layout.node("relu")->box.width, 60.0 + 6 * 4);
+    QCOMPARE(layout.node("relu")->box.height, 44.0);
+    QVERIFY(layout.bounds.contains(layout.node("output")->box));
+}
+
+void TestLayout::edgesStartAndEndOnTheirBoxes_data() {
+    QTest::addColumn<QString>("source");
+    QTest::newRow("tinynet") << "example:tinynet";
+    QTest::newRow("smallcnn") << "example:smallcnn";
+    QTest::newRow("branchy") << "example:branchy";
+    QTest::newRow("resnet18") << QString::fromStdString(fixture("resnet18_traced.pt"));
+}
+
+void TestLayout::edgesStartAndEndOnTheirBoxes() {
+    QFETCH(QString, source);
+    GraphLayout layout = laidOut(traced(source.toStdString()));
+    QVERIFY(!layout.edges.empty());
+    for (const EdgePath& e : layout.edges) {
+        QVERIFY(e.spline.size() >= 4);
+        QCOMPARE((e.spline.size() - 1) % 3, std::size_t(0)); // start + 3 points per cubic
+        const RectF& from = layout.node(e.from)->box;
+        const RectF& to = layout.node(e.to)->box;
+        const double onBorder = 1.5; // Graphviz clips splines at the box outline
+        QVERIFY2(from.contains(e.spline.front(), onBorder), (e.from + "->" + e.to).c_str());
+        QVERIFY(e.hasArrow);
+        QVERIFY2(to.contains(e.arrowTip, onBorder), (e.from + "->" + e.to).c_str());
+    }
+}
+
+void TestLayout::clustersContainTheirNodes_data() {
+    QTest::addColumn<QString>("source");
+    QTest::newRow("smallcnn") << "example:smallcnn";
+    QTest::newRow("resnet18") << QString::fromStdString(fixture("resnet18_scripted.pt"));
+}
+
+void TestLayout::clustersContainTheirNodes() {
+    QFETCH(QString, source);
+    Graph g = traced(source.toStdString());
+    GraphLayout layout = laidOut(g);
+    QVERIFY(!layout.clusters.empty());
+    int checked = 0;
+    g.forEachNode([&](const Node& n, int) {
+        if (n.scope.empty())
+            return;
+        // Every enclosing scope: layer1.0 sits in layer1 too.
+        for (std::size_t dot = 0; dot != std::string::npos; dot = n.scope.find('.', dot + 1)) {
+            std::string scope =
+                dot == 0 ? n.scope.substr(0, n.scope.find('.')) : n.scope.substr(0, dot);
+            auto cluster = std::find_if(layout.clusters.begin(), layout.clusters.end(),
+                                        [&](const ClusterBox& c) { return c.id == scope; });
+            QVERIFY2(cluster != layout.clusters.end(), scope.c_str());
+            QVERIFY2(cluster->box.contains(layout.node(n.name)->box),
+                     (n.name + " in " + scope).c_str());
+            ++checked;
+        }
+    });
+    QVERIFY(checked > 5);
+}
+
+void TestLayout::blocksBecomeClusters() {
+    Graph g = traced("example:branchy");
+    GraphLayout layout = laidOut(g);
+    auto block = [&](const std::string& id) {
+        return std::find_if(layout.clusters.begin(), layout.clusters.end(),
+                            [&](const ClusterBox& c) { return c.id == id && c.isBlock; });
+    };
+    QVERIFY(block("cond_1/true") != layout.clusters.end());
+    QVERIFY(block("cond_1/false") != layout.clusters.end());
+    QVERIFY(block("cond_1/true")->box.contains(layout.node("relu")->box));
+    QVERIFY(block("cond_1/false")->box.contains(layout.node("neg")->box));
+    QVERIFY(block("loop/body")->box.contains(layout.node("tanh")->box));
+    QVERIFY(!layout.node("raise_exception")); // hidden guards are not drawn
+}
+
+void TestLayout::dotIsReadByGraphviz() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("smallcnn.dot");
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray::fromStdString(graphToDot(traced("example:smallcnn"))));
+    file.close();
+    QProcess dot;
+    dot.start("dot", {"-Tplain", path});
+    QVERIFY(dot.waitForFinished(60000));
+    QCOMPARE(dot.exitCode(), 0);
+    QString plain = QString::fromUtf8(dot.readAllStandardOutput());
+    QVERIFY(plain.startsWith("graph "));
+    QCOMPARE(plain.count("\nnode "), 18);
+    QVERIFY(plain.contains("\"block_conv1\\ncall_module\\nblock.conv1\""));
+}
+
+QTEST_APPLESS_MAIN(TestLayout)
+#include "tst_layout.moc"

@@ -39,7 +39,7 @@ void TestScene::oneItemPerNodeAndEdge() {
     QCOMPARE(clusters, 1);
     // Boxes are as wide as their text needs with the scene's font (Graphviz rounds to points).
     const Node* conv = traced.graph.find("block_conv1");
-    QSizeF wanted = NodeItem::sizeFor(*conv, scene.font());
+    QSizeF wanted = NodeItem::sizeFor(*conv, SceneStyle(scene.font()));
     QSizeF got = scene.nodeItem("block_conv1")->boundingRect().adjusted(10, 3, -3, -3).size();
     QVERIFY(std::abs(got.width() - wanted.width()) <= 1 &&
             std::abs(got.height() - wanted.height()) <= 1);

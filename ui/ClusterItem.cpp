@@ -6,11 +6,11 @@
 
 namespace fxview {
 
-ClusterItem::ClusterItem(const ClusterBox& cluster, const Theme* theme, const QFont* font)
+ClusterItem::ClusterItem(const ClusterBox& cluster, const Theme* theme, const SceneStyle* style)
     : id_(QString::fromStdString(cluster.id)), label_(QString::fromStdString(cluster.label)),
       isBlock_(cluster.isBlock),
       box_(cluster.box.x, cluster.box.y, cluster.box.width, cluster.box.height), theme_(theme),
-      font_(font) {
+      style_(style) {
     setZValue(0);
 }
 
@@ -25,11 +25,9 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* optio
     painter->drawRoundedRect(box_, 8, 8);
     if (option->levelOfDetailFromTransform(painter->worldTransform()) < 0.35)
         return;
-    QFont small = *font_;
-    small.setPointSizeF(font_->pointSizeF() * 0.85);
-    painter->setFont(small);
+    painter->setFont(style_->small);
     painter->setPen(theme_->mutedText);
-    painter->drawText(box_.topLeft() + QPointF(6, QFontMetricsF(small).ascent() + 3), label_);
+    painter->drawText(box_.topLeft() + QPointF(6, style_->smallAscent + 3), label_);
 }
 
 } // namespace fxview

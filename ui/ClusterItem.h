@@ -5,13 +5,14 @@
 #include <QGraphicsItem>
 
 #include "GraphLayout.h"
+#include "SceneStyle.h"
 #include "Theme.h"
 
 namespace fxview {
 
 class ClusterItem : public QGraphicsItem {
 public:
-    ClusterItem(const ClusterBox& cluster, const Theme* theme, const QFont* font);
+    ClusterItem(const ClusterBox& cluster, const Theme* theme, const SceneStyle* style);
 
     const QString& id() const { return id_; }
     QRectF boundingRect() const override;
@@ -22,7 +23,7 @@ private:
     bool isBlock_;
     QRectF box_;
     const Theme* theme_;
-    const QFont* font_;
+    const SceneStyle* style_;
 };
 
 } // namespace fxview

@@ -18,9 +18,9 @@ QPainterPath EdgeItem::toPainterPath(const std::vector<PointF>& spline) {
     return path;
 }
 
-EdgeItem::EdgeItem(const EdgePath& edge, const Theme* theme, const QFont* font)
+EdgeItem::EdgeItem(const EdgePath& edge, const Theme* theme, const SceneStyle* style)
     : from_(QString::fromStdString(edge.from)), to_(QString::fromStdString(edge.to)),
-      path_(toPainterPath(edge.spline)), dashed_(edge.toBlockResult), theme_(theme), font_(font) {
+      path_(toPainterPath(edge.spline)), dashed_(edge.toBlockResult), theme_(theme), style_(style) {
     setZValue(1);
     if (!edge.spline.empty())
         tail_ = QPointF(edge.spline.front().x, edge.spline.front().y);
@@ -43,7 +43,7 @@ void EdgeItem::setLabel(const QString& label) {
         return;
     prepareGeometryChange();
     label_ = label;
-    QRectF text = QFontMetricsF(*font_).boundingRect(label_);
+    QRectF text = QFontMetricsF(style_->small).boundingRect(label_);
     bounds_ = path_.boundingRect()
                   .united(arrow_.boundingRect())
                   .united(text.translated(tail_ + QPointF(4, text.height())))
@@ -64,11 +64,9 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->drawPolygon(arrow_);
     if (!label_.isEmpty() &&
         option->levelOfDetailFromTransform(painter->worldTransform()) >= 0.35) {
-        QFont small = *font_;
-        small.setPointSizeF(font_->pointSizeF() * 0.85);
-        painter->setFont(small);
+        painter->setFont(style_->small);
         painter->setPen(theme_->mutedText);
-        painter->drawText(tail_ + QPointF(4, QFontMetricsF(small).ascent() + 2), label_);
+        painter->drawText(tail_ + QPointF(4, style_->smallAscent + 2), label_);
     }
 }
 

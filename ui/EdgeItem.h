@@ -6,13 +6,14 @@
 #include <QPainterPath>
 
 #include "GraphLayout.h"
+#include "SceneStyle.h"
 #include "Theme.h"
 
 namespace fxview {
 
 class EdgeItem : public QGraphicsItem {
 public:
-    EdgeItem(const EdgePath& path, const Theme* theme, const QFont* font);
+    EdgeItem(const EdgePath& path, const Theme* theme, const SceneStyle* style);
 
     const QString& from() const { return from_; }
     const QString& to() const { return to_; }
@@ -33,7 +34,7 @@ private:
     bool dashed_;
     QRectF bounds_;
     const Theme* theme_;
-    const QFont* font_;
+    const SceneStyle* style_;
 };
 
 } // namespace fxview

@@ -1,15 +1,26 @@
 #include "GraphScene.h"
 
+#include <QSet>
+
 #include "ClusterItem.h"
 #include "EdgeItem.h"
 #include "NodeItem.h"
 
 namespace fxview {
 
-GraphScene::GraphScene(QObject* parent) : QGraphicsScene(parent), theme_(Theme::light()) {
-    font_ = QFont("DejaVu Sans");
-    font_.setPointSizeF(9);
+namespace {
+QFont sceneFont() {
+    QFont font("DejaVu Sans");
+    font.setPointSizeF(9);
+    return font;
+}
+} // namespace
+
+GraphScene::GraphScene(QObject* parent)
+    : QGraphicsScene(parent), theme_(Theme::light()), style_(sceneFont()) {
     setBackgroundBrush(theme_.background);
+    // Items never move: no index to keep up to date, which makes building thousands cheap.
+    setItemIndexMethod(QGraphicsScene::NoIndex);
 }
 
 void GraphScene::setTheme(const Theme& theme) {
@@ -27,7 +38,7 @@ QString GraphScene::setGraph(const Graph& graph, const LayoutOptions& options) {
     layout_ = layoutGraph(
         graph_,
         [this](const Node& n) {
-            QSizeF size = NodeItem::sizeFor(n, font_);
+            QSizeF size = NodeItem::sizeFor(n, style_);
             return PointF{size.width(), size.height()};
         },
         options);
@@ -38,7 +49,7 @@ QString GraphScene::setGraph(const Graph& graph, const LayoutOptions& options) {
     graph_.forEachNode(
         [&](const Node& n, int) { byName.insert(QString::fromStdString(n.name), &n); });
     for (const ClusterBox& c : layout_.clusters) {
-        auto* item = new ClusterItem(c, &theme_, &font_);
+        auto* item = new ClusterItem(c, &theme_, &style_);
         addItem(item);
         clusters_.append(item);
     }
@@ -46,12 +57,12 @@ QString GraphScene::setGraph(const Graph& graph, const LayoutOptions& options) {
         QString name = QString::fromStdString(box.name);
         auto* item = new NodeItem(*byName.value(name),
                                   QRectF(box.box.x, box.box.y, box.box.width, box.box.height),
-                                  &theme_, &font_);
+                                  &theme_, &style_);
         addItem(item);
         nodes_.insert(name, item);
     }
     for (const EdgePath& e : layout_.edges) {
-        auto* item = new EdgeItem(e, &theme_, &font_);
+        auto* item = new EdgeItem(e, &theme_, &style_);
         addItem(item);
         edges_.append(item);
     }
@@ -95,8 +106,13 @@ void GraphScene::syncRun(const RecordLookup& recordOf, const QString& currentNod
         if (r && r->state == NodeState::Done)
             shapes.insert(it.key(), QString::fromStdString(shortDescription(r->value)));
     }
-    for (EdgeItem* e : edges_)
-        e->setLabel(edgeShapes ? shapes.value(e->from()) : QString());
+    // A value used twice leaves its box on two edges: its shape is written once.
+    QSet<QString> labelled;
+    for (EdgeItem* e : edges_) {
+        bool first = !labelled.contains(e->from());
+        labelled.insert(e->from());
+        e->setLabel(edgeShapes && first ? shapes.value(e->from()) : QString());
+    }
 }
 
 void GraphScene::clearRun() {

@@ -11,6 +11,7 @@
 #include "Graph.h"
 #include "GraphLayout.h"
 #include "RunRecord.h"
+#include "SceneStyle.h"
 #include "Theme.h"
 
 namespace fxview {
@@ -25,7 +26,7 @@ public:
 
     void setTheme(const Theme& theme);
     const Theme& theme() const { return theme_; }
-    const QFont& font() const { return font_; }
+    const QFont& font() const { return style_.font; }
 
     // Measures every box with the scene's font, lays the graph out and builds the items.
     // Returns "" or why the layout failed.
@@ -46,7 +47,7 @@ public:
 
 private:
     Theme theme_;
-    QFont font_;
+    SceneStyle style_;
     Graph graph_;
     GraphLayout layout_;
     QHash<QString, NodeItem*> nodes_;

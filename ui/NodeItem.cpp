@@ -3,6 +3,7 @@
 #include <QFontMetricsF>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
+#include <cmath>
 
 namespace fxview {
 
@@ -20,17 +21,13 @@ QString opLineOf(const Node& n) {
     return op + " · " + target;
 }
 
-QFont boldOf(const QFont& font) {
-    QFont bold = font;
-    bold.setBold(true);
-    return bold;
-}
-
 } // namespace
 
-NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, const QFont* font)
+NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, const SceneStyle* style)
     : name_(QString::fromStdString(node.name)), opLine_(opLineOf(node)), op_(node.op), box_(box),
-      theme_(theme), font_(font) {
+      theme_(theme), style_(style) {
+    opLineShown_ = QFontMetricsF(style_->font)
+                       .elidedText(opLine_, Qt::ElideMiddle, box.width() - 2 * kPadding);
     setPos(box.topLeft());
     box_.moveTopLeft(QPointF(0, 0));
     setFlag(ItemIsSelectable);
@@ -38,19 +35,24 @@ NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, cons
     setToolTip(name_ + "\n" + opLine_);
 }
 
-QSizeF NodeItem::sizeFor(const Node& node, const QFont& font) {
-    QFontMetricsF plain(font), bold(boldOf(font));
+QSizeF NodeItem::sizeFor(const Node& node, const SceneStyle& style) {
+    QFontMetricsF plain(style.font), bold(style.bold);
     double width = std::max({bold.horizontalAdvance(QString::fromStdString(node.name)),
                              plain.horizontalAdvance(opLineOf(node)),
                              plain.horizontalAdvance("[1, 1000, 1000, 1000] float32")});
-    return QSizeF(std::max(kMinWidth, width + 2 * kPadding),
-                  3 * plain.lineSpacing() + 2 * kPadding - 4);
+    // Rounded up with a little slack: Graphviz keeps whole points, and text must never be
+    // elided in a box that was measured for it.
+    return QSizeF(std::ceil(std::max(kMinWidth, width + 2 * kPadding + 4)),
+                  std::ceil(3 * plain.lineSpacing() + 2 * kPadding - 4));
 }
 
 void NodeItem::setRunState(State state, const QString& shape) {
     if (state == state_ && shape == shape_)
         return;
     state_ = state;
+    if (shape != shape_)
+        shapeShown_ = QFontMetricsF(style_->font)
+                          .elidedText(shape, Qt::ElideRight, box_.width() - 2 * kPadding);
     shape_ = shape;
     update();
 }
@@ -104,22 +106,19 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     if (option->levelOfDetailFromTransform(painter->worldTransform()) < 0.35)
         return;
     QColor text = state_ == State::NotExecuted ? t.mutedText : t.text;
-    QFontMetricsF metrics(*font_);
-    double line = metrics.lineSpacing();
+    double line = style_->lineSpacing;
     QRectF row(kPadding, kPadding - 2, box_.width() - 2 * kPadding, line);
-    painter->setFont(boldOf(*font_));
+    painter->setFont(style_->bold);
     painter->setPen(text);
     painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, name_);
-    painter->setFont(*font_);
+    painter->setFont(style_->font);
     painter->setPen(t.mutedText);
     row.translate(0, line);
-    painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter,
-                      metrics.elidedText(opLine_, Qt::ElideMiddle, row.width()));
+    painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, opLineShown_);
     if (!shape_.isEmpty()) {
         row.translate(0, line);
         painter->setPen(state_ == State::Failed ? t.failed : text);
-        painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter,
-                          metrics.elidedText(shape_, Qt::ElideRight, row.width()));
+        painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, shapeShown_);
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include "Graph.h"
 #include "RunRecord.h"
+#include "SceneStyle.h"
 #include "Theme.h"
 
 namespace fxview {
@@ -16,11 +17,11 @@ class NodeItem : public QGraphicsItem {
 public:
     enum class State { Idle, Current, Done, Failed, NotExecuted };
 
-    NodeItem(const Node& node, const QRectF& box, const Theme* theme, const QFont* font);
+    NodeItem(const Node& node, const QRectF& box, const Theme* theme, const SceneStyle* style);
 
     // The box a node needs with `font`: three lines (name, op and target, shape), the shape
     // line reserved from the start so a run never changes the layout.
-    static QSizeF sizeFor(const Node& node, const QFont& font);
+    static QSizeF sizeFor(const Node& node, const SceneStyle& style);
 
     const QString& name() const { return name_; }
     void setRunState(State state, const QString& shape);
@@ -33,12 +34,13 @@ public:
 
 private:
     QString name_, opLine_, shape_;
+    QString opLineShown_, shapeShown_; // elided to the box once, not in every paint
     Op op_;
     QRectF box_;
     State state_ = State::Idle;
     bool breakpoint_ = false;
     const Theme* theme_;
-    const QFont* font_;
+    const SceneStyle* style_;
 };
 
 } // namespace fxview

@@ -1,0 +1,126 @@
+// Layout and export time against node count: the fixture models and generated chains with skip
+// connections, next to the time Graphviz's own `dot -Tsvg` takes on the same graph's DOT text.
+// Prints a Markdown table for the README.
+//
+// Usage: bench_layout WORKDIR [MODEL.pt]...
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
+
+#include <cstdio>
+
+#include "GraphScene.h"
+#include "Model.h"
+#include "SceneExport.h"
+#include "Tracer.h"
+
+using namespace fxview;
+
+namespace {
+
+// x -> n0 -> n1 -> ... with every fourth node also adding the value from four nodes back, the
+// shape of a residual network, and a module scope every 50 nodes.
+Graph chainWithSkips(int count) {
+    Graph g;
+    Node x;
+    x.op = Op::Placeholder;
+    x.name = x.target = "x";
+    g.nodes.push_back(x);
+    for (int i = 0; i < count; ++i) {
+        Node n;
+        n.name = "n" + std::to_string(i);
+        n.scope = "stage" + std::to_string(i / 50);
+        std::string previous = i == 0 ? "x" : "n" + std::to_string(i - 1);
+        if (i % 4 == 3 && i >= 4) {
+            n.op = Op::CallFunction;
+            n.target = "operator.add";
+            n.args = {Argument::ofNode(previous), Argument::ofNode("n" + std::to_string(i - 4))};
+        } else {
+            n.op = Op::CallModule;
+            n.target = n.scope + ".conv" + std::to_string(i % 50);
+            n.moduleType = "torch.nn.Conv2d";
+            n.args = {Argument::ofNode(previous)};
+        }
+        g.nodes.push_back(n);
+    }
+    Node out;
+    out.op = Op::Output;
+    out.name = out.target = "output";
+    out.args = {Argument::ofNode("n" + std::to_string(count - 1))};
+    g.nodes.push_back(out);
+    g.recomputeUsers();
+    return g;
+}
+
+void measure(const QString& name, const Graph& graph, const QString& workdir) {
+    QElapsedTimer timer;
+    timer.start();
+    layoutGraph(graph, [](const Node&) { return PointF{150, 50}; });
+    double dotOnlyMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    timer.restart();
+    GraphScene scene;
+    QString error = scene.setGraph(graph);
+    double layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    if (!error.isEmpty()) {
+        std::fprintf(stderr, "%s: %s\n", qPrintable(name), qPrintable(error));
+        return;
+    }
+    timer.restart();
+    ExportOptions svg;
+    svg.format = ExportFormat::Svg;
+    QString out = workdir + "/" + name + ".svg";
+    error = exportGraph(out, svg, {&scene, {}, {}});
+    double exportMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+
+    QString dotFile = workdir + "/" + name + ".dot";
+    QFile file(dotFile);
+    file.open(QIODevice::WriteOnly);
+    file.write(QByteArray::fromStdString(graphToDot(graph)));
+    file.close();
+    timer.restart();
+    QProcess dot;
+    dot.start("dot", {"-Tsvg", dotFile, "-o", workdir + "/" + name + ".dot.svg"});
+    dot.waitForFinished(-1);
+    double dotMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    std::printf("| %s | %d | %.0f ms | %.0f ms | %.0f ms | %.0f ms | %.0f ms | %.2f× |\n",
+                qPrintable(name), graph.nodeCount(), dotOnlyMs, layoutMs, exportMs,
+                layoutMs + exportMs, dotMs, (layoutMs + exportMs) / dotMs);
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: bench_layout WORKDIR [MODEL.pt]...\n");
+        return 2;
+    }
+    QString workdir = argv[1];
+    // One-time costs of a running app (Graphviz's plugins, the font database) are paid before
+    // timing, as they are when the app opens its first model; `dot` pays its own in every run.
+    {
+        GraphScene warmUp;
+        warmUp.setGraph(chainWithSkips(4));
+        ExportOptions svg;
+        exportGraph(workdir + "/warm-up.svg", svg, {&warmUp, {}, {}});
+    }
+    std::printf(
+        "| graph | nodes | of which Graphviz | layout (measure, dot, items) | SVG export "
+        "| fxview total | `dot -Tsvg` | ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for (int i = 2; i < argc; ++i) {
+        LoadResult loaded = loadModel(argv[i]);
+        if (!loaded.ok()) {
+            std::fprintf(stderr, "%s\n", loaded.error.c_str());
+            return 1;
+        }
+        QString name = QString(argv[i]).section('/', -1).section('.', 0, 0);
+        measure(name, traceModel(*loaded.model).graph, workdir);
+    }
+    for (int count : {500, 1000, 3000})
+        measure(QString("chain%1").arg(count), chainWithSkips(count), workdir);
+    return 0;
+}

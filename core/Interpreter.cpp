@@ -456,6 +456,12 @@ struct Interpreter::Private {
         }
     }
 
+    bool lastWasHidden() const {
+        auto it = plan->stepOf.find(last);
+        const Node* n = it == plan->stepOf.end() ? nullptr : nodeOf[static_cast<std::size_t>(it->second)];
+        return n && n->hidden;
+    }
+
     int nextStep() const {
         if (finished || failed)
             return -1;
@@ -618,7 +624,12 @@ StopReason Interpreter::step() {
     torch::NoGradGuard noGrad;
     if (d->child)
         return d->stepChild(false);
-    return d->advance();
+    // Hidden guards run along with the next node a person can see: a step always shows one.
+    StopReason r;
+    do
+        r = d->advance();
+    while (r == StopReason::Stepped && d->lastWasHidden());
+    return r;
 }
 
 StopReason Interpreter::stepOver() {

@@ -49,6 +49,7 @@ private slots:
     void outputsEqualForward();
     void tinyNetGivesTheSeedNumbers();
     void stepRunsNodesInOrder();
+    void stepRunsHiddenGuardsAlong();
     void runToStopsAfterTheNode();
     void breakpointsStopBeforeTheirNode();
     void resetClearsAndRunsAgain();
@@ -149,6 +150,17 @@ void TestInterpreter::stepRunsNodesInOrder() {
     QVERIFY(run->finished());
     QCOMPARE(run->step(), StopReason::Finished); // nothing more to run
     QCOMPARE(run->executionOrder().size(), std::size_t(5));
+}
+
+void TestInterpreter::stepRunsHiddenGuardsAlong() {
+    // branchy asserts x.dim() == 2 first: that guard is hidden, and runs within the step to fc.
+    auto run = session("example:branchy", {"1x4"});
+    run->step();
+    QCOMPARE(run->lastNode(), std::string("x"));
+    run->step();
+    QCOMPARE(run->lastNode(), std::string("fc"));
+    QCOMPARE(run->record("dim")->state, NodeState::Done);
+    QCOMPARE(run->executionOrder(), (std::vector<std::string>{"x", "dim", "eq", "cond", "fc"}));
 }
 
 void TestInterpreter::runToStopsAfterTheNode() {

@@ -1,0 +1,191 @@
+#include "Engine.h"
+
+#include <QMetaObject>
+#include <QStringList>
+
+#include "FxText.h"
+#include "GraphJson.h"
+#include "GraphLayout.h"
+#include "Interpreter.h"
+#include "Model.h"
+#include "Tracer.h"
+
+namespace fxview {
+
+// Lives on the engine thread; every member is touched only there.
+class EngineWorker : public QObject {
+public:
+    explicit EngineWorker(Engine* engine) : engine_(engine) {}
+
+    void load(const QString& source, std::vector<InputSpec> inputs, quint64 seed) {
+        LoadResult loaded = loadModel(source.toStdString());
+        if (!loaded.ok())
+            return reportLoadFailure(QString::fromStdString(loaded.error));
+        TraceResult traced = traceModel(*loaded.model);
+        if (!traced.ok())
+            return reportLoadFailure(QString::fromStdString(traced.error));
+        LoadedModel model;
+        model.source = source;
+        model.className = QString::fromStdString(loaded.model->className());
+        model.graph = traced.graph;
+        model.graphText = formatGraph(traced.graph);
+        model.dot = graphToDot(traced.graph);
+        model.json = graphToJson(traced.graph, {source.toStdString(), loaded.model->className()});
+        auto interpreter = std::make_unique<Interpreter>(loaded.model, std::move(traced));
+        if (inputs.empty()) {
+            InputChoice guess = interpreter->guessInputs();
+            inputs = guess.specs;
+            model.inputNote =
+                QString::fromStdString(guess.error.empty() ? guess.explanation : guess.error)
+                    .trimmed();
+        } else {
+            QStringList given;
+            for (const InputSpec& spec : inputs)
+                given << QString::fromStdString(spec.text());
+            model.inputNote = "input " + given.join(", ") + " as given";
+        }
+        model.inputs = inputs;
+        if (!inputs.empty()) {
+            std::string error = interpreter->setInputs(inputs, seed);
+            if (!error.empty())
+                model.inputNote = QString::fromStdString(error);
+        }
+        // Only now does the new model replace the old one: a bad file leaves it untouched.
+        model_ = loaded.model;
+        interpreter_ = std::move(interpreter);
+        specs_ = inputs;
+        seed_ = seed;
+        emitDone([engine = engine_, model] { emit engine->loaded(model); });
+        publish();
+    }
+
+    void setInputs(const std::vector<InputSpec>& inputs, quint64 seed) {
+        if (!interpreter_)
+            return;
+        std::string error = interpreter_->setInputs(inputs, seed);
+        if (!error.empty()) {
+            QString sentence = QString::fromStdString(error);
+            emitDone([engine = engine_, sentence] { emit engine->inputsRejected(sentence); });
+            return;
+        }
+        specs_ = inputs;
+        seed_ = seed;
+        publish();
+    }
+
+    void command(RunCommand command, const QString& node) {
+        if (!interpreter_)
+            return;
+        switch (command) {
+        case RunCommand::Step:
+            interpreter_->step();
+            break;
+        case RunCommand::StepInto:
+            interpreter_->stepInto();
+            break;
+        case RunCommand::StepOut:
+            interpreter_->stepOut();
+            break;
+        case RunCommand::RunTo:
+            interpreter_->runTo(node.toStdString());
+            break;
+        case RunCommand::RunToEnd:
+            interpreter_->runToEnd();
+            break;
+        case RunCommand::Reset:
+            interpreter_->reset();
+            break;
+        }
+        publish();
+    }
+
+    void setBreakpoint(const QString& node, bool on) {
+        if (interpreter_)
+            interpreter_->setBreakpoint(node.toStdString(), on);
+    }
+
+private:
+    Engine* engine_;
+    std::shared_ptr<Model> model_;
+    std::unique_ptr<Interpreter> interpreter_;
+    std::vector<InputSpec> specs_;
+    quint64 seed_ = 0;
+
+    template <typename F> void emitDone(F&& f) {
+        QMetaObject::invokeMethod(engine_, std::forward<F>(f), Qt::QueuedConnection);
+    }
+
+    void reportLoadFailure(const QString& sentence) {
+        emitDone([engine = engine_, sentence] { emit engine->loadFailed(sentence); });
+    }
+
+    void publish() {
+        RunSnapshot s;
+        interpreter_->graph().forEachNode([&](const Node& n, int) {
+            if (const NodeRecord* r = interpreter_->record(n.name))
+                s.records.emplace(n.name, *r);
+        });
+        s.order = interpreter_->executionOrder();
+        s.last = interpreter_->lastNode();
+        s.next = interpreter_->nextNode();
+        s.finished = interpreter_->finished();
+        s.failed = interpreter_->failed();
+        s.failure = interpreter_->failure();
+        s.depth = interpreter_->depth();
+        Interpreter* it = interpreter_.get();
+        JsonRunInfo info{specs_, it->inputSummaries(), seed_,
+                         [it](const std::string& n) { return it->record(n); }};
+        s.json = graphToJson(it->graph(), {model_->source(), model_->className()}, &info);
+        emitDone([engine = engine_, s] { emit engine->runUpdated(s); });
+    }
+};
+
+Engine::Engine(QObject* parent) : QObject(parent), worker_(new EngineWorker(this)) {
+    qRegisterMetaType<fxview::LoadedModel>();
+    qRegisterMetaType<fxview::RunSnapshot>();
+    worker_->moveToThread(&thread_);
+    connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+    thread_.setObjectName("fxview engine");
+    thread_.start();
+}
+
+Engine::~Engine() {
+    thread_.quit();
+    thread_.wait();
+}
+
+void Engine::post(std::function<void(EngineWorker&)> job) {
+    if (++pending_ == 1)
+        emit busyChanged(true);
+    QMetaObject::invokeMethod(
+        worker_,
+        [this, job = std::move(job)] {
+            job(*worker_);
+            QMetaObject::invokeMethod(
+                this,
+                [this] {
+                    if (--pending_ == 0)
+                        emit busyChanged(false);
+                },
+                Qt::QueuedConnection);
+        },
+        Qt::QueuedConnection);
+}
+
+void Engine::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed) {
+    post([source, inputs, seed](EngineWorker& w) { w.load(source, inputs, seed); });
+}
+
+void Engine::setInputs(const std::vector<InputSpec>& inputs, quint64 seed) {
+    post([inputs, seed](EngineWorker& w) { w.setInputs(inputs, seed); });
+}
+
+void Engine::command(RunCommand command, const QString& node) {
+    post([command, node](EngineWorker& w) { w.command(command, node); });
+}
+
+void Engine::setBreakpoint(const QString& node, bool on) {
+    post([node, on](EngineWorker& w) { w.setBreakpoint(node, on); });
+}
+
+} // namespace fxview

@@ -1,0 +1,433 @@
+#include "MainWindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QStatusBar>
+#include <QTextBlock>
+#include <QTextBrowser>
+#include <QToolBar>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include "Examples.h"
+#include "FxText.h"
+#include "GraphScene.h"
+#include "GraphView.h"
+#include "NodeItem.h"
+#include "SceneExport.h"
+
+namespace fxview {
+
+namespace {
+
+QString html(const std::string& text) {
+    return QString::fromStdString(text).toHtmlEscaped();
+}
+
+// Inside a stepped-into module the engine names nodes "fc1.linear"; the graph shows fc1.
+QString topLevelName(const std::string& name) {
+    return QString::fromStdString(name.substr(0, name.find('.')));
+}
+
+QString describeValue(const ValueSummary& v) {
+    if (v.type != "Tensor")
+        return html(shortDescription(v));
+    QString text = QString("%1 %2 on %3<br>stride %4, %5 elements, %6 bytes")
+                       .arg(html(formatShape(v.shape)), html(v.dtype), html(v.device),
+                            html(formatShape(v.stride)))
+                       .arg(v.numel)
+                       .arg(v.bytes);
+    if (v.hasStats)
+        text += QString("<br>min %1, max %2<br>mean %3, std %4")
+                    .arg(v.min, 0, 'g', 6)
+                    .arg(v.max, 0, 'g', 6)
+                    .arg(v.mean, 0, 'g', 6)
+                    .arg(v.std, 0, 'g', 6);
+    if (v.nanCount || v.infCount)
+        text += QString("<br><b>NaN %1, Inf %2</b>").arg(v.nanCount).arg(v.infCount);
+    return text;
+}
+
+} // namespace
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), engine_(new Engine(this)), scene_(new GraphScene(this)),
+      view_(new GraphView), banner_(new QLabel), status_(new QLabel) {
+    setWindowTitle("fxview");
+    view_->setScene(scene_);
+    banner_->setWordWrap(true);
+    banner_->setVisible(false);
+    banner_->setMargin(8);
+    auto* central = new QWidget;
+    auto* layout = new QVBoxLayout(central);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->setSpacing(0);
+    layout->addWidget(banner_);
+    layout->addWidget(view_);
+    setCentralWidget(central);
+    statusBar()->addPermanentWidget(status_, 1);
+
+    buildDocks();
+    buildActions();
+
+    connect(engine_, &Engine::loaded, this, &MainWindow::showModel);
+    connect(engine_, &Engine::runUpdated, this, &MainWindow::showRun);
+    connect(engine_, &Engine::loadFailed, this, [this](const QString& sentence) {
+        showBanner(sentence, true);
+        // The current model stays open; the sentence is also shown where a person looks.
+        auto* box = new QMessageBox(QMessageBox::Warning, "Cannot open model", sentence,
+                                    QMessageBox::Ok, this);
+        box->setAttribute(Qt::WA_DeleteOnClose);
+        box->open();
+        pendingSource_.clear();
+        updateStatus();
+    });
+    connect(engine_, &Engine::busyChanged, this, [this](bool) { updateStatus(); });
+    connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
+        QString name = selectedNode();
+        if (name.isEmpty())
+            return;
+        showInspector(name);
+        for (int i = 0; i < nodeList_->topLevelItemCount(); ++i)
+            if (nodeList_->topLevelItem(i)->text(1) == name)
+                nodeList_->setCurrentItem(nodeList_->topLevelItem(i));
+    });
+    resize(1280, 860);
+}
+
+void MainWindow::buildDocks() {
+    nodeList_ = new QTreeWidget;
+    nodeList_->setColumnCount(4);
+    nodeList_->setHeaderLabels({"op", "name", "target", "shape"});
+    nodeList_->setRootIsDecorated(false);
+    nodeList_->setUniformRowHeights(true);
+    filter_ = new QLineEdit;
+    filter_->setPlaceholderText("Filter by name, op or target");
+    filter_->setClearButtonEnabled(true);
+    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
+        for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
+            QTreeWidgetItem* item = nodeList_->topLevelItem(i);
+            bool match = text.isEmpty() || item->text(0).contains(text, Qt::CaseInsensitive) ||
+                         item->text(1).contains(text, Qt::CaseInsensitive) ||
+                         item->text(2).contains(text, Qt::CaseInsensitive);
+            item->setHidden(!match);
+        }
+    });
+    connect(nodeList_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (item && item->text(1) != selectedNode())
+            selectNode(item->text(1));
+    });
+    auto* listPanel = new QWidget;
+    auto* listLayout = new QVBoxLayout(listPanel);
+    listLayout->setContentsMargins(4, 4, 4, 4);
+    listLayout->addWidget(filter_);
+    listLayout->addWidget(nodeList_);
+
+    inspector_ = new QTextBrowser;
+    inspector_->setOpenLinks(false);
+    connect(inspector_, &QTextBrowser::anchorClicked, this,
+            [this](const QUrl& url) { selectNode(url.fragment()); });
+    graphText_ = new QPlainTextEdit;
+    graphText_->setReadOnly(true);
+    graphText_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    graphText_->setFont(QFont("DejaVu Sans Mono", 9));
+
+    auto dock = [this](const QString& title, const QString& name, QWidget* widget,
+                       Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(widget);
+        addDockWidget(area, d);
+        return d;
+    };
+    dock("Nodes", "nodes", listPanel, Qt::LeftDockWidgetArea);
+    dock("Inspector", "inspector", inspector_, Qt::RightDockWidgetArea);
+    dock("Graph as text", "graphText", graphText_, Qt::BottomDockWidgetArea);
+}
+
+void MainWindow::buildActions() {
+    QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::chooseFile);
+    QMenu* examplesMenu = file->addMenu("&Examples");
+    for (const ExampleInfo& e : examples()) {
+        QString source = "example:" + QString::fromStdString(e.name);
+        QAction* a = examplesMenu->addAction(QString::fromStdString(e.name), this,
+                                             [this, source] { openModel(source); });
+        a->setStatusTip(QString::fromStdString(e.description));
+    }
+    file->addAction("&Export…", QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    &MainWindow::chooseExport);
+    file->addSeparator();
+    file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+
+    QMenu* run = menuBar()->addMenu("&Run");
+    QToolBar* bar = addToolBar("Run");
+    bar->setObjectName("runToolbar");
+    auto add = [&](const QString& text, const QKeySequence& key, auto slot) {
+        QAction* a = run->addAction(text, key, this, slot);
+        a->setShortcutContext(Qt::ApplicationShortcut);
+        bar->addAction(a);
+        runActions_.append(a);
+        return a;
+    };
+    add("&Step", QKeySequence(Qt::Key_F10), [this] { runCommand(RunCommand::Step); });
+    add("Step &Into", QKeySequence(Qt::Key_F11), [this] { runCommand(RunCommand::StepInto); });
+    add("Step &Out", QKeySequence(Qt::SHIFT | Qt::Key_F11),
+        [this] { runCommand(RunCommand::StepOut); });
+    add("Run to &Cursor", QKeySequence(Qt::CTRL | Qt::Key_F10), [this] {
+        if (!selectedNode().isEmpty())
+            engine_->command(RunCommand::RunTo, selectedNode());
+    });
+    add("&Continue", QKeySequence(Qt::Key_F5), [this] { runCommand(RunCommand::RunToEnd); });
+    add("&Reset", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
+        [this] { runCommand(RunCommand::Reset); });
+    run->addSeparator();
+    QAction* bp = run->addAction("Toggle &Breakpoint", QKeySequence(Qt::Key_F9), this,
+                                 &MainWindow::toggleBreakpoint);
+    bp->setShortcutContext(Qt::ApplicationShortcut);
+
+    QMenu* view = menuBar()->addMenu("&View");
+    view->addAction("Zoom &In", QKeySequence::ZoomIn, this, [this] { view_->zoomBy(1.25); });
+    view->addAction("Zoom &Out", QKeySequence::ZoomOut, this, [this] { view_->zoomBy(0.8); });
+    view->addAction("&Fit to Window", QKeySequence(Qt::CTRL | Qt::Key_0), this,
+                    [this] { view_->fitGraph(); });
+
+    QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("&About fxview", this, [this] {
+        QMessageBox::about(
+            this, "About fxview",
+            "<b>fxview</b><br>See a PyTorch model's graph the way torch.fx sees it, "
+            "and step through it on sample input.<br>LibTorch 1.13, Graphviz, Qt 6.");
+    });
+}
+
+void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& inputs) {
+    pendingSource_ = source;
+    statusBar()->showMessage("Opening " + source + "…");
+    engine_->load(source, inputs);
+    updateStatus();
+}
+
+void MainWindow::showModel(const LoadedModel& model) {
+    model_ = model;
+    source_ = model.source;
+    pendingSource_.clear();
+    current_.clear();
+    breakpoints_.clear();
+    QString error = scene_->setGraph(model.graph);
+    if (!error.isEmpty())
+        showBanner(error, true);
+    else
+        showBanner("Input: " + model.inputNote, false);
+    nodeList_->clear();
+    model.graph.forEachNode([&](const Node& n, int) {
+        if (n.hidden)
+            return;
+        auto* item = new QTreeWidgetItem({opName(n.op), QString::fromStdString(n.name),
+                                          QString::fromStdString(n.target), QString()});
+        nodeList_->addTopLevelItem(item);
+    });
+    nodeList_->header()->resizeSections(QHeaderView::ResizeToContents);
+    graphText_->setPlainText(QString::fromStdString(model.graphText));
+    setWindowTitle(QFileInfo(source_).fileName() + " — fxview");
+    view_->fitGraph();
+    statusBar()->clearMessage();
+    updateStatus();
+    emit modelShown();
+}
+
+void MainWindow::showRun(const RunSnapshot& snapshot) {
+    run_ = snapshot;
+    current_ = topLevelName(snapshot.last);
+    scene_->syncRun(
+        [this](const std::string& name) -> const NodeRecord* {
+            auto it = run_.records.find(name);
+            return it == run_.records.end() ? nullptr : &it->second;
+        },
+        snapshot.finished ? QString() : current_);
+    for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = nodeList_->topLevelItem(i);
+        auto it = run_.records.find(item->text(1).toStdString());
+        bool done = it != run_.records.end() && it->second.state == NodeState::Done;
+        item->setText(3, done ? QString::fromStdString(shortDescription(it->second.value))
+                              : QString());
+    }
+    if (snapshot.failed)
+        showBanner(QString::fromStdString(snapshot.failure), true);
+    else if (banner_->property("error").toBool())
+        banner_->setVisible(false);
+    // The current line of the graph text, as a debugger highlights the line it stopped at.
+    QList<QTextEdit::ExtraSelection> marks;
+    if (!current_.isEmpty()) {
+        QTextCursor found = graphText_->document()->find("%" + current_ + " ");
+        if (!found.isNull()) {
+            QTextEdit::ExtraSelection mark;
+            mark.cursor = found;
+            mark.cursor.clearSelection();
+            mark.format.setBackground(scene_->theme().current.lighter(170));
+            mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+            marks.append(mark);
+            graphText_->setTextCursor(mark.cursor);
+        }
+    }
+    graphText_->setExtraSelections(marks);
+    if (NodeItem* item = scene_->nodeItem(current_))
+        view_->showItem(item);
+    if (!selectedNode().isEmpty())
+        showInspector(selectedNode());
+    updateStatus();
+    emit runShown();
+}
+
+void MainWindow::showInspector(const QString& name) {
+    const Node* n = model_.graph.find(name.toStdString());
+    if (!n)
+        return;
+    auto link = [](const std::string& node) {
+        return QString("<a href=\"#%1\">%1</a>").arg(html(node));
+    };
+    auto argText = [&](const Argument& a) {
+        QString text = html(formatArgument(a));
+        a.forEachNodeRef([&](const std::string& ref) { text.replace("%" + html(ref), link(ref)); });
+        return text;
+    };
+    QString body = QString("<h3>%1</h3><table>").arg(html(n->name));
+    auto row = [&](const QString& key, const QString& value) {
+        body += QString("<tr><td><b>%1</b>&nbsp;</td><td>%2</td></tr>").arg(key, value);
+    };
+    row("op", opName(n->op));
+    row("target", html(n->target));
+    if (!n->moduleType.empty())
+        row("module", html(n->moduleType));
+    if (!n->scope.empty())
+        row("scope", html(n->scope));
+    QStringList args;
+    for (const Argument& a : n->args)
+        args << argText(a);
+    row("args", "(" + args.join(", ") + ")");
+    QStringList kwargs;
+    for (const KeywordArgument& k : n->kwargs)
+        kwargs << html(k.name) + ": " + argText(k.value);
+    row("kwargs", "{" + kwargs.join(", ") + "}");
+    QStringList users;
+    for (const std::string& u : n->users)
+        users << link(u);
+    row("users", users.join(", "));
+    auto it = run_.records.find(n->name);
+    if (it != run_.records.end()) {
+        const NodeRecord& r = it->second;
+        const char* states[] = {"not run yet", "ran", "failed", "not executed (branch not taken)"};
+        row("state", states[static_cast<int>(r.state)]);
+        if (r.runs > 0) {
+            row("value", describeValue(r.value));
+            row("time", QString("%1 µs").arg(r.timeUs, 0, 'f', 1));
+        }
+        if (r.runs > 1)
+            row("runs", QString::number(r.runs));
+        if (!r.error.empty())
+            row("error", html(r.error));
+    }
+    inspector_->setHtml(body + "</table>");
+}
+
+void MainWindow::showBanner(const QString& text, bool error) {
+    banner_->setText(text);
+    banner_->setProperty("error", error);
+    banner_->setStyleSheet(error ? "background:#ffebe9; color:#82071e;"
+                                 : "background:#ddf4ff; color:#0a3069;");
+    banner_->setVisible(!text.isEmpty());
+}
+
+QString MainWindow::bannerText() const {
+    return banner_->isVisible() ? banner_->text() : QString();
+}
+
+void MainWindow::updateStatus() {
+    QString state = engine_->busy()      ? "working…"
+                    : run_.failed        ? "failed at " + current_
+                    : run_.finished      ? "finished"
+                    : current_.isEmpty() ? "ready"
+                                         : "stopped after " + current_;
+    status_->setText(QString("%1 · %2 nodes · %3")
+                         .arg(source_.isEmpty() ? "no model" : source_)
+                         .arg(scene_->nodeCount())
+                         .arg(state));
+}
+
+QString MainWindow::statusText() const {
+    return status_->text();
+}
+
+void MainWindow::runCommand(RunCommand command) {
+    if (!source_.isEmpty())
+        engine_->command(command);
+}
+
+void MainWindow::toggleBreakpoint() {
+    QString node = selectedNode();
+    if (node.isEmpty())
+        return;
+    bool on = !breakpoints_.contains(node);
+    if (on)
+        breakpoints_.insert(node);
+    else
+        breakpoints_.remove(node);
+    scene_->setBreakpoint(node, on);
+    engine_->setBreakpoint(node, on);
+}
+
+void MainWindow::selectNode(const QString& name) {
+    NodeItem* item = scene_->nodeItem(name);
+    if (!item)
+        return;
+    scene_->clearSelection();
+    item->setSelected(true);
+    view_->centerOn(item);
+}
+
+QString MainWindow::selectedNode() const {
+    for (QGraphicsItem* item : scene_->selectedItems())
+        if (auto* node = dynamic_cast<NodeItem*>(item))
+            return node->name();
+    return {};
+}
+
+QString MainWindow::exportTo(const QString& path) {
+    ExportOptions options;
+    if (!exportFormatFor(path, options.format))
+        return "Cannot tell the format of '" + path + "'; use .png, .svg, .pdf, .dot or .json.";
+    return exportGraph(path, options,
+                       {scene_, model_.dot, run_.order.empty() ? model_.json : run_.json});
+}
+
+void MainWindow::chooseFile() {
+    QString path =
+        QFileDialog::getOpenFileName(this, "Open TorchScript model", QString(),
+                                     "TorchScript models (*.pt *.pth *.zip);;All files (*)");
+    if (!path.isEmpty())
+        openModel(path);
+}
+
+void MainWindow::chooseExport() {
+    QString path = QFileDialog::getSaveFileName(
+        this, "Export graph", QFileInfo(source_).baseName() + ".svg",
+        "SVG (*.svg);;PNG (*.png);;PDF (*.pdf);;Graphviz DOT (*.dot);;fxview JSON (*.json)");
+    if (path.isEmpty())
+        return;
+    QString error = exportTo(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, "Export failed", error);
+    else
+        statusBar()->showMessage("Exported " + path, 5000);
+}
+
+} // namespace fxview

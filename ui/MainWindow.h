@@ -1,0 +1,77 @@
+#pragma once
+// fxview's main window: the graph in the centre, docks with the node list, the inspector and the
+// graph as text, a debugger's Run menu and toolbar, and a status bar. It only draws and asks:
+// every model operation goes through Engine.
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include "Engine.h"
+
+class QAction;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QTextBrowser;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace fxview {
+
+class GraphScene;
+class GraphView;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(QWidget* parent = nullptr);
+
+    void openModel(const QString& source, const std::vector<InputSpec>& inputs = {});
+
+    // For tests and scripting: the state the window shows.
+    GraphScene* scene() const { return scene_; }
+    Engine* engine() const { return engine_; }
+    const QString& modelSource() const { return source_; }
+    const QString& currentNode() const { return current_; }
+    QString statusText() const;
+    QString bannerText() const;
+    void selectNode(const QString& name);
+    QString selectedNode() const;
+    QString exportTo(const QString& path); // "" or why not
+
+signals:
+    void modelShown();
+    void runShown();
+
+private:
+    void buildActions();
+    void buildDocks();
+    void showModel(const LoadedModel& model);
+    void showRun(const RunSnapshot& snapshot);
+    void showInspector(const QString& node);
+    void showBanner(const QString& text, bool error);
+    void updateStatus();
+    void runCommand(RunCommand command);
+    void toggleBreakpoint();
+    void chooseFile();
+    void chooseExport();
+
+    Engine* engine_;
+    GraphScene* scene_;
+    GraphView* view_;
+    QLabel* banner_;
+    QTreeWidget* nodeList_;
+    QLineEdit* filter_;
+    QTextBrowser* inspector_;
+    QPlainTextEdit* graphText_;
+    QLabel* status_;
+    QList<QAction*> runActions_;
+
+    QString source_, pendingSource_;
+    QString current_;
+    LoadedModel model_;
+    RunSnapshot run_;
+    QSet<QString> breakpoints_;
+};
+
+} // namespace fxview

@@ -1,0 +1,151 @@
+// The real main window, offscreen, driven with the debugger's keys.
+
+#include <QApplication>
+#include <QMessageBox>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include "GraphScene.h"
+#include "MainWindow.h"
+#include "NodeItem.h"
+#include "TestSupport.h"
+
+using namespace fxview;
+
+namespace {
+
+bool waitFor(QObject* sender, const char* signal, int times = 1) {
+    QSignalSpy spy(sender, signal);
+    while (spy.count() < times)
+        if (!spy.wait(60000))
+            return false;
+    return true;
+}
+
+void press(MainWindow& window, QKeySequence key) {
+    QTest::keySequence(&window, key);
+}
+
+} // namespace
+
+class TestMainWindow : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void cleanup();
+    void stepWithF10();
+    void continueStopsAtBreakpoint();
+    void resetClearsStates();
+    void badFileKeepsTheModel();
+    void exportsEveryFormat();
+    void windowAnswersWhileTheEngineWorks();
+
+private:
+    std::unique_ptr<MainWindow> window_;
+};
+
+void TestMainWindow::init() {
+    window_ = std::make_unique<MainWindow>();
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+    window_->activateWindow();
+    window_->openModel("example:tinynet", {InputSpec{{3, 4}, "float32", {}}});
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QCOMPARE(window_->modelSource(), QString("example:tinynet"));
+}
+
+void TestMainWindow::cleanup() {
+    window_.reset();
+}
+
+void TestMainWindow::stepWithF10() {
+    QStringList current;
+    for (int i = 0; i < 5; ++i) {
+        press(*window_, QKeySequence(Qt::Key_F10));
+        QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+        current << window_->currentNode();
+    }
+    QCOMPARE(current, (QStringList{"x", "fc1", "relu", "fc2", "output"}));
+    QCOMPARE(window_->scene()->nodeItem("fc2")->shapeText(), QString("[3, 2] float32"));
+    QVERIFY(window_->statusText().contains("finished"));
+}
+
+void TestMainWindow::continueStopsAtBreakpoint() {
+    window_->selectNode("fc2");
+    press(*window_, QKeySequence(Qt::Key_F9)); // breakpoint on the selected node
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QCOMPARE(window_->currentNode(), QString("relu")); // stopped before fc2
+    QCOMPARE(window_->scene()->nodeItem("fc2")->runState(), NodeItem::State::Idle);
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QVERIFY(window_->statusText().contains("finished"));
+}
+
+void TestMainWindow::resetClearsStates() {
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QCOMPARE(window_->scene()->nodeItem("x")->runState(), NodeItem::State::Done);
+    press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    for (const char* n : {"x", "fc1", "relu", "fc2", "output"}) {
+        QCOMPARE(window_->scene()->nodeItem(n)->runState(), NodeItem::State::Idle);
+        QVERIFY(window_->scene()->nodeItem(n)->shapeText().isEmpty());
+    }
+}
+
+void TestMainWindow::badFileKeepsTheModel() {
+    QSignalSpy failed(window_->engine(), &Engine::loadFailed);
+    window_->openModel(QString::fromStdString(fixture("state_dict.pt")));
+    QVERIFY(failed.wait(60000));
+    QCOMPARE(window_->modelSource(), QString("example:tinynet"));
+    QCOMPARE(window_->scene()->nodeCount(), 5);
+    QVERIFY(window_->bannerText().contains("this is a state_dict, not a TorchScript model"));
+    auto* box = window_->findChild<QMessageBox*>();
+    QVERIFY(box && box->text().contains("state_dict"));
+    box->accept();
+    window_->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(window_.get()));
+    // The session goes on with the model it had.
+    press(*window_, QKeySequence(Qt::Key_F10));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QCOMPARE(window_->currentNode(), QString("x"));
+}
+
+void TestMainWindow::exportsEveryFormat() {
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QTemporaryDir dir;
+    for (const char* ext : {"png", "svg", "pdf", "dot", "json"}) {
+        QString path = dir.filePath(QString("tinynet.") + ext);
+        QCOMPARE(window_->exportTo(path), QString());
+        QVERIFY2(QFileInfo(path).size() > 100, ext);
+    }
+    QVERIFY(readFile(dir.filePath("tinynet.json").toStdString()).contains("\"meta\""));
+    QVERIFY(readFile(dir.filePath("tinynet.svg").toStdString()).contains("[3, 2] float32"));
+}
+
+void TestMainWindow::windowAnswersWhileTheEngineWorks() {
+    // resnet18 at 224x224 takes tens of milliseconds per run: the event loop keeps turning.
+    window_->openModel(QString::fromStdString(fixture("resnet18_scripted.pt")),
+                       {InputSpec{{1, 3, 224, 224}, "float32", {}}});
+    QVERIFY(waitFor(window_.get(), SIGNAL(modelShown())));
+    int ticks = 0;
+    QTimer timer;
+    connect(&timer, &QTimer::timeout, [&] { ++ticks; });
+    timer.start(5);
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(window_->engine()->busy());
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown()), 2)); // after load, after the run
+    QVERIFY2(ticks >= 3, std::to_string(ticks).c_str());
+    QVERIFY(window_->statusText().contains("finished"));
+}
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    TestMainWindow test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_mainwindow.moc"

@@ -8,23 +8,17 @@ Usage: /usr/bin/python3 bench/fx_interpreter.py
 import statistics
 import time
 
+import os
+import sys
+
 import torch
 import torch.fx
 import torchvision
 from torch.fx.passes.shape_prop import ShapeProp
 
-
-class TinyNet(torch.nn.Module):  # the seed model
-    def __init__(self):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(4, 8)
-        self.fc2 = torch.nn.Linear(8, 2)
-
-    def forward(self, x):
-        x = self.fc1(x)
-        x = torch.relu(x)
-        x = self.fc2(x)
-        return x
+# The seed's TinyNet, as the fixture generator defines it.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "fixtures"))
+from generate_fixtures import TinyNet  # noqa: E402
 
 
 def median_us(work, warmup, repeats):

@@ -6,19 +6,13 @@
 
 #include "GraphLayout.h"
 #include "Model.h"
+#include "TestModels.h"
 #include "TestSupport.h"
 #include "Tracer.h"
 
 using namespace fxview;
 
 namespace {
-
-Graph traced(const std::string& source) {
-    LoadResult loaded = loadModel(source);
-    if (!loaded.ok())
-        qFatal("%s", loaded.error.c_str());
-    return traceModel(*loaded.model).graph;
-}
 
 GraphLayout laidOut(const Graph& g) {
     GraphLayout layout = layoutGraph(g, [](const Node& n) {
@@ -44,7 +38,7 @@ private slots:
 };
 
 void TestLayout::tinyNetTopToBottom() {
-    GraphLayout layout = laidOut(traced("example:tinynet"));
+    GraphLayout layout = laidOut(tracedGraph("example:tinynet"));
     QCOMPARE(layout.nodes.size(), std::size_t(5));
     QCOMPARE(layout.edges.size(), std::size_t(4));
     const char* order[] = {"x", "fc1", "relu", "fc2", "output"};
@@ -69,7 +63,7 @@ void TestLayout::edgesStartAndEndOnTheirBoxes_data() {
 
 void TestLayout::edgesStartAndEndOnTheirBoxes() {
     QFETCH(QString, source);
-    GraphLayout layout = laidOut(traced(source.toStdString()));
+    GraphLayout layout = laidOut(tracedGraph(source.toStdString()));
     QVERIFY(!layout.edges.empty());
     for (const EdgePath& e : layout.edges) {
         QVERIFY(e.spline.size() >= 4);
@@ -91,7 +85,7 @@ void TestLayout::clustersContainTheirNodes_data() {
 
 void TestLayout::clustersContainTheirNodes() {
     QFETCH(QString, source);
-    Graph g = traced(source.toStdString());
+    Graph g = tracedGraph(source.toStdString());
     GraphLayout layout = laidOut(g);
     QVERIFY(!layout.clusters.empty());
     int checked = 0;
@@ -114,7 +108,7 @@ void TestLayout::clustersContainTheirNodes() {
 }
 
 void TestLayout::blocksBecomeClusters() {
-    Graph g = traced("example:branchy");
+    Graph g = tracedGraph("example:branchy");
     GraphLayout layout = laidOut(g);
     auto block = [&](const std::string& id) {
         return std::find_if(layout.clusters.begin(), layout.clusters.end(),
@@ -133,7 +127,7 @@ void TestLayout::dotIsReadByGraphviz() {
     QString path = dir.filePath("smallcnn.dot");
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(QByteArray::fromStdString(graphToDot(traced("example:smallcnn"))));
+    file.write(QByteArray::fromStdString(graphToDot(tracedGraph("example:smallcnn"))));
     file.close();
     QProcess dot;
     dot.start("dot", {"-Tplain", path});

@@ -8,6 +8,7 @@
 #include "FxText.h"
 #include "GraphJson.h"
 #include "Model.h"
+#include "TestModels.h"
 #include "TestSupport.h"
 #include "Tracer.h"
 
@@ -22,16 +23,6 @@ const char* const kTinyNetGraph =
     "    %relu : [#users=1] = call_function[target=torch.relu](args = (%fc1,), kwargs = {})\n"
     "    %fc2 : [#users=1] = call_module[target=fc2](args = (%relu,), kwargs = {})\n"
     "    return fc2\n";
-
-Graph traced(const std::string& source) {
-    LoadResult loaded = loadModel(source);
-    if (!loaded.ok())
-        qFatal("%s", loaded.error.c_str());
-    TraceResult result = traceModel(*loaded.model);
-    if (!result.ok())
-        qFatal("%s", result.error.c_str());
-    return result.graph;
-}
 
 // The first node with this target that the fx view shows (guards are hidden).
 const Node* firstShown(const Graph& g, const std::string& target) {
@@ -74,7 +65,7 @@ void TestTracer::tinyNetPrintsLikeTorchFx_data() {
 
 void TestTracer::tinyNetPrintsLikeTorchFx() {
     QFETCH(QString, source);
-    std::string text = formatGraph(traced(source.toStdString()));
+    std::string text = formatGraph(tracedGraph(source.toStdString()));
     QCOMPARE(text, std::string(kTinyNetGraph));
     // ...and that is what torch.fx printed for the seed's TinyNet in the generator.
     QCOMPARE(text, fxReference("tinynet")["graph_text"].toString().toStdString() + "\n");
@@ -91,7 +82,7 @@ void TestTracer::nodesEqualSymbolicTrace_data() {
 void TestTracer::nodesEqualSymbolicTrace() {
     QFETCH(QString, model);
     QFETCH(QString, variant);
-    Graph graph = traced(fixture((model + "_" + variant + ".pt").toStdString()));
+    Graph graph = tracedGraph(fixture((model + "_" + variant + ".pt").toStdString()));
     QJsonArray expected = fxReference(model.toStdString())["nodes"].toArray();
     QCOMPARE(graph.nodeCount(), expected.size());
     for (int i = 0; i < expected.size(); ++i) {
@@ -110,7 +101,8 @@ void TestTracer::resnet18TextEqualsTorchFx() {
     QString expected = fxReference("resnet18")["graph_text"].toString();
     expected.replace("%x : torch.Tensor [", "%x : [");
     for (const char* variant : {"resnet18_scripted.pt", "resnet18_traced.pt"})
-        QCOMPARE(QString::fromStdString(formatGraph(traced(fixture(variant)))), expected + "\n");
+        QCOMPARE(QString::fromStdString(formatGraph(tracedGraph(fixture(variant)))),
+                 expected + "\n");
 }
 
 void TestTracer::tracedAndScriptedAgree_data() {
@@ -122,13 +114,13 @@ void TestTracer::tracedAndScriptedAgree_data() {
 
 void TestTracer::tracedAndScriptedAgree() {
     QFETCH(QString, model);
-    std::string scripted = formatGraph(traced(fixture(model.toStdString() + "_scripted.pt")));
-    std::string tracedText = formatGraph(traced(fixture(model.toStdString() + "_traced.pt")));
+    std::string scripted = formatGraph(tracedGraph(fixture(model.toStdString() + "_scripted.pt")));
+    std::string tracedText = formatGraph(tracedGraph(fixture(model.toStdString() + "_traced.pt")));
     QCOMPARE(tracedText, scripted);
 }
 
 void TestTracer::scopesAndModuleTypes() {
-    Graph g = traced("example:smallcnn");
+    Graph g = tracedGraph("example:smallcnn");
     const Node* conv = g.find("block_conv1");
     QVERIFY(conv);
     QCOMPARE(conv->scope, std::string("block")); // inlined from the non-leaf ResidualBlock
@@ -144,7 +136,7 @@ void TestTracer::scopesAndModuleTypes() {
 }
 
 void TestTracer::controlFlowKeptAsBlocks() {
-    Graph g = traced("example:branchy");
+    Graph g = tracedGraph("example:branchy");
     const Node* cond = firstShown(g, "prim::If");
     QVERIFY(cond);
     QCOMPARE(cond->blocks.size(), std::size_t(2));
@@ -159,14 +151,14 @@ void TestTracer::controlFlowKeptAsBlocks() {
     QCOMPARE(loop->args.front(), Argument::ofInt(3));        // range(3)
     QVERIFY(g.find("tanh"));
 
-    Graph cf = traced(fixture("control_flow_scripted.pt"));
+    Graph cf = tracedGraph(fixture("control_flow_scripted.pt"));
     int controlNodes = 0;
     cf.forEachNode([&](const Node& n, int) { controlNodes += n.blocks.empty() ? 0 : 1; });
     QVERIFY(controlNodes >= 2);
 }
 
 void TestTracer::raiseGuardsHiddenByDefault() {
-    Graph g = traced("example:branchy");
+    Graph g = tracedGraph("example:branchy");
     std::string shown = formatGraph(g);
     QVERIFY(shown.find("RaiseException") == std::string::npos);
     QVERIFY(shown.find("dim") == std::string::npos);
@@ -179,7 +171,7 @@ void TestTracer::raiseGuardsHiddenByDefault() {
 }
 
 void TestTracer::jsonFormat() {
-    Graph g = traced("example:tinynet");
+    Graph g = tracedGraph("example:tinynet");
     QJsonParseError error;
     QJsonDocument doc = QJsonDocument::fromJson(
         QByteArray::fromStdString(graphToJson(g, {"example:tinynet", "__torch__.TinyNet"})),

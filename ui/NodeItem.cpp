@@ -26,8 +26,7 @@ QString opLineOf(const Node& n) {
 NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, const SceneStyle* style)
     : name_(QString::fromStdString(node.name)), opLine_(opLineOf(node)), op_(node.op), box_(box),
       theme_(theme), style_(style) {
-    opLineShown_ = QFontMetricsF(style_->font)
-                       .elidedText(opLine_, Qt::ElideMiddle, box.width() - 2 * kPadding);
+    opLineShown_ = style_->metrics.elidedText(opLine_, Qt::ElideMiddle, box.width() - 2 * kPadding);
     setPos(box.topLeft());
     box_.moveTopLeft(QPointF(0, 0));
     setFlag(ItemIsSelectable);
@@ -36,14 +35,13 @@ NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, cons
 }
 
 QSizeF NodeItem::sizeFor(const Node& node, const SceneStyle& style) {
-    QFontMetricsF plain(style.font), bold(style.bold);
-    double width = std::max({bold.horizontalAdvance(QString::fromStdString(node.name)),
-                             plain.horizontalAdvance(opLineOf(node)),
-                             plain.horizontalAdvance("[1, 1000, 1000, 1000] float32")});
+    double width =
+        std::max({style.boldMetrics.horizontalAdvance(QString::fromStdString(node.name)),
+                  style.metrics.horizontalAdvance(opLineOf(node)), style.shapeLineWidth});
     // Rounded up with a little slack: Graphviz keeps whole points, and text must never be
     // elided in a box that was measured for it.
     return QSizeF(std::ceil(std::max(kMinWidth, width + 2 * kPadding + 4)),
-                  std::ceil(3 * plain.lineSpacing() + 2 * kPadding - 4));
+                  std::ceil(3 * style.lineSpacing + 2 * kPadding - 4));
 }
 
 void NodeItem::setRunState(State state, const QString& shape) {
@@ -51,8 +49,8 @@ void NodeItem::setRunState(State state, const QString& shape) {
         return;
     state_ = state;
     if (shape != shape_)
-        shapeShown_ = QFontMetricsF(style_->font)
-                          .elidedText(shape, Qt::ElideRight, box_.width() - 2 * kPadding);
+        shapeShown_ =
+            style_->metrics.elidedText(shape, Qt::ElideRight, box_.width() - 2 * kPadding);
     shape_ = shape;
     update();
 }

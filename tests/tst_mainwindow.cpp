@@ -2,6 +2,7 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QGraphicsView>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -49,6 +50,8 @@ private slots:
     void badFileKeepsTheModel();
     void exportsEveryFormat();
     void windowAnswersWhileTheEngineWorks();
+    void findSelectsNodes();
+    void arrowKeysWalkTheGraph();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -150,6 +153,40 @@ void TestMainWindow::windowAnswersWhileTheEngineWorks() {
     QVERIFY(settle(*window_));
     QVERIFY2(ticks >= 3, std::to_string(ticks).c_str());
     QVERIFY(window_->statusText().contains("finished"));
+}
+
+void TestMainWindow::findSelectsNodes() {
+    QVERIFY(window_->findNode("relu"));
+    QCOMPARE(window_->selectedNode(), QString("relu"));
+    // By op: the call_modules in graph order, wrapping around; backwards too.
+    QVERIFY(window_->findNode("call_module"));
+    QCOMPARE(window_->selectedNode(), QString("fc1"));
+    QVERIFY(window_->findNode("call_module"));
+    QCOMPARE(window_->selectedNode(), QString("fc2"));
+    QVERIFY(window_->findNode("call_module"));
+    QCOMPARE(window_->selectedNode(), QString("fc1"));
+    QVERIFY(window_->findNode("call_module", true));
+    QCOMPARE(window_->selectedNode(), QString("fc2"));
+    QVERIFY(window_->findNode("torch.relu")); // by target
+    QCOMPARE(window_->selectedNode(), QString("relu"));
+    QVERIFY(!window_->findNode("conv"));
+    QCOMPARE(window_->selectedNode(), QString("relu")); // nothing found: selection stays
+}
+
+void TestMainWindow::arrowKeysWalkTheGraph() {
+    window_->selectNode("fc1");
+    QWidget* view = window_->centralWidget()->findChild<QGraphicsView*>();
+    QVERIFY(view);
+    QTest::keyClick(view, Qt::Key_Down);
+    QCOMPARE(window_->selectedNode(), QString("relu")); // fc1's user
+    QTest::keyClick(view, Qt::Key_Down);
+    QCOMPARE(window_->selectedNode(), QString("fc2"));
+    QTest::keyClick(view, Qt::Key_Up);
+    QCOMPARE(window_->selectedNode(), QString("relu")); // relu's producer
+    QTest::keyClick(view, Qt::Key_Left);
+    QCOMPARE(window_->selectedNode(), QString("fc1")); // previous in graph order
+    QTest::keyClick(view, Qt::Key_Right);
+    QCOMPARE(window_->selectedNode(), QString("relu"));
 }
 
 int main(int argc, char** argv) {

@@ -6,6 +6,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenuBar>
@@ -64,6 +65,7 @@ MainWindow::MainWindow(QWidget* parent)
       view_(new GraphView), banner_(new QLabel), status_(new QLabel) {
     setWindowTitle("fxview");
     view_->setScene(scene_);
+    view_->installEventFilter(this);
     banner_->setWordWrap(true);
     banner_->setVisible(false);
     banner_->setMargin(8);
@@ -194,6 +196,24 @@ void MainWindow::buildActions() {
     QAction* bp = run->addAction("Toggle &Breakpoint", QKeySequence(Qt::Key_F9), this,
                                  &MainWindow::toggleBreakpoint);
     bp->setShortcutContext(Qt::ApplicationShortcut);
+
+    QMenu* edit = menuBar()->addMenu("&Edit");
+    QToolBar* findBar = addToolBar("Find");
+    findBar->setObjectName("findToolbar");
+    find_ = new QLineEdit;
+    find_->setPlaceholderText("Find node (name, op or target)");
+    find_->setClearButtonEnabled(true);
+    find_->setMaximumWidth(280);
+    findBar->addWidget(find_);
+    connect(find_, &QLineEdit::returnPressed, this, [this] { findNode(find_->text()); });
+    edit->addAction("&Find…", QKeySequence::Find, this, [this] {
+        find_->setFocus();
+        find_->selectAll();
+    });
+    edit->addAction("Find &Next", QKeySequence::FindNext, this,
+                    [this] { findNode(find_->text()); });
+    edit->addAction("Find &Previous", QKeySequence::FindPrevious, this,
+                    [this] { findNode(find_->text(), true); });
 
     QMenu* view = menuBar()->addMenu("&View");
     view->addAction("Zoom &In", QKeySequence::ZoomIn, this, [this] { view_->zoomBy(1.25); });
@@ -407,6 +427,74 @@ QString MainWindow::exportTo(const QString& path) {
         return "Cannot tell the format of '" + path + "'; use .png, .svg, .pdf, .dot or .json.";
     return exportGraph(path, options,
                        {scene_, model_.dot, run_.order.empty() ? model_.json : run_.json});
+}
+
+bool MainWindow::findNode(const QString& text, bool backwards) {
+    if (text.isEmpty())
+        return false;
+    QStringList names;
+    model_.graph.forEachNode([&](const Node& n, int) {
+        bool match = QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) ||
+                     QString(opName(n.op)).contains(text, Qt::CaseInsensitive) ||
+                     QString::fromStdString(n.target).contains(text, Qt::CaseInsensitive);
+        if (!n.hidden && match)
+            names << QString::fromStdString(n.name);
+    });
+    if (names.isEmpty()) {
+        statusBar()->showMessage("No node matches '" + text + "'", 4000);
+        return false;
+    }
+    // From the selection on, wrapping around, like a text editor's Find Next.
+    int at = static_cast<int>(names.indexOf(selectedNode()));
+    int count = static_cast<int>(names.size());
+    int next = at < 0 ? (backwards ? count - 1 : 0) : (at + (backwards ? count - 1 : 1)) % count;
+    selectNode(names[next]);
+    statusBar()->showMessage(QString("Match %1 of %2").arg(next + 1).arg(count), 4000);
+    return true;
+}
+
+void MainWindow::walk(int key) {
+    const Node* n = model_.graph.find(selectedNode().toStdString());
+    if (!n)
+        return;
+    std::vector<std::string> order;
+    model_.graph.forEachNode([&](const Node& node, int) {
+        if (!node.hidden)
+            order.push_back(node.name);
+    });
+    std::string target;
+    if (key == Qt::Key_Up) {
+        for (const Argument& a : n->args)
+            a.forEachNodeRef([&](const std::string& ref) {
+                if (target.empty() && scene_->nodeItem(QString::fromStdString(ref)))
+                    target = ref;
+            });
+    } else if (key == Qt::Key_Down) {
+        for (const std::string& u : n->users)
+            if (target.empty() && scene_->nodeItem(QString::fromStdString(u)))
+                target = u;
+    } else {
+        auto it = std::find(order.begin(), order.end(), n->name);
+        if (key == Qt::Key_Left && it != order.begin())
+            target = *(it - 1);
+        if (key == Qt::Key_Right && it != order.end() && it + 1 != order.end())
+            target = *(it + 1);
+    }
+    if (!target.empty())
+        selectNode(QString::fromStdString(target));
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == view_ && event->type() == QEvent::KeyPress) {
+        int key = static_cast<QKeyEvent*>(event)->key();
+        if ((key == Qt::Key_Up || key == Qt::Key_Down || key == Qt::Key_Left ||
+             key == Qt::Key_Right) &&
+            !selectedNode().isEmpty()) {
+            walk(key);
+            return true;
+        }
+    }
+    return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::chooseFile() {

@@ -38,6 +38,11 @@ public:
     void selectNode(const QString& name);
     QString selectedNode() const;
     QString exportTo(const QString& path); // "" or why not
+    // Selects the next (or previous) node whose name, op or target contains `text`.
+    bool findNode(const QString& text, bool backwards = false);
+    // Moves the selection along the graph: to a producer (up), a user (down), or the previous
+    // and next node in graph order (left, right).
+    void walk(int key);
 
 signals:
     void modelShown();
@@ -55,6 +60,7 @@ private:
     void toggleBreakpoint();
     void chooseFile();
     void chooseExport();
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
     Engine* engine_;
     GraphScene* scene_;
@@ -62,6 +68,7 @@ private:
     QLabel* banner_;
     QTreeWidget* nodeList_;
     QLineEdit* filter_;
+    QLineEdit* find_;
     QTextBrowser* inspector_;
     QPlainTextEdit* graphText_;
     QLabel* status_;

@@ -4,7 +4,9 @@
 #include <QElapsedTimer>
 #include <QGraphicsView>
 #include <QMessageBox>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include "GraphScene.h"
@@ -52,6 +54,8 @@ private slots:
     void windowAnswersWhileTheEngineWorks();
     void findSelectsNodes();
     void arrowKeysWalkTheGraph();
+    void playStepsOnItsOwn();
+    void inputBarAppliesAndRemembers();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -189,9 +193,41 @@ void TestMainWindow::arrowKeysWalkTheGraph() {
     QCOMPARE(window_->selectedNode(), QString("relu"));
 }
 
+void TestMainWindow::playStepsOnItsOwn() {
+    window_->setPlayInterval(20);
+    QSignalSpy shown(window_.get(), &MainWindow::runShown);
+    window_->setPlaying(true);
+    QVERIFY(window_->playing());
+    QElapsedTimer timer;
+    timer.start();
+    while (window_->playing() && timer.elapsed() < 30000)
+        QTest::qWait(10);
+    QVERIFY(!window_->playing()); // it stopped by itself at the end
+    QVERIFY(window_->statusText().contains("finished"));
+    QVERIFY(shown.count() >= 5); // one picture per node: x, fc1, relu, fc2, output
+}
+
+void TestMainWindow::inputBarAppliesAndRemembers() {
+    QVERIFY(window_->applyInputs({"bad spec"}, 0).contains("is not a shape"));
+    QVERIFY(window_->bannerText().contains("is not a shape"));
+    QCOMPARE(window_->applyInputs({"5x4"}, 3), QString());
+    QVERIFY(settle(*window_));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    QCOMPARE(window_->scene()->nodeItem("fc2")->shapeText(), QString("[5, 2] float32"));
+    // Opened again without inputs, the model gets the ones applied last.
+    window_->openModel("example:tinynet");
+    QVERIFY(settle(*window_));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    QCOMPARE(window_->scene()->nodeItem("fc2")->shapeText(), QString("[5, 2] float32"));
+}
+
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
+    QStandardPaths::setTestModeEnabled(true); // remembered inputs go to a test-only place
     QApplication app(argc, argv);
+    QSettings().clear();
     TestMainWindow test;
     return QTest::qExec(&test, argc, argv);
 }

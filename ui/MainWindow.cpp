@@ -12,9 +12,12 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTextBlock>
 #include <QTextBrowser>
+#include <QTimer>
 #include <QToolBar>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -192,6 +195,22 @@ void MainWindow::buildActions() {
     add("&Continue", QKeySequence(Qt::Key_F5), [this] { runCommand(RunCommand::RunToEnd); });
     add("&Reset", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
         [this] { runCommand(RunCommand::Reset); });
+    // Play steps on its own, one node per interval, until the end, a failure or Pause.
+    play_ = add("&Play", QKeySequence(Qt::CTRL | Qt::Key_P),
+                [this] { setPlaying(play_->isChecked()); });
+    play_->setCheckable(true);
+    playTimer_ = new QTimer(this);
+    connect(playTimer_, &QTimer::timeout, this, &MainWindow::playTick);
+    playInterval_ = new QSpinBox;
+    playInterval_->setRange(10, 5000);
+    playInterval_->setSingleStep(50);
+    playInterval_->setValue(400);
+    playInterval_->setSuffix(" ms/step");
+    playInterval_->setToolTip("Play speed");
+    connect(playInterval_, qOverload<int>(&QSpinBox::valueChanged), playTimer_,
+            qOverload<int>(&QTimer::setInterval));
+    playTimer_->setInterval(playInterval_->value());
+    bar->addWidget(playInterval_);
     run->addSeparator();
     QAction* bp = run->addAction("Toggle &Breakpoint", QKeySequence(Qt::Key_F9), this,
                                  &MainWindow::toggleBreakpoint);
@@ -221,6 +240,8 @@ void MainWindow::buildActions() {
     view->addAction("&Fit to Window", QKeySequence(Qt::CTRL | Qt::Key_0), this,
                     [this] { view_->fitGraph(); });
 
+    buildInputBar();
+
     QMenu* help = menuBar()->addMenu("&Help");
     help->addAction("&About fxview", this, [this] {
         QMessageBox::about(
@@ -230,10 +251,80 @@ void MainWindow::buildActions() {
     });
 }
 
+void MainWindow::buildInputBar() {
+    addToolBarBreak();
+    inputBar_ = addToolBar("Input");
+    inputBar_->setObjectName("inputToolbar");
+    seed_ = new QSpinBox;
+    seed_->setRange(0, 1'000'000);
+    seed_->setPrefix("seed ");
+}
+
+QString MainWindow::applyInputs(const QStringList& texts, quint64 seed) {
+    std::vector<InputSpec> specs;
+    for (const QString& text : texts) {
+        InputSpec spec;
+        std::string error;
+        if (!parseInputSpec(text.trimmed().toStdString(), spec, error)) {
+            showBanner(QString::fromStdString(error), true);
+            return QString::fromStdString(error);
+        }
+        specs.push_back(spec);
+    }
+    QSettings settings;
+    settings.setValue("inputs/" + source_, texts);
+    settings.setValue("seeds/" + source_, seed);
+    engine_->setInputs(specs, seed);
+    showBanner("Input " + texts.join(", ") + QString(", seed %1").arg(seed), false);
+    return {};
+}
+
+void MainWindow::setPlaying(bool on) {
+    play_->setChecked(on);
+    play_->setText(on ? "&Pause" : "&Play");
+    if (on)
+        playTimer_->start();
+    else
+        playTimer_->stop();
+}
+
+bool MainWindow::playing() const {
+    return playTimer_->isActive();
+}
+
+void MainWindow::setPlayInterval(int milliseconds) {
+    playInterval_->setValue(milliseconds);
+}
+
+void MainWindow::playTick() {
+    if (engine_->busy())
+        return; // the node still computes: the window waits, it does not queue steps
+    if (run_.finished || run_.failed || source_.isEmpty()) {
+        setPlaying(false);
+        return;
+    }
+    engine_->command(RunCommand::Step);
+}
+
 void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& inputs) {
     pendingSource_ = source;
     statusBar()->showMessage("Opening " + source + "…");
-    engine_->load(source, inputs);
+    // Without inputs given, the ones last applied to this model are used again.
+    std::vector<InputSpec> chosen = inputs;
+    QSettings settings;
+    quint64 seed = settings.value("seeds/" + source, 0).toULongLong();
+    if (chosen.empty())
+        for (const QString& text : settings.value("inputs/" + source).toStringList()) {
+            InputSpec spec;
+            std::string error;
+            if (parseInputSpec(text.toStdString(), spec, error))
+                chosen.push_back(spec);
+        }
+    if (inputs.empty() && !chosen.empty())
+        seed_->setValue(static_cast<int>(seed));
+    else
+        seed = 0, seed_->setValue(0);
+    engine_->load(source, chosen, seed);
     updateStatus();
 }
 
@@ -258,6 +349,31 @@ void MainWindow::showModel(const LoadedModel& model) {
     });
     nodeList_->header()->resizeSections(QHeaderView::ResizeToContents);
     graphText_->setPlainText(QString::fromStdString(model.graphText));
+    inputBar_->clear();
+    inputFields_.clear();
+    std::size_t index = 0;
+    for (const Node& n : model.graph.nodes) {
+        if (n.op != Op::Placeholder)
+            continue;
+        inputBar_->addWidget(new QLabel(" " + QString::fromStdString(n.name) + " "));
+        auto* field = new QLineEdit(index < model.inputs.size()
+                                        ? QString::fromStdString(model.inputs[index].text())
+                                        : QString());
+        field->setPlaceholderText("1x3x224x224, 2x8:int64, file:…");
+        field->setToolTip(model.inputNote);
+        field->setMaximumWidth(200);
+        inputBar_->addWidget(field);
+        inputFields_.append(field);
+        ++index;
+    }
+    inputBar_->addWidget(seed_);
+    QAction* apply = inputBar_->addAction("Apply input", this, [this] {
+        QStringList texts;
+        for (QLineEdit* f : inputFields_)
+            texts << f->text();
+        applyInputs(texts, static_cast<quint64>(seed_->value()));
+    });
+    apply->setToolTip("Make the input from these specs and reset the run");
     setWindowTitle(QFileInfo(source_).fileName() + " — fxview");
     view_->fitGraph();
     statusBar()->clearMessage();

@@ -9,6 +9,9 @@
 #include "Engine.h"
 
 class QAction;
+class QSpinBox;
+class QTimer;
+class QToolBar;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -43,6 +46,11 @@ public:
     // Moves the selection along the graph: to a producer (up), a user (down), or the previous
     // and next node in graph order (left, right).
     void walk(int key);
+    // The input bar: one spec per placeholder and the seed; "" or the sentence that rejects them.
+    QString applyInputs(const QStringList& specs, quint64 seed);
+    void setPlaying(bool on);
+    bool playing() const;
+    void setPlayInterval(int milliseconds);
 
 signals:
     void modelShown();
@@ -61,6 +69,8 @@ private:
     void chooseFile();
     void chooseExport();
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void buildInputBar();
+    void playTick();
 
     Engine* engine_;
     GraphScene* scene_;
@@ -73,6 +83,12 @@ private:
     QPlainTextEdit* graphText_;
     QLabel* status_;
     QList<QAction*> runActions_;
+    QToolBar* inputBar_;
+    QList<QLineEdit*> inputFields_;
+    QSpinBox* seed_;
+    QAction* play_;
+    QTimer* playTimer_;
+    QSpinBox* playInterval_;
 
     QString source_, pendingSource_;
     QString current_;

@@ -56,6 +56,7 @@ private slots:
     void arrowKeysWalkTheGraph();
     void playStepsOnItsOwn();
     void inputBarAppliesAndRemembers();
+    void recentModelsAndDrop();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -221,6 +222,23 @@ void TestMainWindow::inputBarAppliesAndRemembers() {
     press(*window_, QKeySequence(Qt::Key_F5));
     QVERIFY(settle(*window_));
     QCOMPARE(window_->scene()->nodeItem("fc2")->shapeText(), QString("[5, 2] float32"));
+}
+
+void TestMainWindow::recentModelsAndDrop() {
+    QString file = QString::fromStdString(fixture("tinynet_traced.pt"));
+    // A file dropped on the window opens like File > Open (Qt delivers drops only from a real
+    // drag, so the drop's action is called as dropEvent calls it).
+    QVERIFY(window_->acceptDrops());
+    QVERIFY(!window_->openDropped({QUrl("https://example.org/model.pt")}));
+    QVERIFY(window_->openDropped({QUrl::fromLocalFile(file)}));
+    QVERIFY(settle(*window_));
+    QCOMPARE(window_->modelSource(), file);
+    QCOMPARE(window_->recentModels().value(0), file);
+    QCOMPARE(window_->recentModels().value(1), QString("example:tinynet"));
+    window_->openModel("example:tinynet");
+    QVERIFY(settle(*window_));
+    QCOMPARE(window_->recentModels().value(0), QString("example:tinynet"));
+    QCOMPARE(window_->recentModels().count("example:tinynet"), 1);
 }
 
 int main(int argc, char** argv) {

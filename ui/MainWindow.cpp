@@ -3,6 +3,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -11,6 +13,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSpinBox>
@@ -106,6 +109,7 @@ MainWindow::MainWindow(QWidget* parent)
             if (nodeList_->topLevelItem(i)->text(1) == name)
                 nodeList_->setCurrentItem(nodeList_->topLevelItem(i));
     });
+    setAcceptDrops(true);
     resize(1280, 860);
 }
 
@@ -169,6 +173,13 @@ void MainWindow::buildActions() {
                                              [this, source] { openModel(source); });
         a->setStatusTip(QString::fromStdString(e.description));
     }
+    QMenu* recent = file->addMenu("Open &Recent");
+    connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+        recent->clear();
+        for (const QString& source : recentModels())
+            recent->addAction(source, this, [this, source] { openModel(source); });
+        recent->setEnabled(!recent->isEmpty());
+    });
     file->addAction("&Export…", QKeySequence(Qt::CTRL | Qt::Key_E), this,
                     &MainWindow::chooseExport);
     file->addSeparator();
@@ -328,9 +339,35 @@ void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& 
     updateStatus();
 }
 
+QStringList MainWindow::recentModels() const {
+    return QSettings().value("recent").toStringList();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (event->mimeData()->hasUrls() && event->mimeData()->urls().value(0).isLocalFile())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    if (openDropped(event->mimeData()->urls()))
+        event->acceptProposedAction();
+}
+
+bool MainWindow::openDropped(const QList<QUrl>& urls) {
+    if (urls.isEmpty() || !urls.first().isLocalFile())
+        return false;
+    openModel(urls.first().toLocalFile());
+    return true;
+}
+
 void MainWindow::showModel(const LoadedModel& model) {
     model_ = model;
     source_ = model.source;
+    // Most recent first, eight at most, as File > Open Recent lists them.
+    QStringList recent = recentModels();
+    recent.removeAll(source_);
+    recent.prepend(source_);
+    QSettings().setValue("recent", recent.mid(0, 8));
     pendingSource_.clear();
     current_.clear();
     breakpoints_.clear();

@@ -51,6 +51,9 @@ public:
     void setPlaying(bool on);
     bool playing() const;
     void setPlayInterval(int milliseconds);
+    QStringList recentModels() const;
+    // What a drop of files on the window does: opens the first local file.
+    bool openDropped(const QList<QUrl>& urls);
 
 signals:
     void modelShown();
@@ -69,6 +72,8 @@ private:
     void chooseFile();
     void chooseExport();
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
     void buildInputBar();
     void playTick();
 

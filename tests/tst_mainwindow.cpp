@@ -1,6 +1,7 @@
 // The real main window, offscreen, driven with the debugger's keys.
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QElapsedTimer>
 #include <QGraphicsView>
 #include <QMessageBox>
@@ -57,6 +58,7 @@ private slots:
     void playStepsOnItsOwn();
     void inputBarAppliesAndRemembers();
     void recentModelsAndDrop();
+    void dockLayoutIsRestored();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -239,6 +241,20 @@ void TestMainWindow::recentModelsAndDrop() {
     QVERIFY(settle(*window_));
     QCOMPARE(window_->recentModels().value(0), QString("example:tinynet"));
     QCOMPARE(window_->recentModels().count("example:tinynet"), 1);
+}
+
+void TestMainWindow::dockLayoutIsRestored() {
+    window_->findChild<QDockWidget*>("graphText")->hide();
+    window_->close(); // saves the layout
+    {
+        MainWindow again;
+        again.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&again));
+        QVERIFY(!again.findChild<QDockWidget*>("graphText")->isVisible());
+        QVERIFY(again.findChild<QDockWidget*>("nodes")->isVisible());
+        again.findChild<QDockWidget*>("graphText")->show();
+        again.close();
+    }
 }
 
 int main(int argc, char** argv) {

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -111,6 +112,20 @@ MainWindow::MainWindow(QWidget* parent)
     });
     setAcceptDrops(true);
     resize(1280, 860);
+    // The graph follows the system's light or dark palette.
+    if (palette().color(QPalette::Window).lightness() < 128)
+        scene_->setTheme(Theme::dark());
+    // Window size and dock layout as the person left them.
+    QSettings settings;
+    restoreGeometry(settings.value("window/geometry").toByteArray());
+    restoreState(settings.value("window/state").toByteArray());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+    QMainWindow::closeEvent(event);
 }
 
 void MainWindow::buildDocks() {

@@ -8,6 +8,7 @@
 
 #include "InputSpec.h"
 #include "MainWindow.h"
+#include "OpenTime.h"
 
 int main(int argc, char** argv) {
     QApplication app(argc, argv);
@@ -28,6 +29,9 @@ int main(int argc, char** argv) {
                              "2x8:int64 or file:input.pt; once per placeholder",
                              "SPEC");
     parser.addOption(input);
+    QCommandLineOption reportOpenTime(
+        "report-open-time", "print the time from process start to the graph painted, then quit");
+    parser.addOption(reportOpenTime);
     parser.process(app);
 
     std::vector<fxview::InputSpec> inputs;
@@ -44,6 +48,8 @@ int main(int argc, char** argv) {
 
     fxview::MainWindow window;
     window.show();
+    if (parser.isSet(reportOpenTime))
+        fxview::reportOpenTime(window);
     window.openModel(model, inputs);
     return QApplication::exec();
 }

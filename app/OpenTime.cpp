@@ -1,0 +1,74 @@
+#include "OpenTime.h"
+
+#include <QApplication>
+#include <QFile>
+#include <QGraphicsView>
+#include <QTimer>
+#include <cstdio>
+#include <unistd.h>
+
+#include "Engine.h"
+#include "MainWindow.h"
+
+namespace fxview {
+
+namespace {
+
+// Milliseconds since this process started: /proc/self/stat's start time against /proc/uptime.
+double msSinceProcessStart() {
+    QFile stat("/proc/self/stat"), uptime("/proc/uptime");
+    if (!stat.open(QIODevice::ReadOnly) || !uptime.open(QIODevice::ReadOnly))
+        return -1;
+    QByteArray fields = stat.readAll();
+    fields = fields.mid(fields.lastIndexOf(')') + 2);           // the command name may hold spaces
+    double startTicks = fields.split(' ').value(19).toDouble(); // field 22 of the whole line
+    double now = uptime.readAll().split(' ').value(0).toDouble();
+    return (now - startTicks / static_cast<double>(sysconf(_SC_CLK_TCK))) * 1000.0;
+}
+
+class FirstPaint : public QObject {
+public:
+    explicit FirstPaint(MainWindow& window) : window_(window) {}
+
+    bool eventFilter(QObject* watched, QEvent* event) override {
+        if (shownAt_ >= 0 && event->type() == QEvent::Paint) {
+            // Report once the paint has been delivered, not before it is handled.
+            QTimer::singleShot(0, qApp, [this] { report(); });
+            watched->removeEventFilter(this);
+        }
+        return false;
+    }
+
+    void modelShown() {
+        shownAt_ = msSinceProcessStart();
+        QWidget* viewport = window_.findChild<QGraphicsView*>()->viewport();
+        viewport->installEventFilter(this);
+        viewport->update();
+    }
+
+private:
+    void report() {
+        std::printf("open time: %.0f ms (model shown after %.0f ms)\n", msSinceProcessStart(),
+                    shownAt_);
+        std::fflush(stdout);
+        QApplication::exit(0);
+    }
+
+    MainWindow& window_;
+    double shownAt_ = -1;
+};
+
+} // namespace
+
+void reportOpenTime(MainWindow& window) {
+    auto* watcher = new FirstPaint(window);
+    watcher->setParent(&window);
+    QObject::connect(&window, &MainWindow::modelShown, watcher,
+                     [watcher] { watcher->modelShown(); });
+    QObject::connect(window.engine(), &Engine::loadFailed, &window, [](const QString& sentence) {
+        std::fprintf(stderr, "%s\n", sentence.toUtf8().constData());
+        QApplication::exit(1);
+    });
+}
+
+} // namespace fxview

@@ -1,9 +1,11 @@
 // The real main window, offscreen, driven with the debugger's keys.
 
 #include <QApplication>
+#include <QClipboard>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QGraphicsView>
+#include <QImage>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
@@ -59,6 +61,7 @@ private slots:
     void inputBarAppliesAndRemembers();
     void recentModelsAndDrop();
     void dockLayoutIsRestored();
+    void copyImageAndVisiblePart();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -255,6 +258,21 @@ void TestMainWindow::dockLayoutIsRestored() {
         again.findChild<QDockWidget*>("graphText")->show();
         again.close();
     }
+}
+
+void TestMainWindow::copyImageAndVisiblePart() {
+    window_->copyImage();
+    QImage copied = QGuiApplication::clipboard()->image();
+    QRectF scene = window_->scene()->sceneRect();
+    QCOMPARE(copied.size(), (scene.size() * 2).toSize());
+    QTemporaryDir dir;
+    QString whole = dir.filePath("whole.png"), part = dir.filePath("part.png");
+    window_->findChild<QGraphicsView*>()->scale(4, 4); // zoomed in: less than all of it shows
+    QCOMPARE(window_->exportTo(whole), QString());
+    QCOMPARE(window_->exportTo(part, true), QString());
+    QImage a(whole), b(part);
+    QVERIFY(!a.isNull() && !b.isNull());
+    QVERIFY(b.width() * b.height() < a.width() * a.height());
 }
 
 int main(int argc, char** argv) {

@@ -2,12 +2,14 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QKeyEvent>
 #include <QLabel>
@@ -15,6 +17,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSpinBox>
@@ -197,6 +200,16 @@ void MainWindow::buildActions() {
     });
     file->addAction("&Export…", QKeySequence(Qt::CTRL | Qt::Key_E), this,
                     &MainWindow::chooseExport);
+    file->addAction("Export &Visible Part…", this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, "Export visible part",
+                                                    QFileInfo(source_).baseName() + "-part.png",
+                                                    "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)");
+        if (path.isEmpty())
+            return;
+        QString error = exportTo(path, true);
+        if (!error.isEmpty())
+            QMessageBox::warning(this, "Export failed", error);
+    });
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
@@ -243,6 +256,7 @@ void MainWindow::buildActions() {
     bp->setShortcutContext(Qt::ApplicationShortcut);
 
     QMenu* edit = menuBar()->addMenu("&Edit");
+    edit->setObjectName("editMenu");
     QToolBar* findBar = addToolBar("Find");
     findBar->setObjectName("findToolbar");
     find_ = new QLineEdit;
@@ -265,6 +279,28 @@ void MainWindow::buildActions() {
     view->addAction("Zoom &Out", QKeySequence::ZoomOut, this, [this] { view_->zoomBy(0.8); });
     view->addAction("&Fit to Window", QKeySequence(Qt::CTRL | Qt::Key_0), this,
                     [this] { view_->fitGraph(); });
+    view->addAction("Zoom to &Selection", QKeySequence(Qt::CTRL | Qt::Key_9), this, [this] {
+        if (NodeItem* item = scene_->nodeItem(selectedNode()))
+            view_->fitInView(item->sceneBoundingRect().adjusted(-80, -80, 80, 80),
+                             Qt::KeepAspectRatio);
+    });
+    QMenu* editMenu = menuBar()->findChild<QMenu*>("editMenu");
+    if (editMenu)
+        editMenu->addAction("&Copy Image", QKeySequence::Copy, this, &MainWindow::copyImage);
+    // Right-click on a node: the debugger's actions on that node.
+    view_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(view_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        auto* node = dynamic_cast<NodeItem*>(view_->itemAt(at));
+        if (!node)
+            return;
+        selectNode(node->name());
+        QMenu menu(this);
+        menu.addAction("Run to Here",
+                       [this] { engine_->command(RunCommand::RunTo, selectedNode()); });
+        menu.addAction(breakpoints_.contains(node->name()) ? "Remove Breakpoint" : "Add Breakpoint",
+                       this, &MainWindow::toggleBreakpoint);
+        menu.exec(view_->viewport()->mapToGlobal(at));
+    });
 
     buildInputBar();
 
@@ -589,12 +625,27 @@ QString MainWindow::selectedNode() const {
     return {};
 }
 
-QString MainWindow::exportTo(const QString& path) {
+QString MainWindow::exportTo(const QString& path, bool visiblePartOnly) {
     ExportOptions options;
     if (!exportFormatFor(path, options.format))
         return "Cannot tell the format of '" + path + "'; use .png, .svg, .pdf, .dot or .json.";
+    if (visiblePartOnly)
+        options.area =
+            view_->mapToScene(view_->viewport()->rect()).boundingRect() & scene_->sceneRect();
     return exportGraph(path, options,
                        {scene_, model_.dot, run_.order.empty() ? model_.json : run_.json});
+}
+
+void MainWindow::copyImage() {
+    QRectF area = scene_->sceneRect();
+    QImage image((area.size() * 2).toSize(), QImage::Format_ARGB32_Premultiplied);
+    image.fill(scene_->theme().background);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    scene_->render(&painter, QRectF(QPointF(0, 0), image.size()), area);
+    painter.end();
+    QGuiApplication::clipboard()->setImage(image);
+    statusBar()->showMessage("Graph image copied", 3000);
 }
 
 bool MainWindow::findNode(const QString& text, bool backwards) {

@@ -40,7 +40,8 @@ public:
     QString bannerText() const;
     void selectNode(const QString& name);
     QString selectedNode() const;
-    QString exportTo(const QString& path); // "" or why not
+    QString exportTo(const QString& path, bool visiblePartOnly = false); // "" or why not
+    void copyImage(); // the graph as shown, to the clipboard
     // Selects the next (or previous) node whose name, op or target contains `text`.
     bool findNode(const QString& text, bool backwards = false);
     // Moves the selection along the graph: to a producer (up), a user (down), or the previous

@@ -15,6 +15,7 @@
 #include "GraphScene.h"
 #include "MainWindow.h"
 #include "NodeItem.h"
+#include "OverviewView.h"
 #include "TestSupport.h"
 
 using namespace fxview;
@@ -62,6 +63,7 @@ private slots:
     void recentModelsAndDrop();
     void dockLayoutIsRestored();
     void copyImageAndVisiblePart();
+    void overviewMovesTheView();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -273,6 +275,25 @@ void TestMainWindow::copyImageAndVisiblePart() {
     QImage a(whole), b(part);
     QVERIFY(!a.isNull() && !b.isNull());
     QVERIFY(b.width() * b.height() < a.width() * a.height());
+}
+
+void TestMainWindow::overviewMovesTheView() {
+    window_->openModel(QString::fromStdString(fixture("resnet18_traced.pt")));
+    QVERIFY(settle(*window_));
+    OverviewView* overview = window_->overview();
+    QRectF scene = window_->scene()->sceneRect();
+    // The whole graph fits in the overview; the main view shows only part of this tall graph.
+    QVERIFY(overview->mapToScene(overview->viewport()->rect())
+                .boundingRect()
+                .contains(scene.adjusted(2, 2, -2, -2)));
+    QRectF before = overview->shownRect();
+    QVERIFY(before.height() < scene.height());
+    // A click near the bottom of the overview brings the bottom of the graph into the main view.
+    QPoint bottom = overview->mapFromScene(QPointF(scene.center().x(), scene.bottom() - 20));
+    QTest::mouseClick(overview->viewport(), Qt::LeftButton, {}, bottom);
+    QVERIFY(overview->shownRect().center().y() > before.center().y());
+    QVERIFY(overview->shownRect().contains(QPointF(scene.center().x(), scene.bottom() - 20)) ||
+            overview->shownRect().bottom() >= scene.bottom() - 30);
 }
 
 int main(int argc, char** argv) {

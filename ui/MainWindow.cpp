@@ -34,6 +34,7 @@
 #include "GraphScene.h"
 #include "GraphView.h"
 #include "NodeItem.h"
+#include "OverviewView.h"
 #include "SceneExport.h"
 
 namespace fxview {
@@ -179,6 +180,9 @@ void MainWindow::buildDocks() {
     dock("Nodes", "nodes", listPanel, Qt::LeftDockWidgetArea);
     dock("Inspector", "inspector", inspector_, Qt::RightDockWidgetArea);
     dock("Graph as text", "graphText", graphText_, Qt::BottomDockWidgetArea);
+    overview_ = new OverviewView(view_);
+    overview_->setMinimumHeight(160);
+    dock("Overview", "overview", overview_, Qt::RightDockWidgetArea);
 }
 
 void MainWindow::buildActions() {
@@ -464,6 +468,7 @@ void MainWindow::showModel(const LoadedModel& model) {
     apply->setToolTip("Make the input from these specs and reset the run");
     setWindowTitle(QFileInfo(source_).fileName() + " — fxview");
     view_->fitGraph();
+    overview_->refit();
     statusBar()->clearMessage();
     updateStatus();
     emit modelShown();

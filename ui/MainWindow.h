@@ -23,6 +23,7 @@ namespace fxview {
 
 class GraphScene;
 class GraphView;
+class OverviewView;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -40,6 +41,7 @@ public:
     QString bannerText() const;
     void selectNode(const QString& name);
     QString selectedNode() const;
+    OverviewView* overview() const { return overview_; }
     QString exportTo(const QString& path, bool visiblePartOnly = false); // "" or why not
     void copyImage(); // the graph as shown, to the clipboard
     // Selects the next (or previous) node whose name, op or target contains `text`.
@@ -82,6 +84,7 @@ private:
     Engine* engine_;
     GraphScene* scene_;
     GraphView* view_;
+    OverviewView* overview_;
     QLabel* banner_;
     QTreeWidget* nodeList_;
     QLineEdit* filter_;

@@ -547,7 +547,9 @@ private:
             node.blocks.push_back(traceBlock(n->blocks()[b], labels[b], {}, {}, frame));
             step.blocks.push_back(lastBlock_);
         }
-        emitFor(n, std::move(node), "cond", std::move(step), frame);
+        // A hidden guard takes a name of its own, so the ifs a person sees are cond, cond_1...
+        std::string candidate = node.hidden ? "guard" : "cond";
+        emitFor(n, std::move(node), candidate, std::move(step), frame);
     }
 
     void traceLoop(const jit::Node* n, Frame& frame) {

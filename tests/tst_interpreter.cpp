@@ -160,7 +160,7 @@ void TestInterpreter::stepRunsHiddenGuardsAlong() {
     run->step();
     QCOMPARE(run->lastNode(), std::string("fc"));
     QCOMPARE(run->record("dim")->state, NodeState::Done);
-    QCOMPARE(run->executionOrder(), (std::vector<std::string>{"x", "dim", "eq", "cond", "fc"}));
+    QCOMPARE(run->executionOrder(), (std::vector<std::string>{"x", "dim", "eq", "guard", "fc"}));
 }
 
 void TestInterpreter::runToStopsAfterTheNode() {
@@ -273,7 +273,7 @@ void TestInterpreter::branchNotTakenIsNotExecuted() {
         auto run = session("example:branchy", {"1x4"}, seed);
         QCOMPARE(run->runToEnd(), StopReason::Finished);
         QVERIFY(run->outputsEqualForward());
-        const NodeRecord* cond = run->record("cond_1");
+        const NodeRecord* cond = run->record("cond");
         QCOMPARE(cond->blockRuns.size(), std::size_t(2));
         bool tookTrue = cond->blockRuns[0] == 1;
         QCOMPARE(cond->blockRuns[0] + cond->blockRuns[1], 1);
@@ -290,7 +290,7 @@ void TestInterpreter::branchNotTakenIsNotExecuted() {
 void TestInterpreter::executedPathUnrollsTheLoop() {
     auto run = session("example:branchy", {"1x4"});
     QCOMPARE(run->runToEnd(), StopReason::Finished);
-    bool tookTrue = run->record("cond_1")->blockRuns[0] == 1;
+    bool tookTrue = run->record("cond")->blockRuns[0] == 1;
     Graph path = run->executedPath();
     std::string text = formatGraph(path);
     QVERIFY(text.find("prim::If") == std::string::npos);

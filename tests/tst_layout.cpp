@@ -114,10 +114,10 @@ void TestLayout::blocksBecomeClusters() {
         return std::find_if(layout.clusters.begin(), layout.clusters.end(),
                             [&](const ClusterBox& c) { return c.id == id && c.isBlock; });
     };
-    QVERIFY(block("cond_1/true") != layout.clusters.end());
-    QVERIFY(block("cond_1/false") != layout.clusters.end());
-    QVERIFY(block("cond_1/true")->box.contains(layout.node("relu")->box));
-    QVERIFY(block("cond_1/false")->box.contains(layout.node("neg")->box));
+    QVERIFY(block("cond/true") != layout.clusters.end());
+    QVERIFY(block("cond/false") != layout.clusters.end());
+    QVERIFY(block("cond/true")->box.contains(layout.node("relu")->box));
+    QVERIFY(block("cond/false")->box.contains(layout.node("neg")->box));
     QVERIFY(block("loop/body")->box.contains(layout.node("tanh")->box));
     QVERIFY(!layout.node("raise_exception")); // hidden guards are not drawn
 }

@@ -15,28 +15,13 @@ import subprocess
 import sys
 import time
 
+from archives import make_archives
+
 PYTHON = "/usr/bin/python3"  # Debian's, the one with torch and torchvision
 
 MODELS = ["resnet50", "resnet18", "mobilenet_v2"]
 PY_GRAPH = "import sys, torch; m = torch.jit.load(sys.argv[1]); print(m.graph)"
 PY_INLINED = "import sys, torch; m = torch.jit.load(sys.argv[1]); print(m.inlined_graph)"
-
-
-def make_archives(workdir):
-    os.makedirs(workdir, exist_ok=True)
-    missing = [m for m in MODELS for v in ("scripted", "traced")
-               if not os.path.exists(os.path.join(workdir, f"{m}_{v}.pt"))]
-    if not missing:
-        return
-    import torch
-    import torchvision
-    torch.manual_seed(0)
-    for name in MODELS:
-        model = getattr(torchvision.models, name)().eval()
-        torch.jit.script(model).save(os.path.join(workdir, f"{name}_scripted.pt"))
-        with torch.no_grad():
-            traced = torch.jit.trace(model, torch.randn(1, 3, 64, 64))
-        traced.save(os.path.join(workdir, f"{name}_traced.pt"))
 
 
 def median_seconds(command, runs):
@@ -55,7 +40,7 @@ def main():
     parser.add_argument("workdir")
     parser.add_argument("--runs", type=int, default=7)
     args = parser.parse_args()
-    make_archives(args.workdir)
+    make_archives(args.workdir, [f"{m}_{v}" for m in MODELS for v in ("scripted", "traced")])
 
     print(f"Median of {args.runs} runs, wall time in seconds, whole processes.\n")
     print("| archive | size | `fxtrace graph` | python `print(m.graph)` | ratio "

@@ -10,29 +10,12 @@ import re
 import statistics
 import subprocess
 
+from archives import make_archives
+
 # Netron in headless Chromium on this kind of machine, navigation to drawn graph (issue 5).
 NETRON_S = {"resnet18_scripted": 4.6, "resnet50_scripted": 6.7, "densenet121_scripted": 7.4}
 MODELS = ["resnet18_scripted", "resnet18_traced", "resnet50_scripted", "resnet50_traced",
           "densenet121_scripted"]
-
-
-def make_archives(workdir):
-    missing = [m for m in MODELS if not os.path.exists(os.path.join(workdir, m + ".pt"))]
-    if not missing:
-        return
-    import torch
-    import torchvision
-    os.makedirs(workdir, exist_ok=True)
-    for name in missing:
-        arch, variant = name.rsplit("_", 1)
-        torch.manual_seed(0)
-        model = getattr(torchvision.models, arch)().eval()
-        if variant == "scripted":
-            module = torch.jit.script(model)
-        else:
-            with torch.no_grad():
-                module = torch.jit.trace(model, torch.randn(1, 3, 64, 64))
-        module.save(os.path.join(workdir, name + ".pt"))
 
 
 def open_ms(fxview, path):
@@ -48,7 +31,7 @@ def main():
     parser.add_argument("workdir")
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    make_archives(args.workdir)
+    make_archives(args.workdir, MODELS)
     print(f"Median of {args.runs} launches, offscreen.\n")
     print("| model | fxview: launch to graph painted | Netron | fxview / Netron |")
     print("|---|---:|---:|---:|")

@@ -108,7 +108,6 @@ std::string formatKwargs(const std::vector<KeywordArgument>& kwargs) {
 }
 
 struct Printer {
-    const Graph& graph;
     FxTextOptions options;
     std::set<std::string> hiddenNames;
     std::string out;
@@ -184,7 +183,7 @@ std::string formatArgument(const Argument& a) {
 }
 
 std::string formatGraph(const Graph& graph, const FxTextOptions& options) {
-    Printer printer{graph, options, {}, "graph():"};
+    Printer printer{options, {}, "graph():"};
     graph.forEachNode([&](const Node& n, int) {
         if (n.hidden)
             printer.hiddenNames.insert(n.name);

@@ -147,11 +147,9 @@ struct Printer {
         case Op::Output:
             return "return " +
                    (node.args.empty() ? std::string("None") : formatReturned(node.args[0]));
-        default: {
-            std::vector<Argument> args = node.args;
-            return head + "(args = " + formatArgument(Argument::ofTuple(args)) +
+        default:
+            return head + "(args = " + formatArgument(Argument::ofTuple(node.args)) +
                    ", kwargs = " + formatKwargs(node.kwargs) + ")";
-        }
         }
     }
 };

@@ -1,6 +1,6 @@
 // Layout and export time against node count: the fixture models and generated chains with skip
 // connections, next to the time Graphviz's own `dot -Tsvg` takes on the same graph's DOT text.
-// Prints a Markdown table for the README.
+// Prints a Markdown table for the README: medians of five runs, fxview's and dot's interleaved.
 //
 // Usage: bench_layout WORKDIR [MODEL.pt]...
 
@@ -9,7 +9,10 @@
 #include <QFile>
 #include <QProcess>
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <vector>
 
 #include "GraphScene.h"
 #include "Model.h"
@@ -54,39 +57,55 @@ Graph chainWithSkips(int count) {
     return g;
 }
 
-void measure(const QString& name, const Graph& graph, const QString& workdir) {
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+double millisecondsOf(const std::function<void()>& work) {
     QElapsedTimer timer;
     timer.start();
-    layoutGraph(graph, [](const Node&) { return PointF{150, 50}; });
-    double dotOnlyMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    timer.restart();
-    GraphScene scene;
-    QString error = scene.setGraph(graph);
-    double layoutMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
-    if (!error.isEmpty()) {
-        std::fprintf(stderr, "%s: %s\n", qPrintable(name), qPrintable(error));
-        return;
-    }
-    timer.restart();
-    ExportOptions svg;
-    svg.format = ExportFormat::Svg;
-    QString out = workdir + "/" + name + ".svg";
-    error = exportGraph(out, svg, {&scene, {}, {}});
-    double exportMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+    work();
+    return static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
 
+// Medians of kRepeats runs of each, interleaved, so that the machine's drift hits both sides.
+constexpr int kRepeats = 5;
+
+void measure(const QString& name, const Graph& graph, const QString& workdir) {
     QString dotFile = workdir + "/" + name + ".dot";
     QFile file(dotFile);
     file.open(QIODevice::WriteOnly);
     file.write(QByteArray::fromStdString(graphToDot(graph)));
     file.close();
-    timer.restart();
-    QProcess dot;
-    dot.start("dot", {"-Tsvg", dotFile, "-o", workdir + "/" + name + ".dot.svg"});
-    dot.waitForFinished(-1);
-    double dotMs = static_cast<double>(timer.nsecsElapsed()) / 1e6;
+
+    std::vector<double> graphviz, layout, exported, total, dot;
+    for (int i = 0; i < kRepeats; ++i) {
+        graphviz.push_back(millisecondsOf([&] {
+            layoutGraph(graph, [](const Node&) { return PointF{150, 50}; });
+        }));
+        GraphScene scene;
+        QString error;
+        layout.push_back(millisecondsOf([&] { error = scene.setGraph(graph); }));
+        if (!error.isEmpty()) {
+            std::fprintf(stderr, "%s: %s\n", qPrintable(name), qPrintable(error));
+            return;
+        }
+        ExportOptions svg;
+        svg.format = ExportFormat::Svg;
+        exported.push_back(millisecondsOf([&] {
+            error = exportGraph(workdir + "/" + name + ".svg", svg, {&scene, {}, {}});
+        }));
+        total.push_back(layout.back() + exported.back());
+        dot.push_back(millisecondsOf([&] {
+            QProcess process;
+            process.start("dot", {"-Tsvg", dotFile, "-o", workdir + "/" + name + ".dot.svg"});
+            process.waitForFinished(-1);
+        }));
+    }
     std::printf("| %s | %d | %.0f ms | %.0f ms | %.0f ms | %.0f ms | %.0f ms | %.2f× |\n",
-                qPrintable(name), graph.nodeCount(), dotOnlyMs, layoutMs, exportMs,
-                layoutMs + exportMs, dotMs, (layoutMs + exportMs) / dotMs);
+                qPrintable(name), graph.nodeCount(), median(graphviz), median(layout),
+                median(exported), median(total), median(dot), median(total) / median(dot));
     std::fflush(stdout);
 }
 

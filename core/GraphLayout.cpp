@@ -7,6 +7,7 @@
 #include <graphviz/cgraph.h>
 #include <graphviz/gvc.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <mutex>
@@ -77,11 +78,12 @@ public:
         set(g_, "ranksep", "0.35");
         set(g_, "splines", "spline"); // ortho and concentrate are known to hang or crash
         if (nodeCount > 400) {
-            // One network-simplex pass and short crossing minimisation: a 3,000-node graph lays
-            // out in about a second instead of minutes, with a few more crossings. (Measured on
-            // chains with skips and clusters: default 1.27 s, this 0.90 s for 3,000 nodes.)
+            // Short network simplex and crossing minimisation: a 3,000-node graph lays out in
+            // about half a second instead of minutes, with a few more crossings. (Measured on
+            // chains with skips and clusters, 3,000 nodes: default 1.27 s; nslimit=1 0.52 s;
+            // nslimit=0.3 0.34 s with edges as straight: mean chain offset 0.05 -> 0.01 in.)
             set(g_, "newrank", "true");
-            set(g_, "nslimit", "1");
+            set(g_, "nslimit", "0.3");
             set(g_, "nslimit1", "1");
             set(g_, "mclimit", "0.1");
             set(g_, "searchsize", "10");
@@ -89,6 +91,7 @@ public:
         }
         addNodes(graph_.nodes, nullptr, "", boxSize);
         addEdges(graph_.nodes);
+        createEdges();
         return g_;
     }
 
@@ -179,14 +182,34 @@ private:
         }
     }
 
+    struct PendingEdge {
+        Agnode_t* from;
+        Agnode_t* to;
+        bool result;
+    };
+    std::vector<PendingEdge> pending_;
+
     void edge(const std::string& from, const std::string& to, bool result) {
         auto a = nodes_.find(from), b = nodes_.find(to);
         if (a == nodes_.end() || b == nodes_.end())
             return;
-        Agedge_t* e = agedge(g_, a->second, b->second, nullptr, 1);
-        if (result) {
-            resultEdges_.insert(e);
-            set(e, "style", "dashed");
+        pending_.push_back({a->second, b->second, result});
+    }
+
+    // Edges are made grouped by their tail, in node order, as `dot` makes them reading a file
+    // written by agwrite: dot's ranking and positioning then take about 15% less time than with
+    // edges grouped by head (measured on the 3,000-node chain).
+    void createEdges() {
+        std::stable_sort(pending_.begin(), pending_.end(),
+                         [](const PendingEdge& x, const PendingEdge& y) {
+                             return AGSEQ(x.from) < AGSEQ(y.from);
+                         });
+        for (const PendingEdge& p : pending_) {
+            Agedge_t* e = agedge(g_, p.from, p.to, nullptr, 1);
+            if (p.result) {
+                resultEdges_.insert(e);
+                set(e, "style", "dashed");
+            }
         }
     }
 

@@ -2,12 +2,17 @@
 // scene's font, and a run's states and shapes shown without laying the graph out again.
 
 #include <QApplication>
+#include <QImage>
+#include <QPainter>
+#include <QSvgRenderer>
+#include <QTemporaryDir>
 
 #include "ClusterItem.h"
 #include "EdgeItem.h"
 #include "GraphScene.h"
 #include "Interpreter.h"
 #include "NodeItem.h"
+#include "SceneExport.h"
 #include "TestSupport.h"
 
 using namespace fxview;
@@ -18,6 +23,7 @@ private slots:
     void oneItemPerNodeAndEdge();
     void runShowsStatesWithoutRelayout();
     void splineBecomesCubicPath();
+    void svgLooksLikeThePng();
 };
 
 void TestScene::oneItemPerNodeAndEdge() {
@@ -76,6 +82,68 @@ void TestScene::splineBecomesCubicPath() {
     QCOMPARE(path.elementCount(), 4); // moveTo + one cubicTo (three elements)
     QCOMPARE(path.elementAt(1).type, QPainterPath::CurveToElement);
     QCOMPARE(path.currentPosition(), QPointF(10, 20));
+}
+
+namespace {
+
+// Share of pixels that differ clearly (by more than a quarter of the range in some channel):
+// anti-aliasing at text and curve edges stays far below a few percent.
+double differingShare(const QImage& a, const QImage& b) {
+    QImage x = a.convertToFormat(QImage::Format_ARGB32),
+           y = b.convertToFormat(QImage::Format_ARGB32);
+    if (x.size() != y.size())
+        return 1;
+    qint64 differing = 0;
+    for (int row = 0; row < x.height(); ++row) {
+        auto* p = reinterpret_cast<const QRgb*>(x.constScanLine(row));
+        auto* q = reinterpret_cast<const QRgb*>(y.constScanLine(row));
+        for (int col = 0; col < x.width(); ++col)
+            differing += std::abs(qRed(p[col]) - qRed(q[col])) > 64 ||
+                         std::abs(qGreen(p[col]) - qGreen(q[col])) > 64 ||
+                         std::abs(qBlue(p[col]) - qBlue(q[col])) > 64;
+    }
+    return static_cast<double>(differing) / (static_cast<double>(x.width()) * x.height());
+}
+
+} // namespace
+
+// The SVG is written by fxview's own paint engine: drawn by Qt's SVG renderer it must look like
+// the PNG the scene paints, text included (same size, same place), for a graph with clusters,
+// dashed block borders, a branch not taken and shapes after a run.
+void TestScene::svgLooksLikeThePng() {
+    LoadResult loaded = loadModel("example:branchy");
+    Interpreter run(loaded.model, traceModel(*loaded.model));
+    run.setInputs(run.guessInputs().specs);
+    run.runToEnd();
+    GraphScene scene;
+    QCOMPARE(scene.setGraph(run.graph()), QString());
+    scene.syncRun([&](const std::string& n) { return run.record(n); }, "");
+
+    QTemporaryDir dir;
+    ExportOptions png;
+    png.format = ExportFormat::Png;
+    png.scale = 1;
+    ExportOptions svg;
+    svg.format = ExportFormat::Svg;
+    QCOMPARE(exportGraph(dir.filePath("g.png"), png, {&scene, {}, {}}), QString());
+    QCOMPARE(exportGraph(dir.filePath("g.svg"), svg, {&scene, {}, {}}), QString());
+    scene.setTheme(Theme::dark());
+    QCOMPARE(exportGraph(dir.filePath("dark.png"), png, {&scene, {}, {}}), QString());
+
+    QImage painted(dir.filePath("g.png")), dark(dir.filePath("dark.png"));
+    QSvgRenderer renderer(dir.filePath("g.svg"));
+    QVERIFY(renderer.isValid());
+    QImage drawn(painted.size(), QImage::Format_ARGB32);
+    drawn.fill(Qt::transparent);
+    {
+        QPainter painter(&drawn);
+        painter.setRenderHint(QPainter::Antialiasing);
+        renderer.render(&painter);
+    }
+    double same = differingShare(drawn, painted), other = differingShare(drawn, dark);
+    qInfo("pixels differing: SVG vs PNG %.4f, SVG vs dark PNG %.4f", same, other);
+    QVERIFY2(same < 0.01, qPrintable(QString::number(same)));
+    QVERIFY2(other > 0.5, qPrintable(QString::number(other)));
 }
 
 int main(int argc, char** argv) {

@@ -26,7 +26,11 @@ QString opLineOf(const Node& n) {
 NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, const SceneStyle* style)
     : name_(QString::fromStdString(node.name)), opLine_(opLineOf(node)), op_(node.op), box_(box),
       theme_(theme), style_(style) {
-    opLineShown_ = style_->metrics.elidedText(opLine_, Qt::ElideMiddle, box.width() - 2 * kPadding);
+    // The box was measured for this line; eliding (a second text layout) is for narrower boxes.
+    double room = box.width() - 2 * kPadding;
+    opLineShown_ = style_->textWidth(opLine_) <= room
+                       ? opLine_
+                       : style_->metrics.elidedText(opLine_, Qt::ElideMiddle, room);
     setPos(box.topLeft());
     box_.moveTopLeft(QPointF(0, 0));
     setFlag(ItemIsSelectable);
@@ -35,9 +39,8 @@ NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, cons
 }
 
 QSizeF NodeItem::sizeFor(const Node& node, const SceneStyle& style) {
-    double width =
-        std::max({style.boldMetrics.horizontalAdvance(QString::fromStdString(node.name)),
-                  style.metrics.horizontalAdvance(opLineOf(node)), style.shapeLineWidth});
+    double width = std::max({style.boldMetrics.horizontalAdvance(QString::fromStdString(node.name)),
+                             style.textWidth(opLineOf(node)), style.shapeLineWidth});
     // Rounded up with a little slack: Graphviz keeps whole points, and text must never be
     // elided in a box that was measured for it.
     return QSizeF(std::ceil(std::max(kMinWidth, width + 2 * kPadding + 4)),

@@ -6,10 +6,10 @@
 #include <QPageSize>
 #include <QPainter>
 #include <QPdfWriter>
-#include <QSvgGenerator>
 #include <cmath>
 
 #include "GraphScene.h"
+#include "SvgPainter.h"
 
 namespace fxview {
 
@@ -54,24 +54,23 @@ QString writePng(GraphScene& scene, const QString& path, const ExportOptions& o,
 
 QString writeSvg(GraphScene& scene, const QString& path, const ExportOptions& o,
                  const QRectF& area) {
-    QSvgGenerator svg;
-    svg.setFileName(path);
-    svg.setSize(area.size().toSize());
-    svg.setViewBox(QRectF(QPointF(0, 0), area.size()));
-    svg.setTitle("fxview graph");
-    svg.setDescription("Made by fxview");
+    SvgPainter svg(path, area.size(), "fxview graph");
     QPainter painter;
     if (!painter.begin(&svg))
         return cannotWrite(path);
     render(scene, painter, QRectF(QPointF(0, 0), area.size()), area, o.transparent);
     painter.end();
-    return QFileInfo(path).size() > 0 ? QString() : cannotWrite(path);
+    return svg.ok() ? QString() : cannotWrite(path);
 }
 
 QString writePdf(GraphScene& scene, const QString& path, const QRectF& area) {
+    // Laid out at the resolution the boxes were measured at, so text fills them as on screen;
+    // the page is the graph's size at that resolution.
+    const int dpi = measuringDpi();
     QPdfWriter pdf(path);
-    pdf.setResolution(72); // one scene point is one PDF point
-    pdf.setPageSize(QPageSize(area.size(), QPageSize::Point, "graph", QPageSize::ExactMatch));
+    pdf.setResolution(dpi);
+    pdf.setPageSize(
+        QPageSize(area.size() * 72.0 / dpi, QPageSize::Point, "graph", QPageSize::ExactMatch));
     pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
     pdf.setCreator("fxview");
     QPainter painter;

@@ -4,8 +4,19 @@
 
 #include <QFont>
 #include <QFontMetricsF>
+#include <QGuiApplication>
+#include <QHash>
+#include <QScreen>
+#include <QString>
 
 namespace fxview {
+
+// The resolution QFontMetricsF measures at when given no device, so the one the scene's boxes
+// were sized at: vector exports lay text out at it too, so that text fills its box as on screen.
+inline int measuringDpi() {
+    const QScreen* screen = QGuiApplication::primaryScreen();
+    return screen ? qRound(screen->logicalDotsPerInchY()) : 96;
+}
 
 struct SceneStyle {
     QFont font;
@@ -25,7 +36,20 @@ struct SceneStyle {
         shapeLineWidth = metrics.horizontalAdvance("[1, 1000, 1000, 1000] float32");
     }
 
+    // Width of `text` in the regular font, remembered: op lines repeat across a graph
+    // ("call_module · torch.nn.Conv2d"), and shaping text is most of what measuring costs.
+    double textWidth(const QString& text) const {
+        auto it = widths_.constFind(text);
+        if (it != widths_.constEnd())
+            return *it;
+        double width = metrics.horizontalAdvance(text);
+        widths_.insert(text, width);
+        return width;
+    }
+
 private:
+    mutable QHash<QString, double> widths_;
+
     static QFont withBold(QFont f) {
         f.setBold(true);
         return f;

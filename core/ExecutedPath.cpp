@@ -10,13 +10,16 @@ namespace {
 
 class PathBuilder {
 public:
-    explicit PathBuilder(const Graph& graph) { path_.modelClass = graph.modelClass; }
+    PathBuilder(const Graph& graph, std::unordered_map<std::string, ValueSummary>* values)
+        : values_(values) {
+        path_.modelClass = graph.modelClass;
+    }
 
     void apply(const PathEvent& e) {
         const Node& n = *e.node;
         switch (e.kind) {
         case PathEvent::Kind::Ran:
-            ran(n);
+            ran(n, e.value);
             break;
         case PathEvent::Kind::BranchDone:
             bindValue(n, n.blocks[static_cast<std::size_t>(e.block)].results, 0);
@@ -43,6 +46,7 @@ public:
 
 private:
     Graph path_;
+    std::unordered_map<std::string, ValueSummary>* values_;
     NodeNamer namer_;
     std::unordered_map<std::string, Argument> valueOf_; // original name -> what it is now
 
@@ -57,7 +61,7 @@ private:
         return mapped;
     }
 
-    void ran(const Node& n) {
+    void ran(const Node& n, const ValueSummary& value) {
         if (n.hidden || !n.blocks.empty())
             return;
         // getitem of a control-flow node's results picks the item directly.
@@ -79,6 +83,8 @@ private:
             k.value = map(k.value);
         copy.name = n.op == Op::Output ? "output" : namer_.create(n.name);
         valueOf_[n.name] = Argument::ofNode(copy.name);
+        if (values_)
+            (*values_)[copy.name] = value;
         path_.nodes.push_back(std::move(copy));
     }
 
@@ -105,8 +111,9 @@ private:
 
 } // namespace
 
-Graph buildExecutedPath(const Graph& graph, const std::vector<PathEvent>& log) {
-    PathBuilder builder(graph);
+Graph buildExecutedPath(const Graph& graph, const std::vector<PathEvent>& log,
+                        std::unordered_map<std::string, ValueSummary>* values) {
+    PathBuilder builder(graph, values);
     for (const PathEvent& e : log)
         builder.apply(e);
     return builder.take();

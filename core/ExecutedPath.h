@@ -4,9 +4,12 @@
 // only when someone asks for it.
 
 #include <cstdint>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "Graph.h"
+#include "RunRecord.h"
 
 namespace fxview {
 
@@ -23,11 +26,14 @@ struct PathEvent {
     const Node* node = nullptr;
     int block = 0;
     std::int64_t iteration = 0;
+    ValueSummary value; // Ran: what this run of the node produced
 };
 
 // Replays `log` over `graph`: each node that ran becomes a node of its own (a loop body's nodes
 // once per iteration, renamed tanh, tanh_1...), control flow leaves no node, and arguments
-// point at the values that really flowed. Hidden guards are left out.
-Graph buildExecutedPath(const Graph& graph, const std::vector<PathEvent>& log);
+// point at the values that really flowed. Hidden guards are left out. With `values`, each
+// path node's value (an unrolled loop's nodes have one per iteration) is put there by name.
+Graph buildExecutedPath(const Graph& graph, const std::vector<PathEvent>& log,
+                        std::unordered_map<std::string, ValueSummary>* values = nullptr);
 
 } // namespace fxview

@@ -265,8 +265,13 @@ struct Interpreter::Private {
     }
 
     void logPath(PathEvent::Kind kind, int id, int block = 0, std::int64_t iteration = 0) {
-        if (const Node* n = nodeOf[static_cast<std::size_t>(id)])
-            pathLog.push_back(PathEvent{kind, n, block, iteration});
+        const Node* n = nodeOf[static_cast<std::size_t>(id)];
+        if (!n)
+            return;
+        pathLog.push_back(PathEvent{kind, n, block, iteration, {}});
+        // Each run's summary is kept: an unrolled loop shows every iteration's value.
+        if (kind == PathEvent::Kind::Ran)
+            pathLog.back().value = records[static_cast<std::size_t>(id)].value;
     }
 
     // --- running -------------------------------------------------------------------------
@@ -458,7 +463,8 @@ struct Interpreter::Private {
 
     bool lastWasHidden() const {
         auto it = plan->stepOf.find(last);
-        const Node* n = it == plan->stepOf.end() ? nullptr : nodeOf[static_cast<std::size_t>(it->second)];
+        const Node* n =
+            it == plan->stepOf.end() ? nullptr : nodeOf[static_cast<std::size_t>(it->second)];
         return n && n->hidden;
     }
 
@@ -755,8 +761,8 @@ bool Interpreter::outputsEqualForward(std::string* error) {
     }
 }
 
-Graph Interpreter::executedPath() const {
-    return buildExecutedPath(d->graph, d->pathLog);
+Graph Interpreter::executedPath(std::unordered_map<std::string, ValueSummary>* values) const {
+    return buildExecutedPath(d->graph, d->pathLog, values);
 }
 
 } // namespace fxview

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "Graph.h"
@@ -78,8 +79,8 @@ public:
     bool outputsEqualForward(std::string* error = nullptr);
 
     // What tracing with this input records: branches not taken leave no node and a loop body
-    // appears once per iteration.
-    Graph executedPath() const;
+    // appears once per iteration. With `values`, what each of its nodes produced, by name.
+    Graph executedPath(std::unordered_map<std::string, ValueSummary>* values = nullptr) const;
 
     struct Private;
 

@@ -1,11 +1,14 @@
 #include "Engine.h"
 
+#include <QFileInfo>
 #include <QMetaObject>
 #include <QStringList>
+#include <future>
 
 #include "FxText.h"
 #include "GraphJson.h"
 #include "GraphLayout.h"
+#include "GraphScene.h"
 #include "Interpreter.h"
 #include "Model.h"
 #include "Tracer.h"
@@ -17,19 +20,33 @@ class EngineWorker : public QObject {
 public:
     explicit EngineWorker(Engine* engine) : engine_(engine) {}
 
-    void load(const QString& source, std::vector<InputSpec> inputs, quint64 seed) {
+    // Load, trace, then the layout on a thread of its own while this one makes the text, the
+    // JSON, the interpreter and the input; the ticket is looked at between stages.
+    void load(const QString& source, std::vector<InputSpec> inputs, quint64 seed, const QFont& font,
+              const std::shared_ptr<LoadTicket>& ticket) {
+        progress(*ticket, "Loading " + QFileInfo(source).fileName(), 5);
         LoadResult loaded = loadModel(source.toStdString());
+        if (ticket->cancelled())
+            return;
         if (!loaded.ok())
-            return reportLoadFailure(QString::fromStdString(loaded.error));
+            return reportLoadFailure(*ticket, QString::fromStdString(loaded.error));
+        progress(*ticket, "Tracing " + QString::fromStdString(loaded.model->className()), 40);
         TraceResult traced = traceModel(*loaded.model);
+        if (ticket->cancelled())
+            return;
         if (!traced.ok())
-            return reportLoadFailure(QString::fromStdString(traced.error));
+            return reportLoadFailure(*ticket, QString::fromStdString(traced.error));
+        progress(*ticket, QString("Laying out %1 nodes").arg(traced.graph.nodeCount()), 55);
+        std::future<GraphLayout> layout =
+            std::async(std::launch::async,
+                       [graph = traced.graph, font] { return GraphScene::layOut(graph, font); });
+
         LoadedModel model;
+        model.load = ticket->id;
         model.source = source;
         model.className = QString::fromStdString(loaded.model->className());
         model.graph = traced.graph;
         model.graphText = formatGraph(traced.graph);
-        model.dot = graphToDot(traced.graph);
         model.json = graphToJson(traced.graph, {source.toStdString(), loaded.model->className()});
         auto interpreter = std::make_unique<Interpreter>(loaded.model, std::move(traced));
         if (inputs.empty()) {
@@ -50,13 +67,33 @@ public:
             if (!error.empty())
                 model.inputNote = QString::fromStdString(error);
         }
-        // Only now does the new model replace the old one: a bad file leaves it untouched.
+        model.layout = layout.get();
+        // Only now does the new model replace the old one: a bad file or a Cancel leaves it.
+        if (!ticket->commit())
+            return;
         model_ = loaded.model;
         interpreter_ = std::move(interpreter);
         specs_ = inputs;
         seed_ = seed;
+        progress(*ticket, "Drawing", 95);
         emitDone([engine = engine_, model] { emit engine->loaded(model); });
         publish();
+    }
+
+    void executedPath(const QFont& font) {
+        if (!interpreter_)
+            return;
+        ExecutedView view;
+        std::unordered_map<std::string, ValueSummary> values;
+        view.graph = interpreter_->executedPath(&values);
+        for (auto& [name, value] : values) {
+            NodeRecord& r = view.records[name];
+            r.state = NodeState::Done;
+            r.runs = 1;
+            r.value = std::move(value);
+        }
+        view.layout = GraphScene::layOut(view.graph, font);
+        emitDone([engine = engine_, view] { emit engine->executedPathReady(view); });
     }
 
     void setInputs(const std::vector<InputSpec>& inputs, quint64 seed) {
@@ -115,8 +152,15 @@ private:
         QMetaObject::invokeMethod(engine_, std::forward<F>(f), Qt::QueuedConnection);
     }
 
-    void reportLoadFailure(const QString& sentence) {
-        emitDone([engine = engine_, sentence] { emit engine->loadFailed(sentence); });
+    void reportLoadFailure(LoadTicket& ticket, const QString& sentence) {
+        if (ticket.fail()) // settled: a Cancel pressed from now on finds nothing to cancel
+            emitDone([engine = engine_, sentence] { emit engine->loadFailed(sentence); });
+    }
+
+    void progress(const LoadTicket& ticket, const QString& stage, int percent) {
+        emitDone([engine = engine_, id = ticket.id, stage, percent] {
+            emit engine->loadProgress(id, stage, percent);
+        });
     }
 
     void publish() {
@@ -143,6 +187,8 @@ private:
 Engine::Engine(QObject* parent) : QObject(parent), worker_(new EngineWorker(this)) {
     qRegisterMetaType<fxview::LoadedModel>();
     qRegisterMetaType<fxview::RunSnapshot>();
+    qRegisterMetaType<fxview::ExecutedView>();
+    layoutFont_ = GraphScene::defaultFont();
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
     thread_.setObjectName("fxview engine");
@@ -172,8 +218,23 @@ void Engine::post(std::function<void(EngineWorker&)> job) {
         Qt::QueuedConnection);
 }
 
-void Engine::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed) {
-    post([source, inputs, seed](EngineWorker& w) { w.load(source, inputs, seed); });
+int Engine::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed) {
+    cancelLoad();
+    loading_ = std::make_shared<LoadTicket>(++loads_);
+    post([source, inputs, seed, font = layoutFont_, ticket = loading_](EngineWorker& w) {
+        w.load(source, inputs, seed, font, ticket);
+    });
+    return loading_->id;
+}
+
+bool Engine::cancelLoad() {
+    bool cancelled = loading_ && loading_->cancel();
+    loading_.reset();
+    return cancelled;
+}
+
+void Engine::requestExecutedPath() {
+    post([font = layoutFont_](EngineWorker& w) { w.executedPath(font); });
 }
 
 void Engine::setInputs(const std::vector<InputSpec>& inputs, quint64 seed) {

@@ -5,29 +5,41 @@
 // engine works on its own thread, so a slow node never freezes the window, and could move to a
 // separate process later without the UI changing.
 
+#include <QFont>
 #include <QObject>
 #include <QString>
 #include <QThread>
+#include <atomic>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "Graph.h"
+#include "GraphLayout.h"
 #include "InputSpec.h"
 #include "RunRecord.h"
 
 namespace fxview {
 
 struct LoadedModel {
+    int load = 0; // the id Engine::load returned
     QString source;
     QString className;
     Graph graph;
+    GraphLayout layout;            // laid out on the engine's side, with the scene's font
     std::vector<InputSpec> inputs; // what the run uses: given, or guessed
     QString inputNote;             // where the inputs came from
     std::string graphText;         // torch.fx's print(graph)
     std::string json;              // for JSON export before a run
-    std::string dot;               // for DOT export
+};
+
+// The executed path of the run so far as its own graph (branches not taken left out, loops
+// unrolled), laid out, with each of its nodes' values.
+struct ExecutedView {
+    Graph graph;
+    GraphLayout layout;
+    std::unordered_map<std::string, NodeRecord> records;
 };
 
 struct RunSnapshot {
@@ -41,6 +53,25 @@ struct RunSnapshot {
     std::string json; // the graph with meta, for JSON export after a run
 };
 
+// One load's fate, shared by the window (which may cancel it) and the engine (which commits it
+// when done): whichever comes first wins, so the two never disagree on which model is open.
+struct LoadTicket {
+    enum { Running, Cancelled, Committed, Failed };
+    explicit LoadTicket(int loadId) : id(loadId) {}
+    const int id;
+    std::atomic<int> state{Running};
+    bool cancel() { return settle(Cancelled); }
+    bool commit() { return settle(Committed); }
+    bool fail() { return settle(Failed); }
+    bool cancelled() const { return state.load() == Cancelled; }
+
+private:
+    bool settle(int to) {
+        int expected = Running;
+        return state.compare_exchange_strong(expected, to);
+    }
+};
+
 enum class RunCommand { Step, StepInto, StepOut, RunTo, RunToEnd, Reset };
 
 class EngineWorker;
@@ -51,14 +82,25 @@ public:
     explicit Engine(QObject* parent = nullptr);
     ~Engine() override;
 
-    void load(const QString& source, const std::vector<InputSpec>& inputs = {}, quint64 seed = 0);
+    // Loads, traces and lays out a model; returns the id that its progress and its
+    // LoadedModel carry. A load still going is cancelled: the newest request wins.
+    int load(const QString& source, const std::vector<InputSpec>& inputs = {}, quint64 seed = 0);
+    // Stops the load in progress at its next stage; the open model stays. False if there is
+    // none, or if it has already replaced the model (its `loaded` is then on its way).
+    bool cancelLoad();
+    // The font the scene measures boxes with: layout happens on the engine's side.
+    void setLayoutFont(const QFont& font) { layoutFont_ = font; }
+    // Asks for the executed path of the run so far; answered by executedPathReady.
+    void requestExecutedPath();
     void setInputs(const std::vector<InputSpec>& inputs, quint64 seed);
     void command(RunCommand command, const QString& node = {});
     void setBreakpoint(const QString& node, bool on);
     bool busy() const { return pending_ > 0; }
 
 signals:
+    void loadProgress(int load, const QString& stage, int percent);
     void loaded(const fxview::LoadedModel& model);
+    void executedPathReady(const fxview::ExecutedView& view);
     void loadFailed(const QString& sentence);
     void inputsRejected(const QString& sentence);
     void runUpdated(const fxview::RunSnapshot& snapshot);
@@ -69,9 +111,13 @@ private:
     QThread thread_;
     EngineWorker* worker_;
     int pending_ = 0;
+    int loads_ = 0;
+    std::shared_ptr<LoadTicket> loading_;
+    QFont layoutFont_;
 };
 
 } // namespace fxview
 
 Q_DECLARE_METATYPE(fxview::LoadedModel)
 Q_DECLARE_METATYPE(fxview::RunSnapshot)
+Q_DECLARE_METATYPE(fxview::ExecutedView)

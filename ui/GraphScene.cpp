@@ -8,16 +8,14 @@
 
 namespace fxview {
 
-namespace {
-QFont sceneFont() {
+QFont GraphScene::defaultFont() {
     QFont font("DejaVu Sans");
     font.setPointSizeF(9);
     return font;
 }
-} // namespace
 
 GraphScene::GraphScene(QObject* parent)
-    : QGraphicsScene(parent), theme_(Theme::light()), style_(sceneFont()) {
+    : QGraphicsScene(parent), theme_(Theme::light()), style_(defaultFont()) {
     setBackgroundBrush(theme_.background);
     // Items never move: no index to keep up to date, which makes building thousands cheap.
     setItemIndexMethod(QGraphicsScene::NoIndex);
@@ -30,18 +28,28 @@ void GraphScene::setTheme(const Theme& theme) {
 }
 
 QString GraphScene::setGraph(const Graph& graph, const LayoutOptions& options) {
+    return show(graph, layOut(graph, style_.font, options));
+}
+
+GraphLayout GraphScene::layOut(const Graph& graph, const QFont& font,
+                               const LayoutOptions& options) {
+    SceneStyle style(font); // its own: a style's width cache is not shared across threads
+    return layoutGraph(
+        graph,
+        [&style](const Node& n) {
+            QSizeF size = NodeItem::sizeFor(n, style);
+            return PointF{size.width(), size.height()};
+        },
+        options);
+}
+
+QString GraphScene::show(const Graph& graph, GraphLayout layout) {
     clear();
     nodes_.clear();
     edges_.clear();
     clusters_.clear();
     graph_ = graph;
-    layout_ = layoutGraph(
-        graph_,
-        [this](const Node& n) {
-            QSizeF size = NodeItem::sizeFor(n, style_);
-            return PointF{size.width(), size.height()};
-        },
-        options);
+    layout_ = std::move(layout);
     if (!layout_.ok())
         return QString::fromStdString(layout_.error);
 

@@ -21,6 +21,7 @@ class EdgeItem;
 class ClusterItem;
 
 class GraphScene : public QGraphicsScene {
+    Q_OBJECT
 public:
     explicit GraphScene(QObject* parent = nullptr);
 
@@ -31,6 +32,14 @@ public:
     // Measures every box with the scene's font, lays the graph out and builds the items.
     // Returns "" or why the layout failed.
     QString setGraph(const Graph& graph, const LayoutOptions& options = {});
+
+    // The two halves of setGraph, so that the slow one can run off the GUI thread:
+    // layOut measures every box with `font` and runs Graphviz (any thread; it touches no
+    // scene), show builds the items where `layout` put them (the scene's thread).
+    static GraphLayout layOut(const Graph& graph, const QFont& font,
+                              const LayoutOptions& options = {});
+    QString show(const Graph& graph, GraphLayout layout);
+    static QFont defaultFont();
 
     // Shows a run: each node's state and output shape, the current node highlighted, and the
     // shape each edge carries at its tail when `edgeShapes` is on.
@@ -44,6 +53,10 @@ public:
     const QList<ClusterItem*>& clusterItems() const { return clusters_; }
     const GraphLayout& layout() const { return layout_; }
     int nodeCount() const { return static_cast<int>(nodes_.size()); }
+
+signals:
+    // A click in the gutter left of a node's box, where its breakpoint dot is drawn.
+    void gutterClicked(const QString& node);
 
 private:
     Theme theme_;

@@ -19,6 +19,7 @@
 #include <QMimeData>
 #include <QPainter>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -31,8 +32,11 @@
 
 #include "Examples.h"
 #include "FxText.h"
+#include "GraphLayout.h"
 #include "GraphScene.h"
 #include "GraphView.h"
+#include "InputBar.h"
+#include "LoadProgress.h"
 #include "NodeItem.h"
 #include "OverviewView.h"
 #include "SceneExport.h"
@@ -73,8 +77,9 @@ QString describeValue(const ValueSummary& v) {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), engine_(new Engine(this)), scene_(new GraphScene(this)),
-      view_(new GraphView), banner_(new QLabel), status_(new QLabel) {
+      view_(new GraphView), banner_(new QLabel), status_(new QLabel), progress_(new LoadProgress) {
     setWindowTitle("fxview");
+    engine_->setLayoutFont(scene_->font());
     view_->setScene(scene_);
     view_->installEventFilter(this);
     banner_->setWordWrap(true);
@@ -88,6 +93,9 @@ MainWindow::MainWindow(QWidget* parent)
     layout->addWidget(view_);
     setCentralWidget(central);
     statusBar()->addPermanentWidget(status_, 1);
+    statusBar()->addPermanentWidget(progress_);
+    connect(engine_, &Engine::loadProgress, progress_, &LoadProgress::advance);
+    connect(progress_, &LoadProgress::cancelRequested, this, &MainWindow::cancelOpen);
 
     buildDocks();
     buildActions();
@@ -95,6 +103,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(engine_, &Engine::loaded, this, &MainWindow::showModel);
     connect(engine_, &Engine::runUpdated, this, &MainWindow::showRun);
     connect(engine_, &Engine::loadFailed, this, [this](const QString& sentence) {
+        progress_->finish();
         showBanner(sentence, true);
         // The current model stays open; the sentence is also shown where a person looks.
         auto* box = new QMessageBox(QMessageBox::Warning, "Cannot open model", sentence,
@@ -105,6 +114,12 @@ MainWindow::MainWindow(QWidget* parent)
         updateStatus();
     });
     connect(engine_, &Engine::busyChanged, this, [this](bool) { updateStatus(); });
+    connect(engine_, &Engine::executedPathReady, this, [this](const ExecutedView& view) {
+        executed_ = view;
+        if (executedPath_->isChecked())
+            setExecutedPathShown(true);
+    });
+    connect(scene_, &GraphScene::gutterClicked, this, &MainWindow::toggleBreakpoint);
     connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
         QString name = selectedNode();
         if (name.isEmpty())
@@ -168,6 +183,8 @@ void MainWindow::buildDocks() {
     graphText_->setReadOnly(true);
     graphText_->setLineWrapMode(QPlainTextEdit::NoWrap);
     graphText_->setFont(QFont("DejaVu Sans Mono", 9));
+    // A click on a line of the text selects its node ("%relu : ... = call_function[...]").
+    graphText_->viewport()->installEventFilter(this);
 
     auto dock = [this](const QString& title, const QString& name, QWidget* widget,
                        Qt::DockWidgetArea area) {
@@ -256,7 +273,7 @@ void MainWindow::buildActions() {
     bar->addWidget(playInterval_);
     run->addSeparator();
     QAction* bp = run->addAction("Toggle &Breakpoint", QKeySequence(Qt::Key_F9), this,
-                                 &MainWindow::toggleBreakpoint);
+                                 [this] { toggleBreakpoint(selectedNode()); });
     bp->setShortcutContext(Qt::ApplicationShortcut);
 
     QMenu* edit = menuBar()->addMenu("&Edit");
@@ -288,6 +305,19 @@ void MainWindow::buildActions() {
             view_->fitInView(item->sceneBoundingRect().adjusted(-80, -80, 80, 80),
                              Qt::KeepAspectRatio);
     });
+    view->addSeparator();
+    executedPath_ =
+        view->addAction("&Executed Path Only", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+                        [this](bool on) {
+                            if (on && executed_.graph.nodes.empty())
+                                engine_->requestExecutedPath(); // shown on arrival
+                            else
+                                setExecutedPathShown(on);
+                        });
+    executedPath_->setCheckable(true);
+    executedPath_->setEnabled(false);
+    executedPath_->setStatusTip("Show only what this run executed, as tracing would record it: "
+                                "branches not taken vanish, loops are unrolled");
     QMenu* editMenu = menuBar()->findChild<QMenu*>("editMenu");
     if (editMenu)
         editMenu->addAction("&Copy Image", QKeySequence::Copy, this, &MainWindow::copyImage);
@@ -302,11 +332,14 @@ void MainWindow::buildActions() {
         menu.addAction("Run to Here",
                        [this] { engine_->command(RunCommand::RunTo, selectedNode()); });
         menu.addAction(breakpoints_.contains(node->name()) ? "Remove Breakpoint" : "Add Breakpoint",
-                       this, &MainWindow::toggleBreakpoint);
+                       this, [this, name = node->name()] { toggleBreakpoint(name); });
         menu.exec(view_->viewport()->mapToGlobal(at));
     });
 
-    buildInputBar();
+    addToolBarBreak();
+    inputBar_ = new InputBar(this);
+    addToolBar(inputBar_);
+    connect(inputBar_, &InputBar::applyRequested, this, &MainWindow::applyInputs);
 
     QMenu* help = menuBar()->addMenu("&Help");
     help->addAction("&About fxview", this, [this] {
@@ -315,15 +348,6 @@ void MainWindow::buildActions() {
             "<b>fxview</b><br>See a PyTorch model's graph the way torch.fx sees it, "
             "and step through it on sample input.<br>LibTorch 1.13, Graphviz, Qt 6.");
     });
-}
-
-void MainWindow::buildInputBar() {
-    addToolBarBreak();
-    inputBar_ = addToolBar("Input");
-    inputBar_->setObjectName("inputToolbar");
-    seed_ = new QSpinBox;
-    seed_->setRange(0, 1'000'000);
-    seed_->setPrefix("seed ");
 }
 
 QString MainWindow::applyInputs(const QStringList& texts, quint64 seed) {
@@ -386,11 +410,10 @@ void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& 
             if (parseInputSpec(text.toStdString(), spec, error))
                 chosen.push_back(spec);
         }
-    if (inputs.empty() && !chosen.empty())
-        seed_->setValue(static_cast<int>(seed));
-    else
-        seed = 0, seed_->setValue(0);
-    engine_->load(source, chosen, seed);
+    if (!inputs.empty() || chosen.empty())
+        seed = 0;
+    inputBar_->setSeed(seed);
+    progress_->start(engine_->load(source, chosen, seed), source);
     updateStatus();
 }
 
@@ -416,6 +439,7 @@ bool MainWindow::openDropped(const QList<QUrl>& urls) {
 }
 
 void MainWindow::showModel(const LoadedModel& model) {
+    progress_->finish();
     model_ = model;
     source_ = model.source;
     // Most recent first, eight at most, as File > Open Recent lists them.
@@ -426,13 +450,35 @@ void MainWindow::showModel(const LoadedModel& model) {
     pendingSource_.clear();
     current_.clear();
     breakpoints_.clear();
-    QString error = scene_->setGraph(model.graph);
-    if (!error.isEmpty())
-        showBanner(error, true);
+    run_ = RunSnapshot();
+    executed_ = ExecutedView();
+    executedMode_ = false;
+    executedPath_->setChecked(false);
+    executedPath_->setEnabled(false);
+    showGraph(model.graph, model.layout, model.graphText);
+    if (!model.layout.ok())
+        showBanner(QString::fromStdString(model.layout.error), true);
     else
         showBanner("Input: " + model.inputNote, false);
+    QStringList placeholders;
+    for (const Node& n : model.graph.nodes)
+        if (n.op == Op::Placeholder)
+            placeholders << QString::fromStdString(n.name);
+    inputBar_->setInputs(placeholders, model.inputs, model.inputNote);
+    setWindowTitle(QFileInfo(source_).fileName() + " — fxview");
+    statusBar()->clearMessage();
+    updateStatus();
+    emit modelShown();
+}
+
+// The scene, the node list, the text and the overview show `graph`: the model's, or a run's
+// executed path. Breakpoints stay where they were set.
+void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text) {
+    scene_->show(graph, layout);
+    for (const QString& node : breakpoints_)
+        scene_->setBreakpoint(node, true);
     nodeList_->clear();
-    model.graph.forEachNode([&](const Node& n, int) {
+    graph.forEachNode([&](const Node& n, int) {
         if (n.hidden)
             return;
         auto* item = new QTreeWidgetItem({opName(n.op), QString::fromStdString(n.name),
@@ -440,55 +486,78 @@ void MainWindow::showModel(const LoadedModel& model) {
         nodeList_->addTopLevelItem(item);
     });
     nodeList_->header()->resizeSections(QHeaderView::ResizeToContents);
-    graphText_->setPlainText(QString::fromStdString(model.graphText));
-    inputBar_->clear();
-    inputFields_.clear();
-    std::size_t index = 0;
-    for (const Node& n : model.graph.nodes) {
-        if (n.op != Op::Placeholder)
-            continue;
-        inputBar_->addWidget(new QLabel(" " + QString::fromStdString(n.name) + " "));
-        auto* field = new QLineEdit(index < model.inputs.size()
-                                        ? QString::fromStdString(model.inputs[index].text())
-                                        : QString());
-        field->setPlaceholderText("1x3x224x224, 2x8:int64, file:…");
-        field->setToolTip(model.inputNote);
-        field->setMaximumWidth(200);
-        inputBar_->addWidget(field);
-        inputFields_.append(field);
-        ++index;
-    }
-    inputBar_->addWidget(seed_);
-    QAction* apply = inputBar_->addAction("Apply input", this, [this] {
-        QStringList texts;
-        for (QLineEdit* f : inputFields_)
-            texts << f->text();
-        applyInputs(texts, static_cast<quint64>(seed_->value()));
-    });
-    apply->setToolTip("Make the input from these specs and reset the run");
-    setWindowTitle(QFileInfo(source_).fileName() + " — fxview");
+    filter_->clear();
+    graphText_->setPlainText(QString::fromStdString(text));
     view_->fitGraph();
     overview_->refit();
-    statusBar()->clearMessage();
+}
+
+const Graph& MainWindow::shownGraph() const {
+    return executedMode_ ? executed_.graph : model_.graph;
+}
+
+const NodeRecord* MainWindow::recordOf(const std::string& node) const {
+    const auto& records = executedMode_ ? executed_.records : run_.records;
+    auto it = records.find(node);
+    return it == records.end() ? nullptr : &it->second;
+}
+
+void MainWindow::setExecutedPathShown(bool on) {
+    if (on && executed_.graph.nodes.empty())
+        on = false; // nothing has run yet
+    executedPath_->setChecked(on);
+    if (on == executedMode_)
+        return;
+    executedMode_ = on;
+    if (on)
+        showGraph(executed_.graph, executed_.layout, formatGraph(executed_.graph));
+    else
+        showGraph(model_.graph, model_.layout, model_.graphText);
+    scene_->syncRun([this](const std::string& n) { return recordOf(n); },
+                    on || run_.finished ? QString() : current_);
+    for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = nodeList_->topLevelItem(i);
+        const NodeRecord* r = recordOf(item->text(1).toStdString());
+        item->setText(3, r && r->state == NodeState::Done
+                             ? QString::fromStdString(shortDescription(r->value))
+                             : QString());
+    }
+    showBanner(on ? QString("Executed path of this run: %1 nodes, as tracing with this input "
+                            "would record them (Ctrl+Shift+E for the whole graph)")
+                        .arg(scene_->nodeCount())
+                  : QString(),
+               false);
     updateStatus();
-    emit modelShown();
+}
+
+bool MainWindow::cancelOpen() {
+    if (!engine_->cancelLoad())
+        return false;
+    QString cancelled = pendingSource_;
+    progress_->finish();
+    pendingSource_.clear();
+    statusBar()->showMessage("Opening " + cancelled + " cancelled" +
+                                 (source_.isEmpty() ? QString() : "; " + source_ + " stays open"),
+                             6000);
+    updateStatus();
+    return true;
 }
 
 void MainWindow::showRun(const RunSnapshot& snapshot) {
+    // The run moved on: the executed path shown is no longer this run's.
+    setExecutedPathShown(false);
+    executed_ = ExecutedView();
     run_ = snapshot;
+    executedPath_->setEnabled(!run_.order.empty());
     current_ = topLevelName(snapshot.last);
-    scene_->syncRun(
-        [this](const std::string& name) -> const NodeRecord* {
-            auto it = run_.records.find(name);
-            return it == run_.records.end() ? nullptr : &it->second;
-        },
-        snapshot.finished ? QString() : current_);
+    scene_->syncRun([this](const std::string& name) { return recordOf(name); },
+                    snapshot.finished ? QString() : current_);
     for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
         QTreeWidgetItem* item = nodeList_->topLevelItem(i);
-        auto it = run_.records.find(item->text(1).toStdString());
-        bool done = it != run_.records.end() && it->second.state == NodeState::Done;
-        item->setText(3, done ? QString::fromStdString(shortDescription(it->second.value))
-                              : QString());
+        const NodeRecord* r = recordOf(item->text(1).toStdString());
+        item->setText(3, r && r->state == NodeState::Done
+                             ? QString::fromStdString(shortDescription(r->value))
+                             : QString());
     }
     if (snapshot.failed)
         showBanner(QString::fromStdString(snapshot.failure), true);
@@ -518,7 +587,7 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
 }
 
 void MainWindow::showInspector(const QString& name) {
-    const Node* n = model_.graph.find(name.toStdString());
+    const Node* n = shownGraph().find(name.toStdString());
     if (!n)
         return;
     auto link = [](const std::string& node) {
@@ -551,9 +620,8 @@ void MainWindow::showInspector(const QString& name) {
     for (const std::string& u : n->users)
         users << link(u);
     row("users", users.join(", "));
-    auto it = run_.records.find(n->name);
-    if (it != run_.records.end()) {
-        const NodeRecord& r = it->second;
+    if (const NodeRecord* record = recordOf(n->name)) {
+        const NodeRecord& r = *record;
         const char* states[] = {"not run yet", "ran", "failed", "not executed (branch not taken)"};
         row("state", states[static_cast<int>(r.state)]);
         if (r.runs > 0) {
@@ -601,9 +669,9 @@ void MainWindow::runCommand(RunCommand command) {
         engine_->command(command);
 }
 
-void MainWindow::toggleBreakpoint() {
-    QString node = selectedNode();
-    if (node.isEmpty())
+void MainWindow::toggleBreakpoint(const QString& node) {
+    // Only nodes of the model's own graph can stop a run (not an executed path's copies).
+    if (node.isEmpty() || !model_.graph.find(node.toStdString()))
         return;
     bool on = !breakpoints_.contains(node);
     if (on)
@@ -637,8 +705,8 @@ QString MainWindow::exportTo(const QString& path, bool visiblePartOnly) {
     if (visiblePartOnly)
         options.area =
             view_->mapToScene(view_->viewport()->rect()).boundingRect() & scene_->sceneRect();
-    return exportGraph(path, options,
-                       {scene_, model_.dot, run_.order.empty() ? model_.json : run_.json});
+    std::string dot = options.format == ExportFormat::Dot ? graphToDot(shownGraph()) : "";
+    return exportGraph(path, options, {scene_, dot, run_.order.empty() ? model_.json : run_.json});
 }
 
 void MainWindow::copyImage() {
@@ -657,7 +725,7 @@ bool MainWindow::findNode(const QString& text, bool backwards) {
     if (text.isEmpty())
         return false;
     QStringList names;
-    model_.graph.forEachNode([&](const Node& n, int) {
+    shownGraph().forEachNode([&](const Node& n, int) {
         bool match = QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) ||
                      QString(opName(n.op)).contains(text, Qt::CaseInsensitive) ||
                      QString::fromStdString(n.target).contains(text, Qt::CaseInsensitive);
@@ -678,11 +746,11 @@ bool MainWindow::findNode(const QString& text, bool backwards) {
 }
 
 void MainWindow::walk(int key) {
-    const Node* n = model_.graph.find(selectedNode().toStdString());
+    const Node* n = shownGraph().find(selectedNode().toStdString());
     if (!n)
         return;
     std::vector<std::string> order;
-    model_.graph.forEachNode([&](const Node& node, int) {
+    shownGraph().forEachNode([&](const Node& node, int) {
         if (!node.hidden)
             order.push_back(node.name);
     });
@@ -709,6 +777,15 @@ void MainWindow::walk(int key) {
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    if (graphText_ && watched == graphText_->viewport() &&
+        event->type() == QEvent::MouseButtonRelease) {
+        auto* click = static_cast<QMouseEvent*>(event);
+        QString line = graphText_->cursorForPosition(click->position().toPoint()).block().text();
+        static const QRegularExpression nodeLine("^\\s*%(\\w+)\\s*:");
+        QRegularExpressionMatch m = nodeLine.match(line);
+        if (m.hasMatch())
+            selectNode(m.captured(1));
+    }
     if (watched == view_ && event->type() == QEvent::KeyPress) {
         int key = static_cast<QKeyEvent*>(event)->key();
         if ((key == Qt::Key_Up || key == Qt::Key_Down || key == Qt::Key_Left ||

@@ -23,6 +23,8 @@ namespace fxview {
 
 class GraphScene;
 class GraphView;
+class InputBar;
+class LoadProgress;
 class OverviewView;
 
 class MainWindow : public QMainWindow {
@@ -55,6 +57,15 @@ public:
     bool playing() const;
     void setPlayInterval(int milliseconds);
     QStringList recentModels() const;
+    // Stops the model being opened; the open one stays. False if nothing was opening.
+    bool cancelOpen();
+    LoadProgress* loadProgress() const { return progress_; }
+    // After a run: the path it took as its own graph (branches not taken gone, loops
+    // unrolled), or back to the whole graph.
+    void setExecutedPathShown(bool on);
+    bool executedPathShown() const { return executedMode_; }
+    void toggleBreakpoint(const QString& node);
+    InputBar* inputBar() const { return inputBar_; }
     // What a drop of files on the window does: opens the first local file.
     bool openDropped(const QList<QUrl>& urls);
 
@@ -71,14 +82,15 @@ private:
     void showBanner(const QString& text, bool error);
     void updateStatus();
     void runCommand(RunCommand command);
-    void toggleBreakpoint();
+    void showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text);
+    const Graph& shownGraph() const;
+    const NodeRecord* recordOf(const std::string& node) const;
     void chooseFile();
     void chooseExport();
     bool eventFilter(QObject* watched, QEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
-    void buildInputBar();
     void playTick();
 
     Engine* engine_;
@@ -90,12 +102,12 @@ private:
     QLineEdit* filter_;
     QLineEdit* find_;
     QTextBrowser* inspector_;
-    QPlainTextEdit* graphText_;
+    QPlainTextEdit* graphText_ = nullptr; // made after the view, whose events come first
     QLabel* status_;
     QList<QAction*> runActions_;
-    QToolBar* inputBar_;
-    QList<QLineEdit*> inputFields_;
-    QSpinBox* seed_;
+    InputBar* inputBar_;
+    LoadProgress* progress_;
+    QAction* executedPath_;
     QAction* play_;
     QTimer* playTimer_;
     QSpinBox* playInterval_;
@@ -104,6 +116,8 @@ private:
     QString current_;
     LoadedModel model_;
     RunSnapshot run_;
+    ExecutedView executed_;
+    bool executedMode_ = false;
     QSet<QString> breakpoints_;
 };
 

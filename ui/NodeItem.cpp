@@ -1,6 +1,10 @@
 #include "NodeItem.h"
 
+#include "GraphScene.h"
+
 #include <QFontMetricsF>
+#include <QGraphicsSceneHoverEvent>
+#include <QGraphicsSceneMouseEvent>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <cmath>
@@ -34,6 +38,7 @@ NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, cons
     setPos(box.topLeft());
     box_.moveTopLeft(QPointF(0, 0));
     setFlag(ItemIsSelectable);
+    setAcceptHoverEvents(true);
     setZValue(2);
     setToolTip(name_ + "\n" + opLine_);
 }
@@ -97,9 +102,12 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         QPen(border, borderWidth, state_ == State::NotExecuted ? Qt::DashLine : Qt::SolidLine));
     painter->setBrush(fill);
     painter->drawRoundedRect(box_, kRadius, kRadius);
-    if (breakpoint_) {
+    if (breakpoint_ || gutterHover_) {
+        QColor dot = t.breakpoint;
+        if (!breakpoint_)
+            dot.setAlpha(90);
         painter->setPen(Qt::NoPen);
-        painter->setBrush(t.breakpoint);
+        painter->setBrush(dot);
         painter->drawEllipse(QPointF(-5, box_.height() / 2), 4, 4);
     }
 
@@ -121,6 +129,29 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         painter->setPen(state_ == State::Failed ? t.failed : text);
         painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, shapeShown_);
     }
+}
+
+void NodeItem::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+    if (event->button() == Qt::LeftButton && inGutter(event->pos())) {
+        if (auto* graph = qobject_cast<GraphScene*>(scene()))
+            emit graph->gutterClicked(name_);
+        event->accept();
+        return;
+    }
+    QGraphicsItem::mousePressEvent(event);
+}
+
+void NodeItem::hoverMoveEvent(QGraphicsSceneHoverEvent* event) {
+    bool on = inGutter(event->pos());
+    if (on != gutterHover_) {
+        gutterHover_ = on;
+        update();
+    }
+}
+
+void NodeItem::hoverLeaveEvent(QGraphicsSceneHoverEvent*) {
+    gutterHover_ = false;
+    update();
 }
 
 } // namespace fxview

@@ -31,6 +31,13 @@ public:
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
+    // The strip left of the box where the breakpoint dot sits; a click there toggles it.
+    bool inGutter(const QPointF& local) const { return local.x() < 0; }
+
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+    void hoverMoveEvent(QGraphicsSceneHoverEvent* event) override;
+    void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
 
 private:
     QString name_, opLine_, shape_;
@@ -39,6 +46,7 @@ private:
     QRectF box_;
     State state_ = State::Idle;
     bool breakpoint_ = false;
+    bool gutterHover_ = false; // a faint dot shows where a click sets a breakpoint
     const Theme* theme_;
     const SceneStyle* style_;
 };

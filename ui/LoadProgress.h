@@ -1,0 +1,35 @@
+#pragma once
+// What the status bar shows while a model opens: the stage ("Tracing ResNet", "Laying out 491
+// nodes"), a progress bar, and Cancel (also Escape), which keeps the open model.
+
+#include <QWidget>
+
+class QLabel;
+class QProgressBar;
+class QToolButton;
+
+namespace fxview {
+
+class LoadProgress : public QWidget {
+    Q_OBJECT
+public:
+    explicit LoadProgress(QWidget* parent = nullptr);
+
+    void start(int load, const QString& source);
+    // From the engine: ignored unless `load` is the one started last.
+    void advance(int load, const QString& stage, int percent);
+    void finish();
+    int load() const { return load_; } // 0 when nothing is opening
+    QString stage() const;
+
+signals:
+    void cancelRequested();
+
+private:
+    QLabel* stage_;
+    QProgressBar* bar_;
+    QToolButton* cancel_;
+    int load_ = 0;
+};
+
+} // namespace fxview

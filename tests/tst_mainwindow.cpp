@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 
 #include "GraphScene.h"
+#include "Interpreter.h"
+#include "LoadProgress.h"
 #include "MainWindow.h"
 #include "NodeItem.h"
 #include "OverviewView.h"
@@ -64,6 +66,10 @@ private slots:
     void dockLayoutIsRestored();
     void copyImageAndVisiblePart();
     void overviewMovesTheView();
+    void executedPathShowsWhatRan();
+    void gutterClickSetsBreakpoint();
+    void openingShowsStagesAndCancelKeepsTheModel();
+    void playNeverBlocksTheWindow();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -294,6 +300,130 @@ void TestMainWindow::overviewMovesTheView() {
     QVERIFY(overview->shownRect().center().y() > before.center().y());
     QVERIFY(overview->shownRect().contains(QPointF(scene.center().x(), scene.bottom() - 20)) ||
             overview->shownRect().bottom() >= scene.bottom() - 30);
+}
+
+void TestMainWindow::executedPathShowsWhatRan() {
+    window_->openModel("example:branchy", {InputSpec{{1, 4}, "float32", {}}});
+    QVERIFY(settle(*window_));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    // What the core says this input executed.
+    LoadResult loaded = loadModel("example:branchy");
+    Interpreter run(loaded.model, traceModel(*loaded.model));
+    run.setInputs({InputSpec{{1, 4}, "float32", {}}}, 0);
+    run.runToEnd();
+    Graph expected = run.executedPath();
+    QStringList notTaken;
+    run.graph().forEachNode([&](const Node& n, int) {
+        const NodeRecord* r = run.record(n.name);
+        if (!n.hidden && r && r->state == NodeState::NotExecuted)
+            notTaken << QString::fromStdString(n.name);
+    });
+    QVERIFY(!notTaken.isEmpty()); // one branch of the if was not taken
+
+    QSignalSpy ready(window_->engine(), &Engine::executedPathReady);
+    press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    QVERIFY(ready.wait(60000));
+    QVERIFY(window_->executedPathShown());
+    QCOMPARE(window_->scene()->nodeCount(), expected.nodeCount());
+    for (const Node& n : expected.nodes) {
+        NodeItem* item = window_->scene()->nodeItem(QString::fromStdString(n.name));
+        QVERIFY2(item, n.name.c_str());
+        QCOMPARE(item->runState(), NodeItem::State::Done); // each with its own value
+        QVERIFY(!item->shapeText().isEmpty());
+    }
+    for (const QString& name : notTaken)
+        QVERIFY2(!window_->scene()->nodeItem(name), qPrintable(name));
+    QVERIFY(window_->scene()->nodeItem("tanh_1")); // the loop unrolled: a tanh per iteration
+    // Ctrl+Shift+E again: the whole graph, the branch not taken greyed.
+    press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    QVERIFY(!window_->executedPathShown());
+    QCOMPARE(window_->scene()->nodeItem(notTaken.first())->runState(),
+             NodeItem::State::NotExecuted);
+}
+
+void TestMainWindow::gutterClickSetsBreakpoint() {
+    auto* view = window_->centralWidget()->findChild<QGraphicsView*>();
+    NodeItem* fc2 = window_->scene()->nodeItem("fc2");
+    view->centerOn(fc2);
+    QPoint gutter =
+        view->mapFromScene(fc2->mapToScene(QPointF(-5, fc2->boundingRect().center().y())));
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, gutter);
+    QVERIFY(fc2->hasBreakpoint());
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QCOMPARE(window_->currentNode(), QString("relu")); // stopped before fc2
+    QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, gutter);
+    QVERIFY(!fc2->hasBreakpoint());
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QVERIFY(window_->statusText().contains("finished"));
+}
+
+void TestMainWindow::openingShowsStagesAndCancelKeepsTheModel() {
+    QString resnet = QString::fromStdString(fixture("resnet18_scripted.pt"));
+    // A whole opening: the stages in order, the layout made on the engine's side.
+    QSignalSpy stages(window_->engine(), &Engine::loadProgress);
+    QSignalSpy loaded(window_->engine(), &Engine::loaded);
+    window_->openModel(resnet);
+    QVERIFY(!window_->loadProgress()->stage().isEmpty()); // shown at once
+    QVERIFY(loaded.wait(60000));
+    QStringList seen;
+    for (const QList<QVariant>& s : stages)
+        seen << s.at(1).toString();
+    QVERIFY2(seen.size() >= 3 && seen[0].startsWith("Loading") && seen[1].startsWith("Tracing") &&
+                 seen[2] == "Laying out 71 nodes",
+             qPrintable(seen.join(" | ")));
+    auto model = loaded.at(0).at(0).value<LoadedModel>();
+    QCOMPARE(static_cast<int>(model.layout.nodes.size()), model.graph.nodeCount());
+    QVERIFY(settle(*window_));
+    QVERIFY(window_->loadProgress()->stage().isEmpty());
+
+    // Opening tinynet again, cancelled at once: resnet18 stays, and nothing arrives later.
+    QSignalSpy shown(window_.get(), &MainWindow::modelShown);
+    window_->openModel("example:tinynet");
+    QVERIFY(window_->cancelOpen());
+    QVERIFY(window_->loadProgress()->stage().isEmpty());
+    QVERIFY(settle(*window_));
+    QTest::qWait(50);
+    QCOMPARE(shown.count(), 0);
+    QCOMPARE(window_->modelSource(), resnet);
+    QCOMPARE(window_->scene()->nodeCount(), 71);
+    QVERIFY(!window_->cancelOpen()); // nothing left to cancel
+    // The engine kept resnet18 too: a step runs its first node.
+    press(*window_, QKeySequence(Qt::Key_F10));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QCOMPARE(window_->currentNode(), QString("x"));
+    QVERIFY(window_->scene()->nodeItem("conv1"));
+}
+
+void TestMainWindow::playNeverBlocksTheWindow() {
+    // resnet18 on 2x3x448x448: its first convolutions take tens of milliseconds each.
+    window_->openModel(QString::fromStdString(fixture("resnet18_scripted.pt")),
+                       {InputSpec{{2, 3, 448, 448}, "float32", {}}});
+    QVERIFY(settle(*window_));
+    qint64 longestGap = 0;
+    QElapsedTimer sinceTick;
+    sinceTick.start();
+    QTimer timer;
+    connect(&timer, &QTimer::timeout,
+            [&] { longestGap = std::max(longestGap, sinceTick.restart()); });
+    timer.start(5);
+    window_->setPlayInterval(10);
+    window_->setPlaying(true);
+    QElapsedTimer elapsed;
+    elapsed.start();
+    while (window_->playing() && elapsed.elapsed() < 120000)
+        QTest::qWait(20);
+    timer.stop();
+    QVERIFY(window_->statusText().contains("finished")); // Play went through all 71 nodes
+    double slowestMs = 0;
+    for (const auto& [name, record] : window_->run().records)
+        slowestMs = std::max(slowestMs, record.timeUs / 1000);
+    // Had a node computed on this thread, the timer would have waited for it at least once.
+    qInfo("slowest node %.0f ms, longest gap between 5 ms ticks %lld ms", slowestMs, longestGap);
+    QVERIFY2(slowestMs > 40, qPrintable(QString::number(slowestMs)));
+    QVERIFY(static_cast<double>(longestGap) < slowestMs / 2);
 }
 
 int main(int argc, char** argv) {

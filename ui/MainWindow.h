@@ -39,6 +39,7 @@ public:
     Engine* engine() const { return engine_; }
     const QString& modelSource() const { return source_; }
     const QString& currentNode() const { return current_; }
+    const RunSnapshot& run() const { return run_; }
     QString statusText() const;
     QString bannerText() const;
     void selectNode(const QString& name);

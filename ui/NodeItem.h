@@ -26,6 +26,7 @@ public:
     const QString& name() const { return name_; }
     void setRunState(State state, const QString& shape);
     void setBreakpoint(bool on);
+    bool hasBreakpoint() const { return breakpoint_; }
     State runState() const { return state_; }
     const QString& shapeText() const { return shape_; }
 

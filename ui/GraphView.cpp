@@ -21,15 +21,16 @@ void GraphView::zoomBy(double factor) {
     scale(target / current, target / current);
 }
 
-void GraphView::fitGraph() {
+void GraphView::fitGraph(const QPointF& start) {
     if (scene())
         fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
-    // A tall graph fitted whole is unreadable: start no smaller than readable text allows.
+    // A big graph fitted whole is unreadable: start no smaller than readable text allows, at
+    // the graph's entry (its first input) where reading begins.
     if (transform().m11() < 0.8) {
         double s = 0.8 / transform().m11();
         scale(s, s);
-        if (scene())
-            centerOn(scene()->sceneRect().center().x(), scene()->sceneRect().top());
+        QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+        centerOn(start.x(), start.y() + visible.height() / 2 - 40);
     }
 }
 

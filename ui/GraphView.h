@@ -10,8 +10,8 @@ public:
     explicit GraphView(QWidget* parent = nullptr);
 
     void zoomBy(double factor);
-    void fitGraph();
-    void showItem(QGraphicsItem* item); // scroll just enough to show it, centring if far off
+    void fitGraph(const QPointF& start = {}); // `start`: where to look when it cannot fit
+    void showItem(QGraphicsItem* item);       // scroll just enough to show it, centring if far off
 
 protected:
     void wheelEvent(QWheelEvent* event) override;

@@ -299,7 +299,7 @@ void MainWindow::buildActions() {
     view->addAction("Zoom &In", QKeySequence::ZoomIn, this, [this] { view_->zoomBy(1.25); });
     view->addAction("Zoom &Out", QKeySequence::ZoomOut, this, [this] { view_->zoomBy(0.8); });
     view->addAction("&Fit to Window", QKeySequence(Qt::CTRL | Qt::Key_0), this,
-                    [this] { view_->fitGraph(); });
+                    [this] { view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio); });
     view->addAction("Zoom to &Selection", QKeySequence(Qt::CTRL | Qt::Key_9), this, [this] {
         if (NodeItem* item = scene_->nodeItem(selectedNode()))
             view_->fitInView(item->sceneBoundingRect().adjusted(-80, -80, 80, 80),
@@ -488,7 +488,11 @@ void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const 
     nodeList_->header()->resizeSections(QHeaderView::ResizeToContents);
     filter_->clear();
     graphText_->setPlainText(QString::fromStdString(text));
-    view_->fitGraph();
+    QPointF start = scene_->sceneRect().topLeft();
+    if (!graph.nodes.empty())
+        if (NodeItem* first = scene_->nodeItem(QString::fromStdString(graph.nodes.front().name)))
+            start = first->sceneBoundingRect().center();
+    view_->fitGraph(start);
     overview_->refit();
 }
 

@@ -315,8 +315,12 @@ private:
             return traceCallMethod(n, frame);
         if (kind == c10::prim::CallFunction)
             return traceCallFunction(n, frame);
+        if (kind == c10::prim::ListConstruct && mutatedElsewhere(n))
+            return traceOperator(n, frame); // a real list object, shared by every use
         if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct)
             return traceConstruct(n, frame);
+        if (kind == c10::aten::append && appendsToLiteral(n, frame))
+            return traceAppend(n, frame);
         if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack)
             return traceUnpack(n, frame);
         if (kind == c10::prim::unchecked_cast) {
@@ -492,12 +496,87 @@ private:
         }
         Argument arg =
             isList ? Argument::ofList(std::move(items)) : Argument::ofTuple(std::move(items));
-        if (allConstant) {
+        // A list that grows by appends stays a literal, even when it starts out constant.
+        bool appendedTo = isList && std::any_of(n->output()->uses().begin(),
+                                                n->output()->uses().end(), [](const jit::Use& u) {
+                                                    return u.user->kind() == c10::aten::append;
+                                                });
+        if (allConstant && !appendedTo) {
             c10::IValue value = constructConstant(n, frame);
             frame[n->output()] = data(std::move(arg), ValueSource::ofConstant(value), value);
         } else {
             frame[n->output()] = data(std::move(arg), std::move(source));
         }
+    }
+
+    // A list literal is folded into each use ([%a, %b]) as torch.fx records Python lists. A
+    // list that is appended to in the block that made it stays a literal that grows: each use
+    // sees its items at that point (`cat([%pool0, %conv2])`), and the append leaves no node,
+    // as in torch.fx. Any other mutation (in a loop body or a callee, insert, pop, ...) needs
+    // one real list object: such a list is made by a node of its own, which all uses share.
+    static bool mutatedElsewhere(const jit::Node* construct) {
+        for (const jit::Use& use : construct->output()->uses()) {
+            const jit::Node* user = use.user;
+            if (user->kind() == c10::aten::append && use.offset == 0 &&
+                user->owningBlock() == construct->owningBlock())
+                continue;
+            if (mutates(use, 0))
+                return true;
+        }
+        return false;
+    }
+
+    // Whether `use` may change the list it is handed: an operator whose schema writes to that
+    // argument, or a method or function whose own graph does so with its parameter.
+    static bool mutates(const jit::Use& use, int depth) {
+        const jit::Node* user = use.user;
+        if (user->kind() == c10::prim::CallMethod || user->kind() == c10::prim::CallFunction) {
+            const jit::Graph* callee = calleeGraph(user);
+            // CallFunction's first input is the function; the callee's graph does not have it.
+            std::size_t param =
+                user->kind() == c10::prim::CallFunction ? use.offset - 1 : use.offset;
+            if (!callee || depth > 8 || param >= callee->inputs().size())
+                return true; // cannot look inside: assume it does
+            for (const jit::Use& inner : callee->inputs()[param]->uses())
+                if (mutates(inner, depth + 1))
+                    return true;
+            return false;
+        }
+        if (user->kind() == c10::prim::Loop || user->kind() == c10::prim::If)
+            return true; // carried into control flow: one real object keeps it right
+        const c10::FunctionSchema* schema = user->maybeSchema();
+        if (!schema || use.offset >= schema->arguments().size())
+            return false;
+        const c10::AliasInfo* alias = schema->arguments()[use.offset].alias_info();
+        return alias && alias->isWrite();
+    }
+
+    static const jit::Graph* calleeGraph(const jit::Node* call) {
+        jit::Function* fn = nullptr;
+        if (call->kind() == c10::prim::CallMethod) {
+            if (auto cls = call->inputs()[0]->type()->cast<c10::ClassType>())
+                fn = cls->findMethod(call->s(c10::attr::name));
+        } else if (auto type = call->inputs()[0]->type()->cast<c10::FunctionType>()) {
+            fn = type->function();
+        }
+        return fn && fn->isGraphFunction() ? jit::toGraphFunction(*fn).graph().get() : nullptr;
+    }
+
+    bool appendsToLiteral(const jit::Node* n, const Frame& frame) const {
+        const jit::Value* list = n->inputs()[0];
+        const Binding& b = dataOf(frame, list);
+        return list->node()->kind() == c10::prim::ListConstruct &&
+               list->node()->owningBlock() == n->owningBlock() && !b.constant &&
+               b.source.kind == ValueSource::Kind::List;
+    }
+
+    void traceAppend(const jit::Node* n, Frame& frame) {
+        const Binding& item = dataOf(frame, n->inputs()[1]);
+        Binding& list = frame[n->inputs()[0]];
+        list.arg.items.push_back(item.arg);
+        list.source.items.push_back(item.source);
+        if (n->outputs().size() == 1)
+            frame[n->output()] = list;
     }
 
     void traceUnpack(const jit::Node* n, Frame& frame) {
@@ -667,12 +746,28 @@ private:
                     step.inputs.push_back(
                         ValueSource::ofConstant(*schema->arguments()[i].default_value()));
         try {
-            step.operation = n->getOperation();
+            step.operation =
+                n->kind() == c10::prim::ListConstruct ? makeList(n) : n->getOperation();
         } catch (const std::exception&) {
             // Kept in the graph; running it reports that LibTorch has no operator for it.
             step.unsupported = node.schema;
         }
         emitFor(n, std::move(node), call.candidate, std::move(step), frame);
+    }
+
+    // A list made by a node of its own (see mutatedElsewhere): a new list each time it runs,
+    // as the script's `[a, b]` is. LibTorch registers no operator for prim::ListConstruct.
+    static jit::Operation makeList(const jit::Node* n) {
+        c10::TypePtr element = n->output()->type()->expectRef<c10::ListType>().getElementType();
+        std::size_t count = n->inputs().size();
+        return jit::Operation([element, count](jit::Stack& stack) {
+            c10::impl::GenericList list(element);
+            list.reserve(count);
+            for (std::size_t i = stack.size() - count; i < stack.size(); ++i)
+                list.push_back(stack[i]);
+            jit::drop(stack, count);
+            stack.emplace_back(std::move(list));
+        });
     }
 
     // Fills args and kwargs the way Python code would have written the call: keyword-only

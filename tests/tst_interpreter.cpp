@@ -82,6 +82,11 @@ void TestInterpreter::outputsEqualForward_data() {
                             << "1x3x32x32";
     QTest::newRow("control_flow_scripted")
         << QString::fromStdString(fixture("control_flow_scripted.pt")) << "";
+    // Lists appended to after they are made: in a loop, and by a value known only at run time.
+    QTest::newRow("list_mutation_scripted")
+        << QString::fromStdString(fixture("list_mutation_scripted.pt")) << "1x4";
+    QTest::newRow("densenet121_scripted")
+        << QString::fromStdString(fixture("densenet121_scripted.pt")) << "1x3x32x32";
 }
 
 void TestInterpreter::outputsEqualForward() {
@@ -243,6 +248,7 @@ void TestInterpreter::shapesEqualShapeProp_data() {
     for (const char* model : {"resnet18", "mobilenet_v2"})
         for (const char* variant : {"scripted", "traced"})
             QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
+    QTest::newRow("densenet121 scripted") << "densenet121" << "scripted";
 }
 
 void TestInterpreter::shapesEqualShapeProp() {

@@ -61,6 +61,13 @@ struct Block {
     std::vector<Argument> results; // what the block yields back to its node
 };
 
+// A tensor a node holds: a call_module's parameter, or what a get_attr reads.
+struct HeldTensor {
+    std::string name; // "weight", "bias"; the attribute path for get_attr
+    std::vector<std::int64_t> shape;
+    std::string dtype;
+};
+
 struct Node {
     Op op = Op::CallFunction;
     std::string name;       // unique in the graph, named the way torch.fx names nodes
@@ -69,10 +76,11 @@ struct Node {
     std::string moduleType; // for call_module: "torch.nn.Linear"
     std::vector<Argument> args;
     std::vector<KeywordArgument> kwargs;
-    std::vector<std::string> users; // nodes that consume this one, in graph order, unique
-    std::string scope;              // module path whose code produced it; "" for the root
-    bool hidden = false;            // a raise-only guard or work that only feeds one
-    std::vector<Block> blocks;      // prim::If branches or prim::Loop body
+    std::vector<std::string> users;  // nodes that consume this one, in graph order, unique
+    std::string scope;               // module path whose code produced it; "" for the root
+    bool hidden = false;             // a raise-only guard or work that only feeds one
+    std::vector<Block> blocks;       // prim::If branches or prim::Loop body
+    std::vector<HeldTensor> tensors; // call_module: its parameters; get_attr: the tensor
 };
 
 struct Graph {

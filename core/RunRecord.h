@@ -20,6 +20,10 @@ struct ValueSummary {
     bool hasStats = false;                      // full summaries of numeric tensors only
     double min = 0, max = 0, mean = 0, std = 0; // over the finite values; std is unbiased
     std::int64_t nanCount = 0, infCount = 0;
+    // Counts of the finite values in equal bins from min to max, over at most a few thousand
+    // values taken at an even stride (histogramSample says how many).
+    std::vector<std::int64_t> histogram;
+    std::int64_t histogramSample = 0;
     std::vector<ValueSummary> items; // tuple and list items
     std::string value;               // scalars and strings as Python prints them
 };

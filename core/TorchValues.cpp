@@ -138,6 +138,34 @@ void slowMoments(const double* data, std::int64_t n, Moments& m) {
 // min/max/mean/std over the finite values (std unbiased, as torch.std), NaN and Inf counts: one
 // pass over the data, split across LibTorch's threads, so that a run with full summaries stays
 // close to the model's own speed. Sums are kept in double.
+// The inspector's small histogram: at most kHistogramSample values at an even stride, which
+// costs next to nothing beside the op that made the tensor and keeps its shape.
+constexpr int kHistogramBins = 24;
+constexpr std::int64_t kHistogramSample = 4096;
+
+template <typename T>
+void histogramOf(const T* data, std::int64_t n, std::int64_t step, ValueSummary& s) {
+    s.histogram.assign(kHistogramBins, 0);
+    double width = (s.max - s.min) / kHistogramBins;
+    for (std::int64_t i = 0; i < n; i += step) {
+        double v = static_cast<double>(data[i]);
+        if (!std::isfinite(v))
+            continue;
+        int bin = width > 0 ? static_cast<int>((v - s.min) / width) : 0;
+        ++s.histogram[static_cast<std::size_t>(std::clamp(bin, 0, kHistogramBins - 1))];
+        ++s.histogramSample;
+    }
+}
+
+void tensorHistogram(const at::Tensor& contiguous, ValueSummary& s) {
+    std::int64_t n = contiguous.numel();
+    std::int64_t step = std::max<std::int64_t>(1, n / kHistogramSample);
+    if (contiguous.scalar_type() == c10::ScalarType::Float)
+        return histogramOf(contiguous.data_ptr<float>(), n, step, s);
+    at::Tensor sample = contiguous.reshape({-1}).slice(0, 0, n, step).to(c10::ScalarType::Double);
+    histogramOf(sample.data_ptr<double>(), sample.numel(), 1, s);
+}
+
 void tensorStats(const at::Tensor& t, ValueSummary& s) {
     if (t.numel() == 0 || t.is_complex() || t.scalar_type() == c10::ScalarType::Bool)
         return;
@@ -179,6 +207,7 @@ void tensorStats(const at::Tensor& t, ValueSummary& s) {
     s.mean = total.shift + shiftedMean;
     double variance = total.count > 1 ? (total.sumSq - total.sum * shiftedMean) / (n - 1) : 0.0;
     s.std = std::sqrt(std::max(variance, 0.0));
+    tensorHistogram(c, s);
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include "ModelPrivate.h"
 #include "NodeNamer.h"
 #include "PlanPrivate.h"
+#include "TorchValues.h"
 #include "TracerPrivate.h"
 
 namespace fxview {
@@ -387,6 +388,7 @@ private:
                 Node node;
                 node.op = Op::GetAttr;
                 node.target = path;
+                node.tensors.push_back(heldTensor(path, value.toTensor()));
                 Step step;
                 step.kind = Step::Kind::Attribute;
                 step.attribute = value;
@@ -414,6 +416,8 @@ private:
             node.op = Op::CallModule;
             node.target = self.path;
             node.moduleType = publicClassName(pythonClass);
+            for (const auto& p : self.module.named_parameters(/*recurse=*/true))
+                node.tensors.push_back(heldTensor(p.name, p.value));
             for (std::size_t i = 1; i < n->inputs().size(); ++i)
                 node.args.push_back(dataOf(frame, n->inputs()[i]).arg);
             Step step;
@@ -753,6 +757,10 @@ private:
             step.unsupported = node.schema;
         }
         emitFor(n, std::move(node), call.candidate, std::move(step), frame);
+    }
+
+    static HeldTensor heldTensor(const std::string& name, const at::Tensor& t) {
+        return HeldTensor{name, t.sizes().vec(), dtypeName(t.scalar_type())};
     }
 
     // A list made by a node of its own (see mutatedElsewhere): a new list each time it runs,

@@ -56,6 +56,7 @@ private slots:
     void stepIntoRunsTheModuleGraph();
     void stepOutFinishesTheModule();
     void shapesEqualShapeProp_data();
+    void histogramEqualsHistc();
     void shapesEqualShapeProp();
     void branchNotTakenIsNotExecuted();
     void executedPathUnrollsTheLoop();
@@ -242,13 +243,30 @@ void TestInterpreter::stepOutFinishesTheModule() {
     QCOMPARE(run->nextNode(), std::string("output"));
 }
 
+// The inspector's histogram of conv1's output equals torch.histc over the same sampled values.
+void TestInterpreter::histogramEqualsHistc() {
+    auto run = session(fixture("resnet18_scripted.pt"), {"file:" + fixture("resnet18_input.pt")});
+    run->runTo("bn1"); // conv1 has run
+    const NodeRecord* conv1 = run->record("conv1");
+    QVERIFY(conv1 && conv1->value.hasStats);
+    QJsonObject ref =
+        QJsonDocument::fromJson(readFile(fixture("resnet18_conv1_histogram.json"))).object();
+    QCOMPARE(conv1->value.histogramSample, static_cast<std::int64_t>(ref["sample"].toInt()));
+    QJsonArray bins = ref["bins"].toArray();
+    QCOMPARE(static_cast<int>(conv1->value.histogram.size()), bins.size());
+    for (int i = 0; i < bins.size(); ++i)
+        QCOMPARE(conv1->value.histogram[static_cast<std::size_t>(i)],
+                 static_cast<std::int64_t>(bins[i].toInt()));
+}
+
 void TestInterpreter::shapesEqualShapeProp_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("variant");
     for (const char* model : {"resnet18", "mobilenet_v2"})
         for (const char* variant : {"scripted", "traced"})
             QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
-    QTest::newRow("densenet121 scripted") << "densenet121" << "scripted";
+    QTest::newRow("densenet121 scripted") << "densenet121"
+                                          << "scripted";
 }
 
 void TestInterpreter::shapesEqualShapeProp() {

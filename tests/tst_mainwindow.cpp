@@ -13,6 +13,7 @@
 #include <QTemporaryDir>
 
 #include "GraphScene.h"
+#include "Inspector.h"
 #include "Interpreter.h"
 #include "LoadProgress.h"
 #include "MainWindow.h"
@@ -70,6 +71,7 @@ private slots:
     void gutterClickSetsBreakpoint();
     void openingShowsStagesAndCancelKeepsTheModel();
     void playNeverBlocksTheWindow();
+    void inspectorShowsParametersAndHistogram();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -424,6 +426,32 @@ void TestMainWindow::playNeverBlocksTheWindow() {
     qInfo("slowest node %.0f ms, longest gap between 5 ms ticks %lld ms", slowestMs, longestGap);
     QVERIFY2(slowestMs > 40, qPrintable(QString::number(slowestMs)));
     QVERIFY(static_cast<double>(longestGap) < slowestMs / 2);
+}
+
+void TestMainWindow::inspectorShowsParametersAndHistogram() {
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    window_->selectNode("fc1");
+    auto* inspector = window_->findChild<Inspector*>();
+    QVERIFY(inspector);
+    QString text = inspector->toPlainText();
+    QVERIFY2(text.contains("weight [8, 4] float32") && text.contains("bias [8] float32"),
+             qPrintable(text));
+    QVERIFY2(text.contains("[3, 8] float32") && text.contains("all 24 values"), qPrintable(text));
+    // A link in the inspector selects the node it names.
+    emit inspector->nodeLinkClicked("relu");
+    QCOMPARE(window_->selectedNode(), QString("relu"));
+    // Bars scale to the fullest bin: bin 2 fills the height, bin 1 half of it, bin 0 nothing.
+    QImage bars = Inspector::histogramImage({0, 2, 4}, Qt::black, QSize(30, 40));
+    auto filled = [&](int bin) {
+        int rows = 0;
+        for (int y = 0; y < bars.height(); ++y)
+            rows += qAlpha(bars.pixel(bin * 10 + 4, y)) > 0;
+        return rows;
+    };
+    QCOMPARE(filled(0), 0);
+    QCOMPARE(filled(1), 20);
+    QCOMPARE(filled(2), 40);
 }
 
 int main(int argc, char** argv) {

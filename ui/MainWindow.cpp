@@ -24,7 +24,6 @@
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTextBlock>
-#include <QTextBrowser>
 #include <QTimer>
 #include <QToolBar>
 #include <QTreeWidget>
@@ -36,6 +35,7 @@
 #include "GraphScene.h"
 #include "GraphView.h"
 #include "InputBar.h"
+#include "Inspector.h"
 #include "LoadProgress.h"
 #include "NodeItem.h"
 #include "OverviewView.h"
@@ -45,32 +45,9 @@ namespace fxview {
 
 namespace {
 
-QString html(const std::string& text) {
-    return QString::fromStdString(text).toHtmlEscaped();
-}
-
 // Inside a stepped-into module the engine names nodes "fc1.linear"; the graph shows fc1.
 QString topLevelName(const std::string& name) {
     return QString::fromStdString(name.substr(0, name.find('.')));
-}
-
-QString describeValue(const ValueSummary& v) {
-    if (v.type != "Tensor")
-        return html(shortDescription(v));
-    QString text = QString("%1 %2 on %3<br>stride %4, %5 elements, %6 bytes")
-                       .arg(html(formatShape(v.shape)), html(v.dtype), html(v.device),
-                            html(formatShape(v.stride)))
-                       .arg(v.numel)
-                       .arg(v.bytes);
-    if (v.hasStats)
-        text += QString("<br>min %1, max %2<br>mean %3, std %4")
-                    .arg(v.min, 0, 'g', 6)
-                    .arg(v.max, 0, 'g', 6)
-                    .arg(v.mean, 0, 'g', 6)
-                    .arg(v.std, 0, 'g', 6);
-    if (v.nanCount || v.infCount)
-        text += QString("<br><b>NaN %1, Inf %2</b>").arg(v.nanCount).arg(v.infCount);
-    return text;
 }
 
 } // namespace
@@ -175,10 +152,8 @@ void MainWindow::buildDocks() {
     listLayout->addWidget(filter_);
     listLayout->addWidget(nodeList_);
 
-    inspector_ = new QTextBrowser;
-    inspector_->setOpenLinks(false);
-    connect(inspector_, &QTextBrowser::anchorClicked, this,
-            [this](const QUrl& url) { selectNode(url.fragment()); });
+    inspector_ = new Inspector;
+    connect(inspector_, &Inspector::nodeLinkClicked, this, &MainWindow::selectNode);
     graphText_ = new QPlainTextEdit;
     graphText_->setReadOnly(true);
     graphText_->setLineWrapMode(QPlainTextEdit::NoWrap);
@@ -591,53 +566,8 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
 }
 
 void MainWindow::showInspector(const QString& name) {
-    const Node* n = shownGraph().find(name.toStdString());
-    if (!n)
-        return;
-    auto link = [](const std::string& node) {
-        return QString("<a href=\"#%1\">%1</a>").arg(html(node));
-    };
-    auto argText = [&](const Argument& a) {
-        QString text = html(formatArgument(a));
-        a.forEachNodeRef([&](const std::string& ref) { text.replace("%" + html(ref), link(ref)); });
-        return text;
-    };
-    QString body = QString("<h3>%1</h3><table>").arg(html(n->name));
-    auto row = [&](const QString& key, const QString& value) {
-        body += QString("<tr><td><b>%1</b>&nbsp;</td><td>%2</td></tr>").arg(key, value);
-    };
-    row("op", opName(n->op));
-    row("target", html(n->target));
-    if (!n->moduleType.empty())
-        row("module", html(n->moduleType));
-    if (!n->scope.empty())
-        row("scope", html(n->scope));
-    QStringList args;
-    for (const Argument& a : n->args)
-        args << argText(a);
-    row("args", "(" + args.join(", ") + ")");
-    QStringList kwargs;
-    for (const KeywordArgument& k : n->kwargs)
-        kwargs << html(k.name) + ": " + argText(k.value);
-    row("kwargs", "{" + kwargs.join(", ") + "}");
-    QStringList users;
-    for (const std::string& u : n->users)
-        users << link(u);
-    row("users", users.join(", "));
-    if (const NodeRecord* record = recordOf(n->name)) {
-        const NodeRecord& r = *record;
-        const char* states[] = {"not run yet", "ran", "failed", "not executed (branch not taken)"};
-        row("state", states[static_cast<int>(r.state)]);
-        if (r.runs > 0) {
-            row("value", describeValue(r.value));
-            row("time", QString("%1 µs").arg(r.timeUs, 0, 'f', 1));
-        }
-        if (r.runs > 1)
-            row("runs", QString::number(r.runs));
-        if (!r.error.empty())
-            row("error", html(r.error));
-    }
-    inspector_->setHtml(body + "</table>");
+    if (const Node* n = shownGraph().find(name.toStdString()))
+        inspector_->showNode(*n, recordOf(n->name), scene_->theme().current);
 }
 
 void MainWindow::showBanner(const QString& text, bool error) {

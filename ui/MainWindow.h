@@ -15,7 +15,6 @@ class QToolBar;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
-class QTextBrowser;
 class QTreeWidget;
 class QTreeWidgetItem;
 
@@ -24,6 +23,7 @@ namespace fxview {
 class GraphScene;
 class GraphView;
 class InputBar;
+class Inspector;
 class LoadProgress;
 class OverviewView;
 
@@ -102,7 +102,7 @@ private:
     QTreeWidget* nodeList_;
     QLineEdit* filter_;
     QLineEdit* find_;
-    QTextBrowser* inspector_;
+    Inspector* inspector_;
     QPlainTextEdit* graphText_ = nullptr; // made after the view, whose events come first
     QLabel* status_;
     QList<QAction*> runActions_;

@@ -1,0 +1,134 @@
+#include "Inspector.h"
+
+#include <QImage>
+#include <QPainter>
+#include <QUrl>
+#include <algorithm>
+
+#include "FxText.h"
+
+namespace fxview {
+
+namespace {
+
+QString html(const std::string& text) {
+    return QString::fromStdString(text).toHtmlEscaped();
+}
+
+QString describeValue(const ValueSummary& v) {
+    if (v.type != "Tensor")
+        return html(shortDescription(v));
+    QString text = QString("%1 %2 on %3<br>stride %4, %5 elements, %6 bytes")
+                       .arg(html(formatShape(v.shape)), html(v.dtype), html(v.device),
+                            html(formatShape(v.stride)))
+                       .arg(v.numel)
+                       .arg(v.bytes);
+    if (v.hasStats)
+        text += QString("<br>min %1, max %2<br>mean %3, std %4")
+                    .arg(v.min, 0, 'g', 6)
+                    .arg(v.max, 0, 'g', 6)
+                    .arg(v.mean, 0, 'g', 6)
+                    .arg(v.std, 0, 'g', 6);
+    if (v.nanCount || v.infCount)
+        text += QString("<br><b>NaN %1, Inf %2</b>").arg(v.nanCount).arg(v.infCount);
+    return text;
+}
+
+const QUrl kHistogramUrl("fxview://histogram");
+
+} // namespace
+
+Inspector::Inspector(QWidget* parent) : QTextBrowser(parent) {
+    setOpenLinks(false);
+    connect(this, &QTextBrowser::anchorClicked, this,
+            [this](const QUrl& url) { emit nodeLinkClicked(url.fragment()); });
+}
+
+QImage Inspector::histogramImage(const std::vector<std::int64_t>& bins, const QColor& color,
+                                 const QSize& size) {
+    QImage image(size, QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::transparent);
+    std::int64_t fullest = bins.empty() ? 0 : *std::max_element(bins.begin(), bins.end());
+    if (fullest == 0)
+        return image;
+    QPainter painter(&image);
+    double width = static_cast<double>(size.width()) / static_cast<double>(bins.size());
+    for (std::size_t i = 0; i < bins.size(); ++i) {
+        double height = static_cast<double>(bins[i]) / static_cast<double>(fullest) * size.height();
+        painter.fillRect(QRectF(static_cast<double>(i) * width, size.height() - height,
+                                std::max(1.0, width - 1), height),
+                         color);
+    }
+    return image;
+}
+
+void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& barColor) {
+    auto link = [](const std::string& node) {
+        return QString("<a href=\"#%1\">%1</a>").arg(html(node));
+    };
+    auto argText = [&](const Argument& a) {
+        QString text = html(formatArgument(a));
+        a.forEachNodeRef([&](const std::string& ref) { text.replace("%" + html(ref), link(ref)); });
+        return text;
+    };
+    QString body = QString("<h3>%1</h3><table>").arg(html(n.name));
+    auto row = [&](const QString& key, const QString& value) {
+        body +=
+            QString("<tr><td valign=\"top\"><b>%1</b>&nbsp;</td><td>%2</td></tr>").arg(key, value);
+    };
+    row("op", opName(n.op));
+    row("target", html(n.target));
+    if (!n.moduleType.empty())
+        row("module", html(n.moduleType));
+    if (!n.tensors.empty()) {
+        QStringList held;
+        for (const HeldTensor& t : n.tensors)
+            held << html(t.name) + " " + html(formatShape(t.shape)) + " " + html(t.dtype);
+        row(n.op == Op::GetAttr ? "tensor" : "parameters", held.join("<br>"));
+    }
+    if (!n.scope.empty())
+        row("scope", html(n.scope));
+    QStringList args;
+    for (const Argument& a : n.args)
+        args << argText(a);
+    row("args", "(" + args.join(", ") + ")");
+    QStringList kwargs;
+    for (const KeywordArgument& k : n.kwargs)
+        kwargs << html(k.name) + ": " + argText(k.value);
+    row("kwargs", "{" + kwargs.join(", ") + "}");
+    QStringList users;
+    for (const std::string& u : n.users)
+        users << link(u);
+    row("users", users.join(", "));
+    if (record) {
+        const NodeRecord& r = *record;
+        const char* states[] = {"not run yet", "ran", "failed", "not executed (branch not taken)"};
+        row("state", states[static_cast<int>(r.state)]);
+        if (r.runs > 0) {
+            row("value", describeValue(r.value));
+            const ValueSummary& v = r.value;
+            if (!v.histogram.empty() && v.histogramSample > 0) {
+                document()->addResource(QTextDocument::ImageResource, kHistogramUrl,
+                                        histogramImage(v.histogram, barColor, QSize(192, 48)));
+                QString sampled = v.histogramSample < v.numel
+                                      ? QString("%1 of %2 values, evenly spaced")
+                                            .arg(v.histogramSample)
+                                            .arg(v.numel)
+                                      : QString("all %1 values").arg(v.histogramSample);
+                row("histogram", QString("<img src=\"%1\"><br><small>%2 to %3; %4</small>")
+                                     .arg(kHistogramUrl.toString())
+                                     .arg(v.min, 0, 'g', 4)
+                                     .arg(v.max, 0, 'g', 4)
+                                     .arg(sampled));
+            }
+            row("time", QString("%1 µs").arg(r.timeUs, 0, 'f', 1));
+        }
+        if (r.runs > 1)
+            row("runs", QString::number(r.runs));
+        if (!r.error.empty())
+            row("error", html(r.error));
+    }
+    setHtml(body + "</table>");
+}
+
+} // namespace fxview

@@ -26,7 +26,8 @@ struct PathEvent {
     const Node* node = nullptr;
     int block = 0;
     std::int64_t iteration = 0;
-    ValueSummary value; // Ran: what this run of the node produced
+    ValueSummary value;    // Ran: what this run of the node produced, when hasValue
+    bool hasValue = false; // a top-level node's is read from its record instead
 };
 
 // Replays `log` over `graph`: each node that ran becomes a node of its own (a loop body's nodes

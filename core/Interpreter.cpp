@@ -268,10 +268,13 @@ struct Interpreter::Private {
         const Node* n = nodeOf[static_cast<std::size_t>(id)];
         if (!n)
             return;
-        pathLog.push_back(PathEvent{kind, n, block, iteration, {}});
-        // Each run's summary is kept: an unrolled loop shows every iteration's value.
-        if (kind == PathEvent::Kind::Ran)
+        pathLog.push_back(PathEvent{kind, n, block, iteration, {}, false});
+        // Inside an if or a loop the record is overwritten by the next run, so this run's
+        // summary is kept; a top-level node runs once and its record is read when asked.
+        if (kind == PathEvent::Kind::Ran && frames.size() > 1) {
             pathLog.back().value = records[static_cast<std::size_t>(id)].value;
+            pathLog.back().hasValue = true;
+        }
     }
 
     // --- running -------------------------------------------------------------------------
@@ -762,7 +765,19 @@ bool Interpreter::outputsEqualForward(std::string* error) {
 }
 
 Graph Interpreter::executedPath(std::unordered_map<std::string, ValueSummary>* values) const {
-    return buildExecutedPath(d->graph, d->pathLog, values);
+    if (!values)
+        return buildExecutedPath(d->graph, d->pathLog);
+    std::vector<PathEvent> log = d->pathLog;
+    std::unordered_map<const Node*, std::size_t> stepOf;
+    for (std::size_t id = 0; id < d->nodeOf.size(); ++id)
+        if (d->nodeOf[id])
+            stepOf[d->nodeOf[id]] = id;
+    for (PathEvent& e : log)
+        if (e.kind == PathEvent::Kind::Ran && !e.hasValue) {
+            e.value = d->records[stepOf.at(e.node)].value;
+            e.hasValue = true;
+        }
+    return buildExecutedPath(d->graph, log, values);
 }
 
 } // namespace fxview

@@ -20,8 +20,8 @@ struct ValueSummary {
     bool hasStats = false;                      // full summaries of numeric tensors only
     double min = 0, max = 0, mean = 0, std = 0; // over the finite values; std is unbiased
     std::int64_t nanCount = 0, infCount = 0;
-    // Counts of the finite values in equal bins from min to max, over at most a few thousand
-    // values taken at an even stride (histogramSample says how many).
+    // Counts of the finite values in equal bins from min to max, over all values or, for a
+    // big tensor, 64 evenly spaced runs of 64 (histogramSample says how many were counted).
     std::vector<std::int64_t> histogram;
     std::int64_t histogramSample = 0;
     std::vector<ValueSummary> items; // tuple and list items

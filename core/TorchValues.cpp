@@ -138,32 +138,38 @@ void slowMoments(const double* data, std::int64_t n, Moments& m) {
 // min/max/mean/std over the finite values (std unbiased, as torch.std), NaN and Inf counts: one
 // pass over the data, split across LibTorch's threads, so that a run with full summaries stays
 // close to the model's own speed. Sums are kept in double.
-// The inspector's small histogram: at most kHistogramSample values at an even stride, which
-// costs next to nothing beside the op that made the tensor and keeps its shape.
+// The inspector's small histogram. A big tensor is sampled as kRuns runs of kRunLength
+// consecutive values, evenly spaced: a few thousand values that keep its shape, read a cache
+// line at a time (a value-by-value stride cost a cache miss per value, 5-10% of a resnet run).
 constexpr int kHistogramBins = 24;
-constexpr std::int64_t kHistogramSample = 4096;
+constexpr std::int64_t kRuns = 64, kRunLength = 64;
 
-template <typename T>
-void histogramOf(const T* data, std::int64_t n, std::int64_t step, ValueSummary& s) {
+template <typename T> void histogramOf(const T* data, std::int64_t n, ValueSummary& s) {
     s.histogram.assign(kHistogramBins, 0);
-    double width = (s.max - s.min) / kHistogramBins;
-    for (std::int64_t i = 0; i < n; i += step) {
-        double v = static_cast<double>(data[i]);
-        if (!std::isfinite(v))
-            continue;
-        int bin = width > 0 ? static_cast<int>((v - s.min) / width) : 0;
-        ++s.histogram[static_cast<std::size_t>(std::clamp(bin, 0, kHistogramBins - 1))];
-        ++s.histogramSample;
-    }
+    double range = s.max - s.min;
+    double perUnit = range > 0 ? kHistogramBins / range : 0; // bins per unit of value
+    auto add = [&](std::int64_t begin, std::int64_t end) {
+        for (std::int64_t i = begin; i < end; ++i) {
+            double v = static_cast<double>(data[i]);
+            if (!std::isfinite(v))
+                continue;
+            auto bin = static_cast<int>((v - s.min) * perUnit);
+            ++s.histogram[static_cast<std::size_t>(std::clamp(bin, 0, kHistogramBins - 1))];
+            ++s.histogramSample;
+        }
+    };
+    if (n <= kRuns * kRunLength)
+        return add(0, n);
+    std::int64_t spacing = n / kRuns;
+    for (std::int64_t r = 0; r < kRuns; ++r)
+        add(r * spacing, r * spacing + kRunLength);
 }
 
 void tensorHistogram(const at::Tensor& contiguous, ValueSummary& s) {
-    std::int64_t n = contiguous.numel();
-    std::int64_t step = std::max<std::int64_t>(1, n / kHistogramSample);
     if (contiguous.scalar_type() == c10::ScalarType::Float)
-        return histogramOf(contiguous.data_ptr<float>(), n, step, s);
-    at::Tensor sample = contiguous.reshape({-1}).slice(0, 0, n, step).to(c10::ScalarType::Double);
-    histogramOf(sample.data_ptr<double>(), sample.numel(), 1, s);
+        return histogramOf(contiguous.data_ptr<float>(), contiguous.numel(), s);
+    at::Tensor d = contiguous.to(c10::ScalarType::Double);
+    histogramOf(d.data_ptr<double>(), d.numel(), s);
 }
 
 void tensorStats(const at::Tensor& t, ValueSummary& s) {

@@ -111,7 +111,7 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
                 document()->addResource(QTextDocument::ImageResource, kHistogramUrl,
                                         histogramImage(v.histogram, barColor, QSize(192, 48)));
                 QString sampled = v.histogramSample < v.numel
-                                      ? QString("%1 of %2 values, evenly spaced")
+                                      ? QString("%1 of %2 values, in 64 evenly spaced runs")
                                             .arg(v.histogramSample)
                                             .arg(v.numel)
                                       : QString("all %1 values").arg(v.histogramSample);

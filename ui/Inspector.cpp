@@ -40,6 +40,7 @@ const QUrl kHistogramUrl("fxview://histogram");
 
 Inspector::Inspector(QWidget* parent) : QTextBrowser(parent) {
     setOpenLinks(false);
+    setMinimumWidth(260); // room for a value next to its key
     connect(this, &QTextBrowser::anchorClicked, this,
             [this](const QUrl& url) { emit nodeLinkClicked(url.fragment()); });
 }
@@ -73,8 +74,8 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
     };
     QString body = QString("<h3>%1</h3><table>").arg(html(n.name));
     auto row = [&](const QString& key, const QString& value) {
-        body +=
-            QString("<tr><td valign=\"top\"><b>%1</b>&nbsp;</td><td>%2</td></tr>").arg(key, value);
+        body += QString("<tr><td valign=\"top\" width=\"84\"><b>%1</b>&nbsp;</td><td>%2</td></tr>")
+                    .arg(key, value);
     };
     row("op", opName(n.op));
     row("target", html(n.target));
@@ -109,7 +110,7 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
             const ValueSummary& v = r.value;
             if (!v.histogram.empty() && v.histogramSample > 0) {
                 document()->addResource(QTextDocument::ImageResource, kHistogramUrl,
-                                        histogramImage(v.histogram, barColor, QSize(192, 48)));
+                                        histogramImage(v.histogram, barColor, QSize(168, 44)));
                 QString sampled = v.histogramSample < v.numel
                                       ? QString("%1 of %2 values, in 64 evenly spaced runs")
                                             .arg(v.histogramSample)
@@ -121,7 +122,8 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
                                      .arg(v.max, 0, 'g', 4)
                                      .arg(sampled));
             }
-            row("time", QString("%1 µs").arg(r.timeUs, 0, 'f', 1));
+            if (r.timeUs > 0) // an executed path's nodes carry values, not times
+                row("time", QString("%1 µs").arg(r.timeUs, 0, 'f', 1));
         }
         if (r.runs > 1)
             row("runs", QString::number(r.runs));

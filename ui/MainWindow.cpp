@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QHeaderView>
+#include <QIcon>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
@@ -114,7 +115,9 @@ MainWindow::MainWindow(QWidget* parent)
     // Window size and dock layout as the person left them.
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
-    restoreState(settings.value("window/state").toByteArray());
+    if (!restoreState(settings.value("window/state").toByteArray()))
+        // First start: the inspector wide enough for a value line and its histogram.
+        resizeDocks({findChild<QDockWidget*>("inspector")}, {340}, Qt::Horizontal);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -211,27 +214,34 @@ void MainWindow::buildActions() {
 
     QMenu* run = menuBar()->addMenu("&Run");
     QToolBar* bar = addToolBar("Run");
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->setObjectName("runToolbar");
-    auto add = [&](const QString& text, const QKeySequence& key, auto slot) {
-        QAction* a = run->addAction(text, key, this, slot);
+    // Icons come from resources/icons (compiled into the app; without them, text shows).
+    auto add = [&](const QString& text, const char* icon, const QKeySequence& key, auto slot) {
+        QAction* a = run->addAction(QIcon(QString(":/fxview/icons/%1.svg").arg(icon)), text, key,
+                                    this, slot);
+        a->setToolTip(QString(text).remove('&') + " (" + key.toString(QKeySequence::NativeText) +
+                      ")");
         a->setShortcutContext(Qt::ApplicationShortcut);
         bar->addAction(a);
         runActions_.append(a);
         return a;
     };
-    add("&Step", QKeySequence(Qt::Key_F10), [this] { runCommand(RunCommand::Step); });
-    add("Step &Into", QKeySequence(Qt::Key_F11), [this] { runCommand(RunCommand::StepInto); });
-    add("Step &Out", QKeySequence(Qt::SHIFT | Qt::Key_F11),
+    add("&Step", "step", QKeySequence(Qt::Key_F10), [this] { runCommand(RunCommand::Step); });
+    add("Step &Into", "step-into", QKeySequence(Qt::Key_F11),
+        [this] { runCommand(RunCommand::StepInto); });
+    add("Step &Out", "step-out", QKeySequence(Qt::SHIFT | Qt::Key_F11),
         [this] { runCommand(RunCommand::StepOut); });
-    add("Run to &Cursor", QKeySequence(Qt::CTRL | Qt::Key_F10), [this] {
+    add("Run to &Cursor", "run-to-cursor", QKeySequence(Qt::CTRL | Qt::Key_F10), [this] {
         if (!selectedNode().isEmpty())
             engine_->command(RunCommand::RunTo, selectedNode());
     });
-    add("&Continue", QKeySequence(Qt::Key_F5), [this] { runCommand(RunCommand::RunToEnd); });
-    add("&Reset", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
+    add("&Continue", "continue", QKeySequence(Qt::Key_F5),
+        [this] { runCommand(RunCommand::RunToEnd); });
+    add("&Reset", "reset", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
         [this] { runCommand(RunCommand::Reset); });
     // Play steps on its own, one node per interval, until the end, a failure or Pause.
-    play_ = add("&Play", QKeySequence(Qt::CTRL | Qt::Key_P),
+    play_ = add("&Play", "play", QKeySequence(Qt::CTRL | Qt::Key_P),
                 [this] { setPlaying(play_->isChecked()); });
     play_->setCheckable(true);
     playTimer_ = new QTimer(this);
@@ -247,7 +257,8 @@ void MainWindow::buildActions() {
     playTimer_->setInterval(playInterval_->value());
     bar->addWidget(playInterval_);
     run->addSeparator();
-    QAction* bp = run->addAction("Toggle &Breakpoint", QKeySequence(Qt::Key_F9), this,
+    QAction* bp = run->addAction(QIcon(":/fxview/icons/breakpoint.svg"), "Toggle &Breakpoint",
+                                 QKeySequence(Qt::Key_F9), this,
                                  [this] { toggleBreakpoint(selectedNode()); });
     bp->setShortcutContext(Qt::ApplicationShortcut);
 
@@ -347,6 +358,7 @@ QString MainWindow::applyInputs(const QStringList& texts, quint64 seed) {
 void MainWindow::setPlaying(bool on) {
     play_->setChecked(on);
     play_->setText(on ? "&Pause" : "&Play");
+    play_->setIcon(QIcon(on ? ":/fxview/icons/pause.svg" : ":/fxview/icons/play.svg"));
     if (on)
         playTimer_->start();
     else
@@ -450,6 +462,7 @@ void MainWindow::showModel(const LoadedModel& model) {
 // executed path. Breakpoints stay where they were set.
 void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text) {
     scene_->show(graph, layout);
+    inspector_->clear(); // its node may not be in this graph
     for (const QString& node : breakpoints_)
         scene_->setBreakpoint(node, true);
     nodeList_->clear();

@@ -484,6 +484,18 @@ void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const 
     overview_->refit();
 }
 
+// The shown graph's boxes, edges and node list take the records' states and shapes.
+void MainWindow::showRecords(const QString& current) {
+    scene_->syncRun([this](const std::string& n) { return recordOf(n); }, current);
+    for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = nodeList_->topLevelItem(i);
+        const NodeRecord* r = recordOf(item->text(1).toStdString());
+        item->setText(3, r && r->state == NodeState::Done
+                             ? QString::fromStdString(shortDescription(r->value))
+                             : QString());
+    }
+}
+
 const Graph& MainWindow::shownGraph() const {
     return executedMode_ ? executed_.graph : model_.graph;
 }
@@ -505,15 +517,7 @@ void MainWindow::setExecutedPathShown(bool on) {
         showGraph(executed_.graph, executed_.layout, formatGraph(executed_.graph));
     else
         showGraph(model_.graph, model_.layout, model_.graphText);
-    scene_->syncRun([this](const std::string& n) { return recordOf(n); },
-                    on || run_.finished ? QString() : current_);
-    for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
-        QTreeWidgetItem* item = nodeList_->topLevelItem(i);
-        const NodeRecord* r = recordOf(item->text(1).toStdString());
-        item->setText(3, r && r->state == NodeState::Done
-                             ? QString::fromStdString(shortDescription(r->value))
-                             : QString());
-    }
+    showRecords(on || run_.finished ? QString() : current_);
     showBanner(on ? QString("Executed path of this run: %1 nodes, as tracing with this input "
                             "would record them (Ctrl+Shift+E for the whole graph)")
                         .arg(scene_->nodeCount())
@@ -542,15 +546,7 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     run_ = snapshot;
     executedPath_->setEnabled(!run_.order.empty());
     current_ = topLevelName(snapshot.last);
-    scene_->syncRun([this](const std::string& name) { return recordOf(name); },
-                    snapshot.finished ? QString() : current_);
-    for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
-        QTreeWidgetItem* item = nodeList_->topLevelItem(i);
-        const NodeRecord* r = recordOf(item->text(1).toStdString());
-        item->setText(3, r && r->state == NodeState::Done
-                             ? QString::fromStdString(shortDescription(r->value))
-                             : QString());
-    }
+    showRecords(snapshot.finished ? QString() : current_);
     if (snapshot.failed)
         showBanner(QString::fromStdString(snapshot.failure), true);
     else if (banner_->property("error").toBool())

@@ -84,6 +84,7 @@ private:
     void updateStatus();
     void runCommand(RunCommand command);
     void showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text);
+    void showRecords(const QString& current);
     const Graph& shownGraph() const;
     const NodeRecord* recordOf(const std::string& node) const;
     void chooseFile();

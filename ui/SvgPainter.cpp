@@ -92,11 +92,10 @@ public:
         out_.reserve(1 << 20);
         out_ += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-                "xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\" width=\"";
-        appendNumber(out_, size_.width());
-        out_ += "\" height=\"";
-        appendNumber(out_, size_.height());
-        out_ += "\" viewBox=\"0 0 ";
+                "xmlns:xlink=\"http://www.w3.org/1999/xlink\" version=\"1.1\"";
+        attribute("width", size_.width());
+        attribute("height", size_.height());
+        out_ += " viewBox=\"0 0 ";
         appendNumber(out_, size_.width());
         out_ += ' ';
         appendNumber(out_, size_.height());
@@ -196,11 +195,9 @@ public:
         double pixels =
             font.pixelSize() > 0 ? font.pixelSize() : font.pointSizeF() * screenDpi_ / 72.0;
         Element e(*this, "text");
-        out_ += " x=\"";
-        appendNumber(out_, map(position).x());
-        out_ += "\" y=\"";
-        appendNumber(out_, map(position).y());
-        out_ += "\" font-family=\"";
+        attribute("x", map(position).x());
+        attribute("y", map(position).y());
+        out_ += " font-family=\"";
         appendEscaped(out_, font.family());
         out_ += "\" font-size=\"";
         appendNumber(out_, pixels * e.scale);
@@ -222,15 +219,11 @@ public:
         pixmap.copy(source.toAlignedRect()).save(&buffer, "PNG");
         Element e(*this, "image");
         QRectF box = e.simple ? transform_.mapRect(target) : target;
-        out_ += " x=\"";
-        appendNumber(out_, box.x());
-        out_ += "\" y=\"";
-        appendNumber(out_, box.y());
-        out_ += "\" width=\"";
-        appendNumber(out_, box.width());
-        out_ += "\" height=\"";
-        appendNumber(out_, box.height());
-        out_ += "\" preserveAspectRatio=\"none\" xlink:href=\"data:image/png;base64,";
+        attribute("x", box.x());
+        attribute("y", box.y());
+        attribute("width", box.width());
+        attribute("height", box.height());
+        out_ += " preserveAspectRatio=\"none\" xlink:href=\"data:image/png;base64,";
         out_ += png.toBase64().toStdString();
         out_ += '"';
         e.close(nullptr);
@@ -328,6 +321,15 @@ private:
             out += '\n';
         }
     };
+
+    // ` name="value"`
+    void attribute(const char* name, double value) {
+        out_ += ' ';
+        out_ += name;
+        out_ += "=\"";
+        appendNumber(out_, value);
+        out_ += '"';
+    }
 
     QPointF map(const QPointF& p) const {
         return transform_.type() <= QTransform::TxScale ? transform_.map(p) : p;

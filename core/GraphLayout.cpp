@@ -14,9 +14,16 @@
 #include <set>
 #include <unordered_map>
 
+#include "LayoutSegments.h"
+
 namespace fxview {
 
 namespace {
+
+// Above this many nodes dot is tuned for speed and the graph is laid out in pieces where it
+// can be (see LayoutSegments.h), each piece at least kMinSegment nodes.
+constexpr int kBigGraph = 400;
+constexpr int kMinSegment = 60;
 
 std::mutex& graphvizLock() {
     static std::mutex lock;
@@ -77,7 +84,7 @@ public:
         set(g_, "nodesep", "0.25");
         set(g_, "ranksep", "0.35");
         set(g_, "splines", "spline"); // ortho and concentrate are known to hang or crash
-        if (nodeCount > 400) {
+        if (nodeCount > kBigGraph) {
             // Short network simplex and crossing minimisation: a 3,000-node graph lays out in
             // about half a second instead of minutes, with a few more crossings. (Measured on
             // chains with skips and clusters, 3,000 nodes: default 1.27 s; nslimit=1 0.52 s;
@@ -267,12 +274,15 @@ const NodeBox* GraphLayout::node(const std::string& name) const {
     return nullptr;
 }
 
-GraphLayout layoutGraph(const Graph& graph, const std::function<PointF(const Node&)>& boxSize,
-                        const LayoutOptions& options) {
+namespace {
+
+// One call of dot on the whole of `graph`, tuned for a graph of `tunedFor` nodes (a piece of a
+// big graph gets the big graph's settings); the caller holds the Graphviz lock.
+GraphLayout layOutWhole(const Graph& graph, const std::function<PointF(const Node&)>& boxSize,
+                        const LayoutOptions& options, int tunedFor) {
     GraphLayout result;
-    std::lock_guard<std::mutex> lock(graphvizLock());
     AgraphBuilder builder(graph, options, /*withLabels=*/false);
-    Agraph_t* g = builder.build(boxSize, graph.nodeCount(options.showHidden));
+    Agraph_t* g = builder.build(boxSize, tunedFor);
     if (gvLayout(context(), g, "dot") != 0) {
         result.error = "Graphviz could not lay out this graph.";
         return result;
@@ -305,6 +315,26 @@ GraphLayout layoutGraph(const Graph& graph, const std::function<PointF(const Nod
     collectClusters(g, top, builder.clusters(), result.clusters);
     gvFreeLayout(context(), g);
     return result;
+}
+
+} // namespace
+
+GraphLayout layoutGraph(const Graph& graph, const std::function<PointF(const Node&)>& boxSize,
+                        const LayoutOptions& options) {
+    std::lock_guard<std::mutex> lock(graphvizLock());
+    const int count = graph.nodeCount(options.showHidden);
+    if (count <= kBigGraph)
+        return layOutWhole(graph, boxSize, options, count);
+    GraphSegments segments = splitAtCuts(graph, options, kMinSegment);
+    if (segments.parts.size() < 2)
+        return layOutWhole(graph, boxSize, options, count);
+    std::vector<GraphLayout> parts;
+    for (const Graph& part : segments.parts) {
+        parts.push_back(layOutWhole(part, boxSize, options, count));
+        if (!parts.back().ok())
+            return parts.back();
+    }
+    return stackSegments(parts, segments.cuts);
 }
 
 std::string graphToDot(const Graph& graph, const LayoutOptions& options) {

@@ -3,8 +3,11 @@
 
 #include <QProcess>
 #include <QTemporaryDir>
+#include <set>
 
+#include "ChainGraph.h"
 #include "GraphLayout.h"
+#include "LayoutSegments.h"
 #include "Model.h"
 #include "TestModels.h"
 #include "TestSupport.h"
@@ -13,6 +16,13 @@
 using namespace fxview;
 
 namespace {
+
+// A source is a fixture or example, or "chain:N" for a generated chain of N nodes.
+Graph graphOf(const QString& source) {
+    if (source.startsWith("chain:"))
+        return chainWithSkips(source.mid(6).toInt());
+    return tracedGraph(source.toStdString());
+}
 
 GraphLayout laidOut(const Graph& g) {
     GraphLayout layout = layoutGraph(g, [](const Node& n) {
@@ -35,6 +45,7 @@ private slots:
     void clustersContainTheirNodes();
     void blocksBecomeClusters();
     void dotIsReadByGraphviz();
+    void bigGraphsAreLaidOutInPieces();
 };
 
 void TestLayout::tinyNetTopToBottom() {
@@ -59,11 +70,12 @@ void TestLayout::edgesStartAndEndOnTheirBoxes_data() {
     QTest::newRow("smallcnn") << "example:smallcnn";
     QTest::newRow("branchy") << "example:branchy";
     QTest::newRow("resnet18") << QString::fromStdString(fixture("resnet18_traced.pt"));
+    QTest::newRow("chain of 600, in pieces") << "chain:600";
 }
 
 void TestLayout::edgesStartAndEndOnTheirBoxes() {
     QFETCH(QString, source);
-    GraphLayout layout = laidOut(tracedGraph(source.toStdString()));
+    GraphLayout layout = laidOut(graphOf(source));
     QVERIFY(!layout.edges.empty());
     for (const EdgePath& e : layout.edges) {
         QVERIFY(e.spline.size() >= 4);
@@ -81,11 +93,12 @@ void TestLayout::clustersContainTheirNodes_data() {
     QTest::addColumn<QString>("source");
     QTest::newRow("smallcnn") << "example:smallcnn";
     QTest::newRow("resnet18") << QString::fromStdString(fixture("resnet18_scripted.pt"));
+    QTest::newRow("chain of 600, in pieces") << "chain:600";
 }
 
 void TestLayout::clustersContainTheirNodes() {
     QFETCH(QString, source);
-    Graph g = tracedGraph(source.toStdString());
+    Graph g = graphOf(source);
     GraphLayout layout = laidOut(g);
     QVERIFY(!layout.clusters.empty());
     int checked = 0;
@@ -137,6 +150,39 @@ void TestLayout::dotIsReadByGraphviz() {
     QVERIFY(plain.startsWith("graph "));
     QCOMPARE(plain.count("\nnode "), 18);
     QVERIFY(plain.contains("\"block_conv1\\ncall_module\\nblock.conv1\""));
+}
+
+// A big graph with cuts is laid out in pieces stacked at their shared node: every node once,
+// none overlapping another, every producer above its user, the whole inside the bounds.
+void TestLayout::bigGraphsAreLaidOutInPieces() {
+    Graph g = chainWithSkips(600);
+    GraphSegments segments = splitAtCuts(g, {}, 60);
+    QVERIFY(segments.parts.size() >= 3);
+    QCOMPARE(segments.cuts.size() + 1, segments.parts.size());
+    for (std::size_t k = 0; k + 1 < segments.parts.size(); ++k) {
+        QCOMPARE(segments.parts[k].nodes.back().name, segments.cuts[k]);      // ends at the cut
+        QCOMPARE(segments.parts[k + 1].nodes.front().name, segments.cuts[k]); // next starts there
+    }
+    GraphLayout layout = laidOut(g);
+    QCOMPARE(static_cast<int>(layout.nodes.size()), g.nodeCount());
+    std::set<std::string> names;
+    for (const NodeBox& n : layout.nodes) {
+        QVERIFY2(names.insert(n.name).second, n.name.c_str());
+        QVERIFY(layout.bounds.contains(n.box));
+    }
+    for (std::size_t i = 0; i < layout.nodes.size(); ++i)
+        for (std::size_t j = i + 1; j < layout.nodes.size(); ++j) {
+            const RectF &a = layout.nodes[i].box, &b = layout.nodes[j].box;
+            bool apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y ||
+                         b.y + b.height <= a.y;
+            QVERIFY2(apart, (layout.nodes[i].name + " overlaps " + layout.nodes[j].name).c_str());
+        }
+    for (const EdgePath& e : layout.edges)
+        QVERIFY2(layout.node(e.from)->box.y < layout.node(e.to)->box.y,
+                 (e.from + "->" + e.to).c_str());
+    // Each edge once, none lost or doubled at a cut: x->n0 ... n599->output, and a skip into
+    // every fourth node from n7 on.
+    QCOMPARE(static_cast<int>(layout.edges.size()), 601 + 149);
 }
 
 QTEST_APPLESS_MAIN(TestLayout)

@@ -83,6 +83,17 @@ GraphSegments splitAtCuts(const Graph& graph, const LayoutOptions& options, int 
         cover[static_cast<std::size_t>(lo) + 1] += 1; // passes over lo+1 .. hi-1
         cover[static_cast<std::size_t>(hi)] -= 1;
     });
+    // The last node after the first with no producer, and how many nodes up to each position
+    // feed nothing: the two cut conditions below, each answered in constant time.
+    int lastSource = 0;
+    std::vector<int> withoutUser(static_cast<std::size_t>(count) + 1, 0);
+    for (int p = 0; p < count; ++p) {
+        if (p > 0 && !hasProducer[static_cast<std::size_t>(p)])
+            lastSource = p;
+        withoutUser[static_cast<std::size_t>(p) + 1] =
+            withoutUser[static_cast<std::size_t>(p)] +
+            (hasUser[static_cast<std::size_t>(p)] ? 0 : 1);
+    }
     std::vector<int> cuts;
     int start = 0, passing = 0;
     for (int c = 1; c + 1 < count; ++c) {
@@ -93,12 +104,9 @@ GraphSegments splitAtCuts(const Graph& graph, const LayoutOptions& options, int 
         // The part [start, c]: the cut must be its lowest node, so every other one feeds
         // something; and the part from c on must hang below it: no other node without a
         // producer up to the next cut (checked up to the end here, conservatively).
-        bool ok = true;
-        for (int p = start; p < c && ok; ++p)
-            ok = hasUser[static_cast<std::size_t>(p)];
-        for (int q = c + 1; q < count && ok; ++q)
-            ok = hasProducer[static_cast<std::size_t>(q)];
-        if (!ok)
+        bool everyOneFeeds = withoutUser[static_cast<std::size_t>(c)] ==
+                             withoutUser[static_cast<std::size_t>(start)];
+        if (!everyOneFeeds || lastSource > c)
             continue;
         cuts.push_back(c);
         start = c;

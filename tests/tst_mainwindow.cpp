@@ -2,10 +2,12 @@
 
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QGraphicsView>
 #include <QImage>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QSettings>
 #include <QSignalSpy>
@@ -13,6 +15,7 @@
 #include <QTemporaryDir>
 
 #include "GraphScene.h"
+#include "InputBar.h"
 #include "Inspector.h"
 #include "Interpreter.h"
 #include "LoadProgress.h"
@@ -72,6 +75,7 @@ private slots:
     void openingShowsStagesAndCancelKeepsTheModel();
     void playNeverBlocksTheWindow();
     void inspectorShowsParametersAndHistogram();
+    void inputBarComposesSpecsWithDtype();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -452,6 +456,26 @@ void TestMainWindow::inspectorShowsParametersAndHistogram() {
     QCOMPARE(filled(0), 0);
     QCOMPARE(filled(1), 20);
     QCOMPARE(filled(2), 40);
+}
+
+// The input bar's fields give fxtrace's spec syntax: the dtype box joins the shape, a spec typed
+// in full hands its dtype to the box, a file keeps its own.
+void TestMainWindow::inputBarComposesSpecsWithDtype() {
+    InputBar* bar = window_->inputBar();
+    auto* spec = bar->findChild<QLineEdit*>("inputSpec");
+    auto* dtype = bar->findChild<QComboBox*>();
+    QVERIFY(spec && dtype);
+    QCOMPARE(bar->specs(), QStringList{"3x4"}); // the model was opened with 3x4, float32
+    dtype->setCurrentText("int64");
+    QCOMPARE(bar->specs(), QStringList{"3x4:int64"});
+    spec->setText("2x8:int32");
+    emit spec->editingFinished();
+    QCOMPARE(spec->text(), QString("2x8"));
+    QCOMPARE(dtype->currentText(), QString("int32"));
+    QCOMPARE(bar->specs(), QStringList{"2x8:int32"});
+    spec->setText("file:/tmp/x.pt");
+    QVERIFY(!dtype->isEnabled());
+    QCOMPARE(bar->specs(), QStringList{"file:/tmp/x.pt"});
 }
 
 int main(int argc, char** argv) {

@@ -19,7 +19,6 @@ public:
     // From the engine: ignored unless `load` is the one started last.
     void advance(int load, const QString& stage, int percent);
     void finish();
-    int load() const { return load_; } // 0 when nothing is opening
     QString stage() const;
 
 signals:

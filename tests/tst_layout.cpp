@@ -7,6 +7,7 @@
 
 #include "ChainGraph.h"
 #include "GraphLayout.h"
+#include "GraphvizFastNode.h"
 #include "LayoutSegments.h"
 #include "Model.h"
 #include "TestModels.h"
@@ -46,6 +47,7 @@ private slots:
     void blocksBecomeClusters();
     void dotIsReadByGraphviz();
     void bigGraphsAreLaidOutInPieces();
+    void dotUsesFxviewsFastNodeRemoval();
 };
 
 void TestLayout::tinyNetTopToBottom() {
@@ -183,6 +185,15 @@ void TestLayout::bigGraphsAreLaidOutInPieces() {
     // Each edge once, none lost or doubled at a cut: x->n0 ... n599->output, and a skip into
     // every fourth node from n7 on.
     QCOMPARE(static_cast<int>(layout.edges.size()), 601 + 149);
+}
+
+// Dot must call fxview's delete_fast_node (GraphvizFastNode.cpp), not its own, whose assertion
+// walks every node per call: if the executable stopped exporting it, nothing would fail but speed.
+void TestLayout::dotUsesFxviewsFastNodeRemoval() {
+    const long before = graphvizFastNodeDeletions();
+    GraphLayout layout = laidOut(tracedGraph(fixture("resnet18_scripted.pt")));
+    QVERIFY(!layout.clusters.empty()); // rank leaders of clusters are what dot removes
+    QVERIFY(graphvizFastNodeDeletions() > before);
 }
 
 QTEST_APPLESS_MAIN(TestLayout)

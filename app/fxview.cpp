@@ -3,7 +3,6 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QIcon>
 #include <QMessageBox>
 
 #include "InputSpec.h"
@@ -15,7 +14,6 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName("fxview");
     QApplication::setOrganizationName("fxview");
     QApplication::setApplicationVersion("0.1.0");
-    QApplication::setWindowIcon(QIcon(":/fxview/fxview.svg"));
 
     QCommandLineParser parser;
     parser.setApplicationDescription("See a PyTorch model's graph the way torch.fx sees it and "

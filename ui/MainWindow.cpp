@@ -42,6 +42,13 @@
 #include "OverviewView.h"
 #include "SceneExport.h"
 
+// The icons live in this static library (resources/resources.qrc); its initialiser has to be
+// called by name, at global scope, or the linker drops it and every window, the tests' too, comes
+// up without icons.
+static void initResources() {
+    Q_INIT_RESOURCE(resources);
+}
+
 namespace fxview {
 
 namespace {
@@ -56,6 +63,8 @@ QString topLevelName(const std::string& name) {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), engine_(new Engine(this)), scene_(new GraphScene(this)),
       view_(new GraphView), banner_(new QLabel), status_(new QLabel), progress_(new LoadProgress) {
+    initResources();
+    QApplication::setWindowIcon(QIcon(":/fxview/fxview.svg")); // this window's and its dialogs'
     setWindowTitle("fxview");
     engine_->setLayoutFont(scene_->font());
     view_->setScene(scene_);

@@ -24,6 +24,10 @@ namespace {
 // can be (see LayoutSegments.h), each piece at least kMinSegment nodes.
 constexpr int kBigGraph = 400;
 constexpr int kMinSegment = 60;
+// Above this many ranks crossed by edges per node, dot's x placement is not iterated (see build).
+// densenet121's three pieces cross 21, 46 and 105 per node; ResNets, MobileNetV2 and the generated
+// chain under 1.
+constexpr long kDenseEdges = 10;
 
 std::mutex& graphvizLock() {
     static std::mutex lock;
@@ -98,6 +102,14 @@ public:
         }
         addNodes(graph_.nodes, nullptr, "", boxSize);
         addEdges(graph_.nodes);
+        if (crossedRanks() > kDenseEdges * static_cast<long>(agnnodes(g_))) {
+            // Edges that run past many ranks (densenet's concatenations) give dot's x-coordinate
+            // network simplex tens of thousands of virtual nodes, and each of its iterations
+            // walks them all; its first feasible placement is kept instead. densenet121: layout
+            // 0.88 -> 0.44 s, graph 4% wider, edges as straight (mean end-to-end offset 316 vs
+            // 317 pt). On chain-like graphs the iterations are cheap and keep clusters tight.
+            set(g_, "nslimit", "0");
+        }
         createEdges();
         return g_;
     }
@@ -218,6 +230,34 @@ private:
                 set(e, "style", "dashed");
             }
         }
+    }
+
+    // How many ranks edges pass through without ending there, which dot fills with virtual nodes:
+    // estimated from longest-path depths, the ranks newrank gives an fx graph.
+    long crossedRanks() const {
+        std::unordered_map<Agnode_t*, std::vector<Agnode_t*>> users;
+        std::unordered_map<Agnode_t*, int> producersLeft, depth;
+        for (const PendingEdge& p : pending_) {
+            users[p.from].push_back(p.to);
+            ++producersLeft[p.to];
+        }
+        std::vector<Agnode_t*> ready;
+        for (Agnode_t* n = agfstnode(g_); n; n = agnxtnode(g_, n))
+            if (producersLeft[n] == 0)
+                ready.push_back(n);
+        while (!ready.empty()) {
+            Agnode_t* n = ready.back();
+            ready.pop_back();
+            for (Agnode_t* user : users[n]) {
+                depth[user] = std::max(depth[user], depth[n] + 1);
+                if (--producersLeft[user] == 0)
+                    ready.push_back(user);
+            }
+        }
+        long crossed = 0;
+        for (const PendingEdge& p : pending_)
+            crossed += std::max(0, depth[p.to] - depth[p.from] - 1);
+        return crossed;
     }
 
     void addEdges(const std::vector<Node>& nodes) {

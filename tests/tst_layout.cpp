@@ -2,6 +2,7 @@
 // boxes, clusters around their scope's nodes, and DOT that Graphviz itself reads back.
 
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <set>
 
@@ -48,6 +49,7 @@ private slots:
     void dotIsReadByGraphviz();
     void bigGraphsAreLaidOutInPieces();
     void dotUsesFxviewsFastNodeRemoval();
+    void denseEdgesSkipPlacementIterations();
 };
 
 void TestLayout::tinyNetTopToBottom() {
@@ -73,6 +75,8 @@ void TestLayout::edgesStartAndEndOnTheirBoxes_data() {
     QTest::newRow("branchy") << "example:branchy";
     QTest::newRow("resnet18") << QString::fromStdString(fixture("resnet18_traced.pt"));
     QTest::newRow("chain of 600, in pieces") << "chain:600";
+    // In pieces, with dot's x placement not iterated (dense edges).
+    QTest::newRow("densenet121") << QString::fromStdString(fixture("densenet121_scripted.pt"));
 }
 
 void TestLayout::edgesStartAndEndOnTheirBoxes() {
@@ -194,6 +198,19 @@ void TestLayout::dotUsesFxviewsFastNodeRemoval() {
     GraphLayout layout = laidOut(tracedGraph(fixture("resnet18_scripted.pt")));
     QVERIFY(!layout.clusters.empty()); // rank leaders of clusters are what dot removes
     QVERIFY(graphvizFastNodeDeletions() > before);
+}
+
+// Only a graph whose edges run past many ranks (densenet's concatenations) gives up dot's x
+// placement iterations; a residual net keeps dot's defaults and a long chain its short ones.
+void TestLayout::denseEdgesSkipPlacementIterations() {
+    auto nslimit = [](const Graph& g) {
+        QRegularExpressionMatch m = QRegularExpression(R"(\bnslimit=([0-9.]+))")
+                                        .match(QString::fromStdString(graphToDot(g)));
+        return m.hasMatch() ? m.captured(1) : QString("default");
+    };
+    QCOMPARE(nslimit(tracedGraph(fixture("densenet121_scripted.pt"))), QString("0"));
+    QCOMPARE(nslimit(tracedGraph(fixture("resnet18_scripted.pt"))), QString("default"));
+    QCOMPARE(nslimit(chainWithSkips(600)), QString("0.3"));
 }
 
 QTEST_APPLESS_MAIN(TestLayout)

@@ -13,6 +13,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <set>
 
 #include "GraphScene.h"
 #include "InputBar.h"
@@ -77,6 +78,7 @@ private slots:
     void dockLayoutIsRestored();
     void copyImageAndVisiblePart();
     void overviewMovesTheView();
+    void overviewFollowsTheRun();
     void executedPathShowsWhatRan();
     void gutterClickSetsBreakpoint();
     void openingShowsStagesAndCancelKeepsTheModel();
@@ -313,6 +315,30 @@ void TestMainWindow::overviewMovesTheView() {
     QVERIFY(overview->shownRect().center().y() > before.center().y());
     QVERIFY(overview->shownRect().contains(QPointF(scene.center().x(), scene.bottom() - 20)) ||
             overview->shownRect().bottom() >= scene.bottom() - 30);
+}
+
+// The overview keeps a picture of the graph and draws it again after the scene changes: the
+// nodes a run colours change colour there too.
+void TestMainWindow::overviewFollowsTheRun() {
+    QWidget* overview = window_->overview()->viewport();
+    QVERIFY(overview->isVisible());
+    QTest::qWait(250); // past the overview's 100 ms redraw delay
+    QImage before = overview->grab().toImage();
+    std::set<QRgb> colours;
+    for (int y = 0; y < before.height(); ++y)
+        for (int x = 0; x < before.width(); ++x)
+            colours.insert(before.pixel(x, y));
+    QVERIFY2(colours.size() > 4, "the overview shows the graph, not a blank");
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QTest::qWait(250);
+    QImage after = overview->grab().toImage();
+    QCOMPARE(after.size(), before.size());
+    int changed = 0;
+    for (int y = 0; y < after.height(); ++y)
+        for (int x = 0; x < after.width(); ++x)
+            changed += after.pixel(x, y) != before.pixel(x, y);
+    QVERIFY2(changed > 50, qPrintable(QString("%1 pixels changed").arg(changed)));
 }
 
 void TestMainWindow::executedPathShowsWhatRan() {

@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QImage>
 #include <QPainter>
+#include <QSet>
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 
@@ -22,6 +23,7 @@ class TestScene : public QObject {
 private slots:
     void oneItemPerNodeAndEdge();
     void runShowsStatesWithoutRelayout();
+    void farOutBoxesKeepTheirRunColours();
     void splineBecomesCubicPath();
     void svgLooksLikeThePng();
 };
@@ -75,6 +77,38 @@ void TestScene::runShowsStatesWithoutRelayout() {
     QCOMPARE(scene.nodeItem("fc2")->pos(), before); // room for the shape was there from the start
     scene.clearRun();
     QCOMPARE(scene.nodeItem("fc2")->runState(), NodeItem::State::Idle);
+}
+
+// Drawn a few pixels per box (the overview, a big graph fitted whole), a node is a plain
+// rectangle in the colour of its state: which nodes ran and which is current can still be seen.
+void TestScene::farOutBoxesKeepTheirRunColours() {
+    LoadResult loaded = loadModel("example:tinynet");
+    GraphScene scene;
+    scene.setGraph(traceModel(*loaded.model).graph);
+    Interpreter run(loaded.model, traceModel(*loaded.model));
+    InputSpec spec;
+    std::string error;
+    parseInputSpec("3x4", spec, error);
+    run.setInputs({spec});
+    run.runTo("relu");
+    scene.syncRun([&](const std::string& n) { return run.record(n); }, "relu");
+    auto coloursAt = [&](double scale) {
+        QRectF source = scene.sceneRect();
+        QImage image((source.size() * scale).toSize(), QImage::Format_RGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        scene.render(&painter, QRectF(QPointF(), source.size() * scale), source);
+        painter.end();
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); ++y)
+            for (int x = 0; x < image.width(); ++x)
+                colours.insert(image.pixel(x, y));
+        return colours;
+    };
+    QSet<QRgb> far = coloursAt(0.05);
+    QVERIFY(far.contains(scene.theme().current.rgb()));                 // relu
+    QVERIFY(far.contains(scene.theme().done.rgb()));                    // x, fc1
+    QVERIFY(far.contains(scene.theme().fillFor(Op::CallModule).rgb())); // fc2, not yet run
 }
 
 void TestScene::splineBecomesCubicPath() {

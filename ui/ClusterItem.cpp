@@ -22,8 +22,12 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* optio
     painter->setPen(QPen(isBlock_ ? theme_->blockBorder : theme_->clusterBorder, 1,
                          isBlock_ ? Qt::DashLine : Qt::SolidLine));
     painter->setBrush(isBlock_ ? Qt::NoBrush : QBrush(theme_->clusterFill));
-    painter->drawRoundedRect(box_, 8, 8);
-    if (option->levelOfDetailFromTransform(painter->worldTransform()) < 0.35)
+    const double detail = option->levelOfDetailFromTransform(painter->worldTransform());
+    if (detail < kShapeDetail)
+        painter->drawRect(box_);
+    else
+        painter->drawRoundedRect(box_, 8, 8);
+    if (detail < kTextDetail)
         return;
     painter->setFont(style_->small);
     painter->setPen(theme_->mutedText);

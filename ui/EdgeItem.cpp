@@ -55,6 +55,18 @@ QRectF EdgeItem::boundingRect() const {
 }
 
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
+    const double detail = option->levelOfDetailFromTransform(painter->worldTransform());
+    if (detail < kShapeDetail) {
+        painter->setRenderHint(QPainter::Antialiasing, false);
+        // One pixel wide at any scale, and faint: a full-strength pixel per edge would cover
+        // the boxes where hundreds of edges run side by side (densenet's).
+        QColor faint = theme_->edge;
+        faint.setAlpha(60);
+        painter->setPen(QPen(faint, 0));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawPath(path_);
+        return;
+    }
     painter->setRenderHint(QPainter::Antialiasing);
     painter->setPen(QPen(theme_->edge, 1.2, dashed_ ? Qt::DashLine : Qt::SolidLine));
     painter->setBrush(Qt::NoBrush);
@@ -62,8 +74,7 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(Qt::NoPen);
     painter->setBrush(theme_->edge);
     painter->drawPolygon(arrow_);
-    if (!label_.isEmpty() &&
-        option->levelOfDetailFromTransform(painter->worldTransform()) >= 0.35) {
+    if (!label_.isEmpty() && detail >= kTextDetail) {
         painter->setFont(style_->small);
         painter->setPen(theme_->mutedText);
         painter->drawText(tail_ + QPointF(4, style_->smallAscent + 2), label_);

@@ -98,6 +98,13 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         border = t.current;
         borderWidth = std::max(borderWidth, 2.0);
     }
+    const double detail = option->levelOfDetailFromTransform(painter->worldTransform());
+    if (detail < kShapeDetail) {
+        // A few pixels: the state's colour is what can still be seen.
+        painter->fillRect(box_,
+                          state_ == State::Idle || state_ == State::NotExecuted ? fill : border);
+        return;
+    }
     painter->setPen(
         QPen(border, borderWidth, state_ == State::NotExecuted ? Qt::DashLine : Qt::SolidLine));
     painter->setBrush(fill);
@@ -112,7 +119,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     }
 
     // Far out, text is unreadable anyway: boxes only keeps thousands of nodes smooth.
-    if (option->levelOfDetailFromTransform(painter->worldTransform()) < 0.35)
+    if (detail < kTextDetail)
         return;
     QColor text = state_ == State::NotExecuted ? t.mutedText : t.text;
     double line = style_->lineSpacing;

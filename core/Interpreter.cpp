@@ -5,9 +5,12 @@
 #include "Interpreter.h"
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <optional>
 #include <unordered_set>
+
+#include <unistd.h>
 
 #include "ExecutedPath.h"
 #include "FxText.h"
@@ -289,7 +292,8 @@ struct Interpreter::Private {
             switch (s.kind) {
             case Step::Kind::Placeholder:
                 if (static_cast<std::size_t>(s.index) >= inputs.size())
-                    throw std::runtime_error("no input was given for this placeholder");
+                    throw std::runtime_error("no input is set for this placeholder; give one "
+                                             "(--input, or the input bar) and run again");
                 value = inputs[static_cast<std::size_t>(s.index)];
                 break;
             case Step::Kind::Attribute:
@@ -555,6 +559,26 @@ const Graph& Interpreter::graph() const {
     return d->graph;
 }
 
+namespace {
+
+// An input bigger than half of this machine's memory is refused before it is made: randn would
+// fill every page of it, and the allocator's refusal comes only past what the system can give.
+std::string inputTooBig(const InputSpec& spec, c10::ScalarType type) {
+    double bytes = static_cast<double>(c10::elementSize(type));
+    for (std::int64_t d : spec.shape)
+        bytes *= static_cast<double>(d);
+    const double memory =
+        static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
+    if (bytes <= memory / 2)
+        return {};
+    char text[160];
+    std::snprintf(text, sizeof text, "needs %.1f GiB, more than half of this machine's %.1f GiB",
+                  bytes / (1 << 30), memory / (1 << 30));
+    return "The input " + spec.text() + " " + text + "; choose a smaller shape.";
+}
+
+} // namespace
+
 std::string Interpreter::setInputs(const std::vector<InputSpec>& specs, std::uint64_t seed) {
     if (static_cast<int>(specs.size()) != d->plan->placeholders)
         return "The model takes " + std::to_string(d->plan->placeholders) + " input(s) but " +
@@ -581,12 +605,19 @@ std::string Interpreter::setInputs(const std::vector<InputSpec>& specs, std::uin
         }
         c10::ScalarType type = c10::ScalarType::Float;
         scalarTypeFromName(spec.dtype, type);
-        // Floats are torch.randn; integers are indices in [0, 10), as for an Embedding.
-        at::Tensor t = at::isFloatingType(type) ? at::randn(spec.shape, at::TensorOptions(type))
-                       : type == c10::ScalarType::Bool
-                           ? at::randint(0, 2, spec.shape).to(type)
-                           : at::randint(0, 10, spec.shape, at::TensorOptions(type));
-        made.push_back(t);
+        if (std::string tooBig = inputTooBig(spec, type); !tooBig.empty())
+            return tooBig;
+        try {
+            // Floats are torch.randn; integers are indices in [0, 10), as for an Embedding.
+            at::Tensor t = at::isFloatingType(type) ? at::randn(spec.shape, at::TensorOptions(type))
+                           : type == c10::ScalarType::Bool
+                               ? at::randint(0, 2, spec.shape).to(type)
+                               : at::randint(0, 10, spec.shape, at::TensorOptions(type));
+            made.push_back(t);
+        } catch (const std::exception& e) {
+            return "Cannot make the input " + spec.text() + " (" + firstLineOf(e) +
+                   "); choose a smaller shape.";
+        }
     }
     d->inputs = std::move(made);
     d->inputSummaries.clear();

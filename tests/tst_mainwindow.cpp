@@ -85,6 +85,7 @@ private slots:
     void playNeverBlocksTheWindow();
     void inspectorShowsParametersAndHistogram();
     void inputBarComposesSpecsWithDtype();
+    void inputThatCannotBeMadeIsNotRemembered();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -509,6 +510,32 @@ void TestMainWindow::inputBarComposesSpecsWithDtype() {
     spec->setText("file:/tmp/x.pt");
     QVERIFY(!dtype->isEnabled());
     QCOMPARE(bar->specs(), QStringList{"file:/tmp/x.pt"});
+}
+
+// An input too big to make is refused with a sentence and never remembered; one remembered from
+// before (or edited in by hand) gives way to the guess instead of a model that cannot run.
+void TestMainWindow::inputThatCannotBeMadeIsNotRemembered() {
+    auto* spec = window_->inputBar()->findChild<QLineEdit*>("inputSpec");
+    spec->setText("100000x100000x100");
+    QTest::keyClick(spec, Qt::Key_Return); // Enter applies
+    QVERIFY(settle(*window_));
+    QVERIFY2(window_->bannerText().contains("choose a smaller shape"),
+             qPrintable(window_->bannerText()));
+    QVERIFY(
+        !QSettings().value("inputs/example:tinynet").toStringList().contains("100000x100000x100"));
+    press(*window_, QKeySequence(Qt::Key_F5)); // the 3x4 input it had still runs
+    QVERIFY(settle(*window_));
+    QCOMPARE(window_->scene()->nodeItem("fc2")->shapeText(), QString("[3, 2] float32"));
+
+    QSettings().setValue("inputs/example:tinynet", QStringList{"100000x100000x100"});
+    window_->openModel("example:tinynet");
+    QVERIFY(settle(*window_));
+    QVERIFY(window_->bannerText().contains("choose a smaller shape"));
+    QVERIFY(window_->bannerText().contains("guessed"));
+    QVERIFY(!QSettings().contains("inputs/example:tinynet"));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    QVERIFY(settledStatus(*window_).contains("finished"));
 }
 
 int main(int argc, char** argv) {

@@ -22,8 +22,8 @@ public:
 
     // Load, trace, then the layout on a thread of its own while this one makes the text, the
     // JSON, the interpreter and the input; the ticket is looked at between stages.
-    void load(const QString& source, std::vector<InputSpec> inputs, quint64 seed, const QFont& font,
-              const std::shared_ptr<LoadTicket>& ticket) {
+    void load(const QString& source, std::vector<InputSpec> inputs, quint64 seed,
+              const QString& origin, const QFont& font, const std::shared_ptr<LoadTicket>& ticket) {
         progress(*ticket, "Loading " + QFileInfo(source).fileName(), 5);
         LoadResult loaded = loadModel(source.toStdString());
         if (ticket->cancelled())
@@ -49,24 +49,36 @@ public:
         model.graphText = formatGraph(traced.graph);
         model.json = graphToJson(traced.graph, {source.toStdString(), loaded.model->className()});
         auto interpreter = std::make_unique<Interpreter>(loaded.model, std::move(traced));
+        if (!inputs.empty()) {
+            // Inputs given (or remembered) that cannot be made give way to the guess, so that a
+            // bad spec never leaves a model that cannot run.
+            std::string error = interpreter->setInputs(inputs, seed);
+            if (error.empty()) {
+                QStringList given;
+                for (const InputSpec& spec : inputs)
+                    given << QString::fromStdString(spec.text());
+                model.inputNote = "input " + given.join(", ") + " " + origin;
+            } else {
+                model.inputError = QString::fromStdString(error);
+                inputs.clear();
+                seed = 0;
+            }
+        }
         if (inputs.empty()) {
             InputChoice guess = interpreter->guessInputs();
             inputs = guess.specs;
             model.inputNote =
                 QString::fromStdString(guess.error.empty() ? guess.explanation : guess.error)
                     .trimmed();
-        } else {
-            QStringList given;
-            for (const InputSpec& spec : inputs)
-                given << QString::fromStdString(spec.text());
-            model.inputNote = "input " + given.join(", ") + " as given";
+            if (!guess.error.empty() && model.inputError.isEmpty())
+                model.inputError = model.inputNote;
+            if (!inputs.empty()) {
+                std::string error = interpreter->setInputs(inputs, seed);
+                if (!error.empty())
+                    model.inputError = model.inputNote = QString::fromStdString(error);
+            }
         }
         model.inputs = inputs;
-        if (!inputs.empty()) {
-            std::string error = interpreter->setInputs(inputs, seed);
-            if (!error.empty())
-                model.inputNote = QString::fromStdString(error);
-        }
         model.layout = layout.get();
         // Only now does the new model replace the old one: a bad file or a Cancel leaves it.
         if (!ticket->commit())
@@ -107,6 +119,7 @@ public:
         }
         specs_ = inputs;
         seed_ = seed;
+        emitDone([engine = engine_, inputs, seed] { emit engine->inputsApplied(inputs, seed); });
         publish();
     }
 
@@ -206,7 +219,17 @@ void Engine::post(std::function<void(EngineWorker&)> job) {
     QMetaObject::invokeMethod(
         worker_,
         [this, job = std::move(job)] {
-            job(*worker_);
+            // The last net: a model or LibTorch throwing where nothing expected it must not end
+            // the app. The open model stays; the sentence says so.
+            try {
+                job(*worker_);
+            } catch (const std::exception& e) {
+                QString sentence = QString("The engine stopped on an unexpected error (%1); the "
+                                           "model stays open, Reset (Ctrl+Shift+F5) to run again.")
+                                       .arg(QString::fromUtf8(e.what()).section('\n', 0, 0));
+                QMetaObject::invokeMethod(
+                    this, [this, sentence] { emit engineFailed(sentence); }, Qt::QueuedConnection);
+            }
             QMetaObject::invokeMethod(
                 this,
                 [this] {
@@ -218,11 +241,12 @@ void Engine::post(std::function<void(EngineWorker&)> job) {
         Qt::QueuedConnection);
 }
 
-int Engine::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed) {
+int Engine::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed,
+                 const QString& origin) {
     cancelLoad();
     loading_ = std::make_shared<LoadTicket>(++loads_);
-    post([source, inputs, seed, font = layoutFont_, ticket = loading_](EngineWorker& w) {
-        w.load(source, inputs, seed, font, ticket);
+    post([source, inputs, seed, origin, font = layoutFont_, ticket = loading_](EngineWorker& w) {
+        w.load(source, inputs, seed, origin, font, ticket);
     });
     return loading_->id;
 }

@@ -30,6 +30,7 @@ struct LoadedModel {
     GraphLayout layout;            // laid out on the engine's side, with the scene's font
     std::vector<InputSpec> inputs; // what the run uses: given, or guessed
     QString inputNote;             // where the inputs came from
+    QString inputError;            // why the inputs given could not be used (the guess was), or ""
     std::string graphText;         // torch.fx's print(graph)
     std::string json;              // for JSON export before a run
 };
@@ -84,7 +85,9 @@ public:
 
     // Loads, traces and lays out a model; returns the id that its progress and its
     // LoadedModel carry. A load still going is cancelled: the newest request wins.
-    int load(const QString& source, const std::vector<InputSpec>& inputs = {}, quint64 seed = 0);
+    // `origin` says where given inputs come from, for the note beside them ("as given").
+    int load(const QString& source, const std::vector<InputSpec>& inputs = {}, quint64 seed = 0,
+             const QString& origin = "as given");
     // Stops the load in progress at its next stage; the open model stays. False if there is
     // none, or if it has already replaced the model (its `loaded` is then on its way).
     bool cancelLoad();
@@ -103,6 +106,8 @@ signals:
     void executedPathReady(const fxview::ExecutedView& view);
     void loadFailed(const QString& sentence);
     void inputsRejected(const QString& sentence);
+    void inputsApplied(const std::vector<fxview::InputSpec>& inputs, quint64 seed);
+    void engineFailed(const QString& sentence); // a request ended in an error nothing expected
     void runUpdated(const fxview::RunSnapshot& snapshot);
     void busyChanged(bool busy);
 

@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
@@ -53,7 +54,12 @@ void InputBar::setInputs(const QStringList& placeholders, const std::vector<Inpu
         addField(placeholders[i], static_cast<std::size_t>(i) < specs.size()
                                       ? &specs[static_cast<std::size_t>(i)]
                                       : nullptr);
-    note_->setText("  " + note);
+    setNote(note);
+}
+
+void InputBar::setNote(const QString& note) {
+    // A long file: path would push everything after it out of the bar: the tooltip has it whole.
+    note_->setText("  " + QFontMetrics(note_->font()).elidedText(note, Qt::ElideMiddle, 420));
     note_->setToolTip(note);
 }
 
@@ -82,6 +88,9 @@ void InputBar::addField(const QString& placeholder, const InputSpec* spec) {
             field.spec->setText(text.left(colon));
         }
     });
+    // Enter applies, as in any form.
+    connect(field.spec, &QLineEdit::returnPressed, this,
+            [this] { emit applyRequested(specs(), seed()); });
     connect(field.spec, &QLineEdit::textChanged, field.dtype,
             [field](const QString& text) { field.dtype->setEnabled(!isFile(text)); });
     place(field.spec);

@@ -23,6 +23,7 @@ public:
 
     void setInputs(const QStringList& placeholders, const std::vector<InputSpec>& specs,
                    const QString& note);
+    void setNote(const QString& note); // where the input in use came from
     // Each field's spec in fxtrace's syntax, the dtype appended when it is not float32.
     QStringList specs() const;
     quint64 seed() const;

@@ -100,6 +100,13 @@ MainWindow::MainWindow(QWidget* parent)
         pendingSource_.clear();
         updateStatus();
     });
+    connect(engine_, &Engine::inputsRejected, this,
+            [this](const QString& sentence) { showBanner(sentence, true); });
+    connect(engine_, &Engine::inputsApplied, this, &MainWindow::inputsApplied);
+    connect(engine_, &Engine::engineFailed, this, [this](const QString& sentence) {
+        showBanner(sentence, true);
+        updateStatus();
+    });
     connect(engine_, &Engine::busyChanged, this, [this](bool) { updateStatus(); });
     connect(engine_, &Engine::executedPathReady, this, [this](const ExecutedView& view) {
         executed_ = view;
@@ -356,12 +363,23 @@ QString MainWindow::applyInputs(const QStringList& texts, quint64 seed) {
         }
         specs.push_back(spec);
     }
+    // Remembered for this model only once the engine has made them (inputsApplied): a spec it
+    // refuses must not come back at the next start.
+    engine_->setInputs(specs, seed);
+    return {};
+}
+
+void MainWindow::inputsApplied(const std::vector<InputSpec>& specs, quint64 seed) {
+    QStringList texts;
+    for (const InputSpec& spec : specs)
+        texts << QString::fromStdString(spec.text());
     QSettings settings;
     settings.setValue("inputs/" + source_, texts);
     settings.setValue("seeds/" + source_, seed);
-    engine_->setInputs(specs, seed);
-    showBanner("Input " + texts.join(", ") + QString(", seed %1").arg(seed), false);
-    return {};
+    QString note = "input " + texts.join(", ") + QString(", seed %1, applied").arg(seed);
+    inputBar_->setNote(note);
+    showBanner("Input " + texts.join(", ") + QString(", seed %1; the run starts again").arg(seed),
+               false);
 }
 
 void MainWindow::setPlaying(bool on) {
@@ -406,10 +424,12 @@ void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& 
             if (parseInputSpec(text.toStdString(), spec, error))
                 chosen.push_back(spec);
         }
-    if (!inputs.empty() || chosen.empty())
+    const bool remembered = inputs.empty() && !chosen.empty();
+    if (!remembered)
         seed = 0;
     inputBar_->setSeed(seed);
-    progress_->start(engine_->load(source, chosen, seed), source);
+    progress_->start(
+        engine_->load(source, chosen, seed, remembered ? "applied last time" : "as given"), source);
     updateStatus();
 }
 
@@ -452,10 +472,18 @@ void MainWindow::showModel(const LoadedModel& model) {
     executedPath_->setChecked(false);
     executedPath_->setEnabled(false);
     showGraph(model.graph, model.layout, model.graphText);
-    if (!model.layout.ok())
+    if (!model.layout.ok()) {
         showBanner(QString::fromStdString(model.layout.error), true);
-    else
+    } else if (!model.inputError.isEmpty()) {
+        // The inputs asked for could not be made; they are forgotten so that they cannot fail
+        // again at the next start, and the run uses the guess if there is one.
+        QSettings().remove("inputs/" + source_);
+        showBanner(model.inputError +
+                       (model.inputs.empty() ? QString() : " Using " + model.inputNote + "."),
+                   true);
+    } else {
         showBanner("Input: " + model.inputNote, false);
+    }
     QStringList placeholders;
     for (const Node& n : model.graph.nodes)
         if (n.op == Op::Placeholder)
@@ -556,10 +584,14 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     executedPath_->setEnabled(!run_.order.empty());
     current_ = topLevelName(snapshot.last);
     showRecords(snapshot.finished ? QString() : current_);
-    if (snapshot.failed)
+    // A run's failure is cleared by the next snapshot that has none (after Reset); other errors
+    // (an input refused, a load that fell back to the guess) stay until something replaces them.
+    if (snapshot.failed) {
         showBanner(QString::fromStdString(snapshot.failure), true);
-    else if (banner_->property("error").toBool())
+        banner_->setProperty("runFailure", true);
+    } else if (banner_->property("runFailure").toBool()) {
         banner_->setVisible(false);
+    }
     // The current line of the graph text, as a debugger highlights the line it stopped at.
     QList<QTextEdit::ExtraSelection> marks;
     if (!current_.isEmpty()) {
@@ -591,6 +623,7 @@ void MainWindow::showInspector(const QString& name) {
 void MainWindow::showBanner(const QString& text, bool error) {
     banner_->setText(text);
     banner_->setProperty("error", error);
+    banner_->setProperty("runFailure", false);
     banner_->setStyleSheet(error ? "background:#ffebe9; color:#82071e;"
                                  : "background:#ddf4ff; color:#0a3069;");
     banner_->setVisible(!text.isEmpty());

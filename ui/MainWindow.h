@@ -78,6 +78,7 @@ private:
     void buildActions();
     void buildDocks();
     void showModel(const LoadedModel& model);
+    void inputsApplied(const std::vector<InputSpec>& specs, quint64 seed);
     void showRun(const RunSnapshot& snapshot);
     void showInspector(const QString& node);
     void showBanner(const QString& text, bool error);

@@ -8,11 +8,14 @@
 #include <QGraphicsView>
 #include <QImage>
 #include <QLineEdit>
+#include <QMenu>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <set>
 
 #include "GraphScene.h"
@@ -86,6 +89,7 @@ private slots:
     void inspectorShowsParametersAndHistogram();
     void inputBarComposesSpecsWithDtype();
     void inputThatCannotBeMadeIsNotRemembered();
+    void panelsFollowTheSelectionAndComeBack();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -536,6 +540,38 @@ void TestMainWindow::inputThatCannotBeMadeIsNotRemembered() {
     press(*window_, QKeySequence(Qt::Key_F5));
     QVERIFY(settle(*window_));
     QVERIFY(settledStatus(*window_).contains("finished"));
+}
+
+// A node selected anywhere shows in the inspector and the graph text; a click on empty canvas
+// leaves no panel showing it; a closed panel comes back from View > Panels.
+void TestMainWindow::panelsFollowTheSelectionAndComeBack() {
+    auto* inspector = window_->findChild<Inspector*>();
+    auto* text = window_->findChild<QPlainTextEdit*>();
+    auto* list = window_->findChild<QTreeWidget*>();
+    window_->selectNode("fc2");
+    QVERIFY(inspector->toPlainText().contains("fc2"));
+    QVERIFY(text->textCursor().selectedText().startsWith("    %fc2 : "));
+    QCOMPARE(list->currentItem()->text(1), QString("fc2"));
+    window_->scene()->clearSelection();
+    QVERIFY(inspector->toPlainText().trimmed().isEmpty() ||
+            !inspector->toPlainText().contains("fc2"));
+    QVERIFY(!list->currentItem());
+
+    auto* dock = window_->findChild<QDockWidget*>("inspector");
+    dock->close();
+    QVERIFY(!dock->isVisible());
+    QMenu* panels = nullptr;
+    for (QMenu* menu : window_->findChildren<QMenu*>())
+        if (menu->title() == "&Panels")
+            panels = menu;
+    QVERIFY(panels);
+    QAction* toggle = nullptr;
+    for (QAction* a : panels->actions())
+        if (a->text() == "Inspector")
+            toggle = a;
+    QVERIFY(toggle);
+    toggle->trigger();
+    QVERIFY(dock->isVisible());
 }
 
 int main(int argc, char** argv) {

@@ -79,7 +79,8 @@ MainWindow::MainWindow(QWidget* parent)
     layout->addWidget(banner_);
     layout->addWidget(view_);
     setCentralWidget(central);
-    statusBar()->addPermanentWidget(status_, 1);
+    // On the right, without stretch: the left keeps room for messages (Find, Export, Cancel).
+    statusBar()->addPermanentWidget(status_);
     statusBar()->addPermanentWidget(progress_);
     connect(engine_, &Engine::loadProgress, progress_, &LoadProgress::advance);
     connect(progress_, &LoadProgress::cancelRequested, this, &MainWindow::cancelOpen);
@@ -116,12 +117,18 @@ MainWindow::MainWindow(QWidget* parent)
     connect(scene_, &GraphScene::gutterClicked, this, &MainWindow::toggleBreakpoint);
     connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
         QString name = selectedNode();
-        if (name.isEmpty())
+        if (name.isEmpty()) {
+            // Nothing selected (a click on empty canvas): no panel goes on showing the old node.
+            inspector_->clear();
+            nodeList_->setCurrentItem(nullptr);
+            nodeList_->clearSelection();
             return;
+        }
         showInspector(name);
         for (int i = 0; i < nodeList_->topLevelItemCount(); ++i)
             if (nodeList_->topLevelItem(i)->text(1) == name)
                 nodeList_->setCurrentItem(nodeList_->topLevelItem(i));
+        showTextLine(name);
     });
     setAcceptDrops(true);
     resize(1280, 860);
@@ -186,6 +193,7 @@ void MainWindow::buildDocks() {
         d->setObjectName(name);
         d->setWidget(widget);
         addDockWidget(area, d);
+        docks_.append(d); // View > Panels brings a closed one back
         return d;
     };
     dock("Nodes", "nodes", listPanel, Qt::LeftDockWidgetArea);
@@ -298,7 +306,10 @@ void MainWindow::buildActions() {
                     [this] { findNode(find_->text(), true); });
 
     QMenu* view = menuBar()->addMenu("&View");
-    view->addAction("Zoom &In", QKeySequence::ZoomIn, this, [this] { view_->zoomBy(1.25); });
+    QAction* zoomIn =
+        view->addAction("Zoom &In", QKeySequence::ZoomIn, this, [this] { view_->zoomBy(1.25); });
+    // Ctrl++ is Ctrl+Shift+= on most keyboards; Ctrl+= zooms in too, as in browsers.
+    zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
     view->addAction("Zoom &Out", QKeySequence::ZoomOut, this, [this] { view_->zoomBy(0.8); });
     view->addAction("&Fit to Window", QKeySequence(Qt::CTRL | Qt::Key_0), this,
                     [this] { view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio); });
@@ -320,6 +331,10 @@ void MainWindow::buildActions() {
     executedPath_->setEnabled(false);
     executedPath_->setStatusTip("Show only what this run executed, as tracing would record it: "
                                 "branches not taken vanish, loops are unrolled");
+    view->addSeparator();
+    QMenu* panels = view->addMenu("&Panels");
+    for (QDockWidget* d : docks_)
+        panels->addAction(d->toggleViewAction());
     QMenu* editMenu = menuBar()->findChild<QMenu*>("editMenu");
     if (editMenu)
         editMenu->addAction("&Copy Image", QKeySequence::Copy, this, &MainWindow::copyImage);
@@ -674,6 +689,17 @@ void MainWindow::selectNode(const QString& name) {
     scene_->clearSelection();
     item->setSelected(true);
     view_->centerOn(item);
+}
+
+// The node's line in the graph text, scrolled to the middle and selected as text is.
+void MainWindow::showTextLine(const QString& name) {
+    QTextCursor found = graphText_->document()->find("%" + name + " ");
+    if (found.isNull())
+        return;
+    found.movePosition(QTextCursor::StartOfBlock);
+    found.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+    graphText_->setTextCursor(found);
+    graphText_->centerCursor();
 }
 
 QString MainWindow::selectedNode() const {

@@ -12,6 +12,7 @@ class QAction;
 class QSpinBox;
 class QTimer;
 class QToolBar;
+class QDockWidget;
 class QLabel;
 class QLineEdit;
 class QPlainTextEdit;
@@ -79,6 +80,7 @@ private:
     void buildDocks();
     void showModel(const LoadedModel& model);
     void inputsApplied(const std::vector<InputSpec>& specs, quint64 seed);
+    void showTextLine(const QString& name);
     void showRun(const RunSnapshot& snapshot);
     void showInspector(const QString& node);
     void showBanner(const QString& text, bool error);
@@ -108,6 +110,7 @@ private:
     QPlainTextEdit* graphText_ = nullptr; // made after the view, whose events come first
     QLabel* status_;
     QList<QAction*> runActions_;
+    QList<QDockWidget*> docks_;
     InputBar* inputBar_;
     LoadProgress* progress_;
     QAction* executedPath_;

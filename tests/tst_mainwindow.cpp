@@ -90,6 +90,7 @@ private slots:
     void inputBarComposesSpecsWithDtype();
     void inputThatCannotBeMadeIsNotRemembered();
     void panelsFollowTheSelectionAndComeBack();
+    void playStopsAtBreakpoints();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -572,6 +573,29 @@ void TestMainWindow::panelsFollowTheSelectionAndComeBack() {
     QVERIFY(toggle);
     toggle->trigger();
     QVERIFY(dock->isVisible());
+}
+
+// Play stops before a breakpoint's node as Continue does; Play again steps over it to the end,
+// and Play on a finished run plays it again from the start.
+void TestMainWindow::playStopsAtBreakpoints() {
+    auto playToStop = [&] {
+        window_->setPlaying(true);
+        QElapsedTimer timer;
+        timer.start();
+        while (window_->playing() && timer.elapsed() < 30000)
+            QTest::qWait(10);
+        return settle(*window_) && !window_->playing();
+    };
+    window_->setPlayInterval(20);
+    window_->toggleBreakpoint("fc2");
+    QVERIFY(playToStop());
+    QCOMPARE(window_->currentNode(), QString("relu")); // before fc2
+    QVERIFY(playToStop());
+    QVERIFY(settledStatus(*window_).contains("finished"));
+    QSignalSpy shown(window_.get(), &MainWindow::runShown);
+    QVERIFY(playToStop()); // from the start again, to the breakpoint
+    QCOMPARE(window_->currentNode(), QString("relu"));
+    QVERIFY(shown.count() >= 3);
 }
 
 int main(int argc, char** argv) {

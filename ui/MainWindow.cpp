@@ -398,6 +398,11 @@ void MainWindow::inputsApplied(const std::vector<InputSpec>& specs, quint64 seed
 }
 
 void MainWindow::setPlaying(bool on) {
+    if (on && (run_.finished || run_.failed)) // Play on an ended run plays it again from the start
+        engine_->command(RunCommand::Reset);
+    // Play leaving a breakpoint's node steps over it; the next breakpoint stops it.
+    playFrom_ =
+        on ? topLevelName(run_.finished || run_.failed ? std::string() : run_.next) : QString();
     play_->setChecked(on);
     play_->setText(on ? "&Pause" : "&Play");
     play_->setIcon(QIcon(on ? ":/fxview/icons/pause.svg" : ":/fxview/icons/play.svg"));
@@ -420,6 +425,15 @@ void MainWindow::playTick() {
         return; // the node still computes: the window waits, it does not queue steps
     if (run_.finished || run_.failed || source_.isEmpty()) {
         setPlaying(false);
+        return;
+    }
+    // A breakpoint stops Play as it stops Continue: before its node runs.
+    const QString next = topLevelName(run_.next);
+    if (next != playFrom_)
+        playFrom_.clear();
+    if (breakpoints_.contains(next) && next != playFrom_) {
+        setPlaying(false);
+        statusBar()->showMessage("Play stopped at the breakpoint before " + next, 5000);
         return;
     }
     engine_->command(RunCommand::Step);

@@ -117,6 +117,7 @@ private:
     QAction* play_;
     QTimer* playTimer_;
     QSpinBox* playInterval_;
+    QString playFrom_; // the breakpoint node Play started at, which it steps over
 
     QString source_, pendingSource_;
     QString current_;

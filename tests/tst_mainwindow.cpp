@@ -91,6 +91,7 @@ private slots:
     void inputThatCannotBeMadeIsNotRemembered();
     void panelsFollowTheSelectionAndComeBack();
     void playStopsAtBreakpoints();
+    void darkPaletteDarkensGraphAndMarks();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -596,6 +597,29 @@ void TestMainWindow::playStopsAtBreakpoints() {
     QVERIFY(playToStop()); // from the start again, to the breakpoint
     QCOMPARE(window_->currentNode(), QString("relu"));
     QVERIFY(shown.count() >= 3);
+}
+
+// Switching the system palette to dark while the app runs turns the graph dark, and the current
+// line of the graph text keeps a dark mark under the palette's light text.
+void TestMainWindow::darkPaletteDarkensGraphAndMarks() {
+    QPalette light = QApplication::palette();
+    QPalette dark = light;
+    dark.setColor(QPalette::Window, QColor("#202124"));
+    dark.setColor(QPalette::Base, QColor("#15171a"));
+    dark.setColor(QPalette::Text, QColor("#e8eaed"));
+    dark.setColor(QPalette::WindowText, QColor("#e8eaed"));
+    QApplication::setPalette(dark);
+    QCoreApplication::processEvents();
+    QCOMPARE(window_->scene()->theme().name, QString("dark"));
+    press(*window_, QKeySequence(Qt::Key_F10));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    auto* text = window_->findChild<QPlainTextEdit*>();
+    QCOMPARE(text->extraSelections().size(), 1);
+    QColor mark = text->extraSelections().first().format.background().color();
+    QApplication::setPalette(light);
+    QCoreApplication::processEvents();
+    QVERIFY2(mark.lightness() < 100, qPrintable(mark.name()));
+    QCOMPARE(window_->scene()->theme().name, QString("light"));
 }
 
 int main(int argc, char** argv) {

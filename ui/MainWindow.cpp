@@ -53,6 +53,13 @@ namespace fxview {
 
 namespace {
 
+// `color` laid over `under` at `amount` (0..1): a tint that reads on a light or a dark ground.
+QColor tint(const QColor& color, const QColor& under, double amount) {
+    auto mix = [amount](int a, int b) { return static_cast<int>(a * amount + b * (1 - amount)); };
+    return QColor(mix(color.red(), under.red()), mix(color.green(), under.green()),
+                  mix(color.blue(), under.blue()));
+}
+
 // Inside a stepped-into module the engine names nodes "fc1.linear"; the graph shows fc1.
 QString topLevelName(const std::string& name) {
     return QString::fromStdString(name.substr(0, name.find('.')));
@@ -132,9 +139,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
     setAcceptDrops(true);
     resize(1280, 860);
-    // The graph follows the system's light or dark palette.
-    if (palette().color(QPalette::Window).lightness() < 128)
-        scene_->setTheme(Theme::dark());
+    followSystemPalette();
     // Window size and dock layout as the person left them.
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
@@ -629,7 +634,8 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
             QTextEdit::ExtraSelection mark;
             mark.cursor = found;
             mark.cursor.clearSelection();
-            mark.format.setBackground(scene_->theme().current.lighter(170));
+            mark.format.setBackground(
+                tint(scene_->theme().current, graphText_->palette().base().color(), 0.3));
             mark.format.setProperty(QTextFormat::FullWidthSelection, true);
             marks.append(mark);
             graphText_->setTextCursor(mark.cursor);
@@ -653,9 +659,32 @@ void MainWindow::showBanner(const QString& text, bool error) {
     banner_->setText(text);
     banner_->setProperty("error", error);
     banner_->setProperty("runFailure", false);
-    banner_->setStyleSheet(error ? "background:#ffebe9; color:#82071e;"
-                                 : "background:#ddf4ff; color:#0a3069;");
+    styleBanner();
     banner_->setVisible(!text.isEmpty());
+}
+
+// The banner in the theme's colours: a tint of its "current" blue, or of its "failed" red.
+void MainWindow::styleBanner() {
+    const Theme& t = scene_->theme();
+    QColor hue = banner_->property("error").toBool() ? t.failed : t.current;
+    banner_->setStyleSheet(QString("background:%1; color:%2;")
+                               .arg(tint(hue, t.background, 0.2).name(), t.text.name()));
+}
+
+// The graph, the banner and the text's marks follow the system's light or dark palette, also
+// when it changes while the app runs.
+void MainWindow::followSystemPalette() {
+    const bool dark = palette().color(QPalette::Window).lightness() < 128;
+    if (dark != (scene_->theme().name == "dark")) {
+        scene_->setTheme(dark ? Theme::dark() : Theme::light());
+        styleBanner();
+    }
+}
+
+void MainWindow::changeEvent(QEvent* event) {
+    QMainWindow::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        followSystemPalette();
 }
 
 QString MainWindow::bannerText() const {

@@ -81,6 +81,9 @@ private:
     void showModel(const LoadedModel& model);
     void inputsApplied(const std::vector<InputSpec>& specs, quint64 seed);
     void showTextLine(const QString& name);
+    void styleBanner();
+    void followSystemPalette();
+    void changeEvent(QEvent* event) override;
     void showRun(const RunSnapshot& snapshot);
     void showInspector(const QString& node);
     void showBanner(const QString& text, bool error);

@@ -753,6 +753,12 @@ const std::string& Interpreter::failure() const {
 int Interpreter::depth() const {
     return d->child ? 1 + d->child->depth() : 0;
 }
+const Interpreter* Interpreter::steppedInto() const {
+    return d->child.get();
+}
+std::string Interpreter::steppedIntoNode() const {
+    return d->child ? d->stepAt(d->childStep).name : std::string();
+}
 const std::vector<std::string>& Interpreter::executionOrder() const {
     return d->order;
 }

@@ -69,6 +69,10 @@ public:
     std::string lastNode() const;       // the node that ran last ("fc1.linear" inside fc1)
     std::string nextNode() const;       // the node the next step runs, "" when finished
     int depth() const;                  // 0, or how many modules deep stepInto went
+    // While stepInto is inside a call_module: that module's own interpreter (its graph, records,
+    // last and next node) and the call_module node it runs for; nullptr and "" otherwise.
+    const Interpreter* steppedInto() const;
+    std::string steppedIntoNode() const;
     const std::vector<std::string>& executionOrder() const;
     const NodeRecord* record(const std::string& node) const;
     ValueSummary outputSummary() const;

@@ -92,6 +92,7 @@ private slots:
     void panelsFollowTheSelectionAndComeBack();
     void playStopsAtBreakpoints();
     void darkPaletteDarkensGraphAndMarks();
+    void stepIntoShowsTheModulesGraph();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -620,6 +621,39 @@ void TestMainWindow::darkPaletteDarkensGraphAndMarks() {
     QCoreApplication::processEvents();
     QVERIFY2(mark.lightness() < 100, qPrintable(mark.name()));
     QCOMPARE(window_->scene()->theme().name, QString("light"));
+}
+
+// Step Into shows the module's own graph node by node, as a debugger shows the function it
+// entered; Step Out brings the model's graph back with the module's value on its node.
+void TestMainWindow::stepIntoShowsTheModulesGraph() {
+    press(*window_, QKeySequence(Qt::Key_F10)); // x
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    press(*window_, QKeySequence(Qt::Key_F11)); // into fc1, its input placeholder
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QVERIFY(!window_->scene()->nodeItem("fc2"));
+    QVERIFY(window_->run().inside);
+    QCOMPARE(window_->scene()->nodeCount(), window_->run().inside->graph.nodeCount());
+    QVERIFY(settledStatus(*window_).contains("inside fc1"));
+    QVERIFY(window_->bannerText().contains("torch.nn.Linear"));
+    NodeItem* current = window_->scene()->nodeItem(window_->currentNode());
+    QVERIFY(current);
+    QCOMPARE(current->runState(), NodeItem::State::Current);
+    // The Linear's own nodes: its weight and bias (get_attr), then the computation.
+    QStringList shapes;
+    for (int i = 0; i < 3; ++i) {
+        press(*window_, QKeySequence(Qt::Key_F10));
+        QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+        QVERIFY(window_->run().inside);
+        shapes << window_->scene()->nodeItem(window_->currentNode())->shapeText();
+    }
+    QCOMPARE(shapes, (QStringList{"[8, 4] float32", "[8] float32", "[3, 8] float32"}));
+    press(*window_, QKeySequence(Qt::SHIFT | Qt::Key_F11));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QVERIFY(!window_->run().inside);
+    QVERIFY(window_->scene()->nodeItem("fc2"));
+    QCOMPARE(window_->currentNode(), QString("fc1"));
+    QCOMPARE(window_->scene()->nodeItem("fc1")->shapeText(), QString("[3, 8] float32"));
+    QVERIFY(!window_->bannerText().contains("Inside"));
 }
 
 int main(int argc, char** argv) {

@@ -85,6 +85,8 @@ public:
             return;
         model_ = loaded.model;
         interpreter_ = std::move(interpreter);
+        font_ = font;
+        moduleLayouts_.clear();
         specs_ = inputs;
         seed_ = seed;
         progress(*ticket, "Drawing", 95);
@@ -160,6 +162,8 @@ private:
     std::unique_ptr<Interpreter> interpreter_;
     std::vector<InputSpec> specs_;
     quint64 seed_ = 0;
+    QFont font_;                                                 // the scene's, for module graphs
+    std::unordered_map<std::string, GraphLayout> moduleLayouts_; // by module path, this model's
 
     template <typename F> void emitDone(F&& f) {
         QMetaObject::invokeMethod(engine_, std::forward<F>(f), Qt::QueuedConnection);
@@ -176,6 +180,37 @@ private:
         });
     }
 
+    // The innermost module Step Into is in, with its graph laid out once per module.
+    std::shared_ptr<const ModuleFrame> insideFrame() {
+        const Interpreter* at = interpreter_.get();
+        std::string path, type;
+        while (const Interpreter* inner = at->steppedInto()) {
+            std::string node = at->steppedIntoNode();
+            if (const Node* n = at->graph().find(node))
+                type = n->moduleType;
+            path += (path.empty() ? "" : ".") + node;
+            at = inner;
+        }
+        if (at == interpreter_.get())
+            return nullptr;
+        auto frame = std::make_shared<ModuleFrame>();
+        frame->node = path;
+        frame->moduleType = type;
+        frame->graph = at->graph();
+        auto laid = moduleLayouts_.find(path);
+        if (laid == moduleLayouts_.end())
+            laid = moduleLayouts_.emplace(path, GraphScene::layOut(frame->graph, font_)).first;
+        frame->layout = laid->second;
+        frame->graphText = formatGraph(frame->graph);
+        frame->graph.forEachNode([&](const Node& n, int) {
+            if (const NodeRecord* r = at->record(n.name))
+                frame->records.emplace(n.name, *r);
+        });
+        frame->last = at->lastNode();
+        frame->next = at->nextNode();
+        return frame;
+    }
+
     void publish() {
         RunSnapshot s;
         interpreter_->graph().forEachNode([&](const Node& n, int) {
@@ -189,6 +224,7 @@ private:
         s.failed = interpreter_->failed();
         s.failure = interpreter_->failure();
         s.depth = interpreter_->depth();
+        s.inside = insideFrame();
         Interpreter* it = interpreter_.get();
         JsonRunInfo info{specs_, it->inputSummaries(), seed_,
                          [it](const std::string& n) { return it->record(n); }};

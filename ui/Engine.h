@@ -43,6 +43,18 @@ struct ExecutedView {
     std::unordered_map<std::string, NodeRecord> records;
 };
 
+// While Step Into is inside a module: that module's own graph, laid out, with its nodes' records,
+// as a debugger shows the source of the function it stepped into.
+struct ModuleFrame {
+    std::string node;       // the call_module stepped into: "fc1", "layer1_0.conv1" two deep
+    std::string moduleType; // "torch.nn.Linear"
+    Graph graph;
+    GraphLayout layout;
+    std::string graphText;
+    std::unordered_map<std::string, NodeRecord> records;
+    std::string last, next; // inside the module
+};
+
 struct RunSnapshot {
     std::unordered_map<std::string, NodeRecord> records;
     std::vector<std::string> order;
@@ -51,7 +63,8 @@ struct RunSnapshot {
     bool failed = false;
     std::string failure;
     int depth = 0;
-    std::string json; // the graph with meta, for JSON export after a run
+    std::string json;                          // the graph with meta, for JSON export after a run
+    std::shared_ptr<const ModuleFrame> inside; // the innermost module stepped into, or null
 };
 
 // One load's fate, shared by the window (which may cancel it) and the engine (which commits it

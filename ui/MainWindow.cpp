@@ -261,10 +261,8 @@ void MainWindow::buildActions() {
         [this] { runCommand(RunCommand::StepInto); });
     add("Step &Out", "step-out", QKeySequence(Qt::SHIFT | Qt::Key_F11),
         [this] { runCommand(RunCommand::StepOut); });
-    add("Run to &Cursor", "run-to-cursor", QKeySequence(Qt::CTRL | Qt::Key_F10), [this] {
-        if (!selectedNode().isEmpty())
-            engine_->command(RunCommand::RunTo, selectedNode());
-    });
+    add("Run to &Cursor", "run-to-cursor", QKeySequence(Qt::CTRL | Qt::Key_F10),
+        [this] { runToSelected(); });
     add("&Continue", "continue", QKeySequence(Qt::Key_F5),
         [this] { runCommand(RunCommand::RunToEnd); });
     add("&Reset", "reset", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
@@ -351,8 +349,7 @@ void MainWindow::buildActions() {
             return;
         selectNode(node->name());
         QMenu menu(this);
-        menu.addAction("Run to Here",
-                       [this] { engine_->command(RunCommand::RunTo, selectedNode()); });
+        menu.addAction("Run to Here", [this] { runToSelected(); });
         menu.addAction(breakpoints_.contains(node->name()) ? "Remove Breakpoint" : "Add Breakpoint",
                        this, [this, name = node->name()] { toggleBreakpoint(name); });
         menu.exec(view_->viewport()->mapToGlobal(at));
@@ -503,6 +500,7 @@ void MainWindow::showModel(const LoadedModel& model) {
     run_ = RunSnapshot();
     executed_ = ExecutedView();
     executedMode_ = false;
+    shownModule_.clear();
     executedPath_->setChecked(false);
     executedPath_->setEnabled(false);
     showGraph(model.graph, model.layout, model.graphText);
@@ -533,9 +531,10 @@ void MainWindow::showModel(const LoadedModel& model) {
 // executed path. Breakpoints stay where they were set.
 void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text) {
     scene_->show(graph, layout);
-    inspector_->clear(); // its node may not be in this graph
-    for (const QString& node : breakpoints_)
-        scene_->setBreakpoint(node, true);
+    inspector_->clear();         // its node may not be in this graph
+    if (&graph == &model_.graph) // breakpoints are the model's nodes', not a module's namesakes
+        for (const QString& node : breakpoints_)
+            scene_->setBreakpoint(node, true);
     nodeList_->clear();
     graph.forEachNode([&](const Node& n, int) {
         if (n.hidden)
@@ -568,11 +567,15 @@ void MainWindow::showRecords(const QString& current) {
 }
 
 const Graph& MainWindow::shownGraph() const {
-    return executedMode_ ? executed_.graph : model_.graph;
+    return executedMode_             ? executed_.graph
+           : !shownModule_.isEmpty() ? run_.inside->graph
+                                     : model_.graph;
 }
 
 const NodeRecord* MainWindow::recordOf(const std::string& node) const {
-    const auto& records = executedMode_ ? executed_.records : run_.records;
+    const auto& records = executedMode_             ? executed_.records
+                          : !shownModule_.isEmpty() ? run_.inside->records
+                                                    : run_.records;
     auto it = records.find(node);
     return it == records.end() ? nullptr : &it->second;
 }
@@ -584,10 +587,13 @@ void MainWindow::setExecutedPathShown(bool on) {
     if (on == executedMode_)
         return;
     executedMode_ = on;
-    if (on)
+    shownModule_.clear(); // the executed path takes the scene; off, the run's own view returns
+    if (on) {
         showGraph(executed_.graph, executed_.layout, formatGraph(executed_.graph));
-    else
+    } else {
         showGraph(model_.graph, model_.layout, model_.graphText);
+        showModuleFrame();
+    }
     showRecords(on || run_.finished ? QString() : current_);
     showBanner(on ? QString("Executed path of this run: %1 nodes, as tracing with this input "
                             "would record them (Ctrl+Shift+E for the whole graph)")
@@ -616,7 +622,9 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     executed_ = ExecutedView();
     run_ = snapshot;
     executedPath_->setEnabled(!run_.order.empty());
-    current_ = topLevelName(snapshot.last);
+    showModuleFrame();
+    current_ =
+        run_.inside ? QString::fromStdString(run_.inside->last) : topLevelName(snapshot.last);
     showRecords(snapshot.finished ? QString() : current_);
     // A run's failure is cleared by the next snapshot that has none (after Reset); other errors
     // (an input refused, a load that fell back to the guess) stay until something replaces them.
@@ -650,6 +658,27 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     emit runShown();
 }
 
+// Step Into shows the module's own graph in place of the model's, as a debugger shows the source
+// of the function it stepped into; Step Out, or the module's end, brings the model's back.
+void MainWindow::showModuleFrame() {
+    const QString inside = run_.inside ? QString::fromStdString(run_.inside->node) : QString();
+    if (inside == shownModule_)
+        return;
+    shownModule_ = inside;
+    if (run_.inside) {
+        showGraph(run_.inside->graph, run_.inside->layout, run_.inside->graphText);
+        showBanner(QString("Inside %1 (%2), node by node: F10 steps, F11 steps further in, "
+                           "Shift+F11 steps out")
+                       .arg(inside, QString::fromStdString(run_.inside->moduleType)),
+                   false);
+        banner_->setProperty("moduleFrame", true);
+    } else {
+        showGraph(model_.graph, model_.layout, model_.graphText);
+        if (banner_->property("moduleFrame").toBool())
+            banner_->setVisible(false);
+    }
+}
+
 void MainWindow::showInspector(const QString& name) {
     if (const Node* n = shownGraph().find(name.toStdString()))
         inspector_->showNode(*n, recordOf(n->name), scene_->theme().current);
@@ -659,6 +688,7 @@ void MainWindow::showBanner(const QString& text, bool error) {
     banner_->setText(text);
     banner_->setProperty("error", error);
     banner_->setProperty("runFailure", false);
+    banner_->setProperty("moduleFrame", false);
     styleBanner();
     banner_->setVisible(!text.isEmpty());
 }
@@ -696,7 +726,9 @@ void MainWindow::updateStatus() {
                     : run_.failed        ? "failed at " + current_
                     : run_.finished      ? "finished"
                     : current_.isEmpty() ? "ready"
-                                         : "stopped after " + current_;
+                    : !shownModule_.isEmpty()
+                        ? "inside " + shownModule_ + ", stopped after " + current_
+                        : "stopped after " + current_;
     status_->setText(QString("%1 · %2 nodes · %3")
                          .arg(source_.isEmpty() ? "no model" : source_)
                          .arg(scene_->nodeCount())
@@ -710,6 +742,22 @@ QString MainWindow::statusText() const {
 void MainWindow::runCommand(RunCommand command) {
     if (!source_.isEmpty())
         engine_->command(command);
+}
+
+// Run to Cursor: until the selected node has run. One that already ran in this run cannot be
+// reached again without Reset, and the person is told so instead of the run going to its end.
+void MainWindow::runToSelected() {
+    const QString node = selectedNode();
+    if (node.isEmpty() || source_.isEmpty())
+        return;
+    if (const NodeRecord* r = recordOf(node.toStdString()); r && r->state == NodeState::Done) {
+        statusBar()->showMessage(node + " has already run; Reset (Ctrl+Shift+F5) to run to it "
+                                        "again",
+                                 6000);
+        return;
+    }
+    // Inside a stepped-into module its nodes are named from the model's top: "fc1.linear".
+    engine_->command(RunCommand::RunTo, shownModule_.isEmpty() ? node : shownModule_ + "." + node);
 }
 
 void MainWindow::toggleBreakpoint(const QString& node) {

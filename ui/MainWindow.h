@@ -81,6 +81,8 @@ private:
     void showModel(const LoadedModel& model);
     void inputsApplied(const std::vector<InputSpec>& specs, quint64 seed);
     void showTextLine(const QString& name);
+    void showModuleFrame();
+    void runToSelected();
     void styleBanner();
     void followSystemPalette();
     void changeEvent(QEvent* event) override;
@@ -128,6 +130,7 @@ private:
     RunSnapshot run_;
     ExecutedView executed_;
     bool executedMode_ = false;
+    QString shownModule_; // the module Step Into is in, whose graph the scene shows, or ""
     QSet<QString> breakpoints_;
 };
 

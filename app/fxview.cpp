@@ -9,27 +9,64 @@
 #include "MainWindow.h"
 #include "OpenTime.h"
 
-int main(int argc, char** argv) {
-    QApplication app(argc, argv);
-    QApplication::setApplicationName("fxview");
-    QApplication::setOrganizationName("fxview");
-    QApplication::setApplicationVersion("0.1.0");
+namespace {
 
+void nameApplication() {
+    QCoreApplication::setApplicationName("fxview");
+    QCoreApplication::setOrganizationName("fxview");
+    QCoreApplication::setApplicationVersion("0.1.0");
+}
+
+// The command line, shared by the GUI start and the display-less --help / --version.
+struct CommandLine {
     QCommandLineParser parser;
-    parser.setApplicationDescription("See a PyTorch model's graph the way torch.fx sees it and "
-                                     "step through it on sample input.");
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument("MODEL", "a TorchScript archive (.pt/.pth/.zip) or example:NAME "
-                                          "(tinynet, branchy, smallcnn); default example:tinynet");
-    QCommandLineOption input("input",
-                             "sample input for a placeholder: 3x4, 1x3x224x224, "
-                             "2x8:int64 or file:input.pt; once per placeholder",
-                             "SPEC");
-    parser.addOption(input);
-    QCommandLineOption reportOpenTime(
-        "report-open-time", "print the time from process start to the graph painted, then quit");
-    parser.addOption(reportOpenTime);
+    QCommandLineOption input{"input",
+                             "sample input for a placeholder: 3x4, 1x3x224x224, 2x8:int64 or "
+                             "file:input.pt; once per placeholder",
+                             "SPEC"};
+    QCommandLineOption reportOpenTime{
+        "report-open-time", "print the time from process start to the graph painted, then quit"};
+
+    CommandLine() {
+        parser.setApplicationDescription("See a PyTorch model's graph the way torch.fx sees it "
+                                         "and step through it on sample input.");
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument("MODEL",
+                                     "a TorchScript archive (.pt/.pth/.zip) or example:NAME "
+                                     "(tinynet, branchy, smallcnn); default example:tinynet",
+                                     "[MODEL]");
+        parser.addOption(input);
+        parser.addOption(reportOpenTime);
+    }
+};
+
+bool asksForHelpOrVersion(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const QString arg = QString::fromLocal8Bit(argv[i]);
+        if (arg == "-h" || arg == "--help" || arg == "--help-all" || arg == "-v" ||
+            arg == "--version")
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // --help and --version print and exit without opening a display (over ssh, in scripts).
+    if (asksForHelpOrVersion(argc, argv)) {
+        QCoreApplication core(argc, argv);
+        nameApplication();
+        CommandLine().parser.process(core);
+        return 0;
+    }
+    QApplication app(argc, argv);
+    nameApplication();
+    CommandLine commandLine;
+    QCommandLineParser& parser = commandLine.parser;
+    const QCommandLineOption& input = commandLine.input;
+    const QCommandLineOption& reportOpenTime = commandLine.reportOpenTime;
     parser.process(app);
 
     std::vector<fxview::InputSpec> inputs;

@@ -29,8 +29,11 @@ QString describeValue(const ValueSummary& v) {
                     .arg(v.max, 0, 'g', 6)
                     .arg(v.mean, 0, 'g', 6)
                     .arg(v.std, 0, 'g', 6);
-    if (v.nanCount || v.infCount)
-        text += QString("<br><b>NaN %1, Inf %2</b>").arg(v.nanCount).arg(v.infCount);
+    // Counted whenever the statistics were (floats): "NaN 0" is an answer, not a blank.
+    if (v.hasStats || v.nanCount || v.infCount) {
+        QString counts = QString("NaN %1, Inf %2").arg(v.nanCount).arg(v.infCount);
+        text += "<br>" + (v.nanCount || v.infCount ? "<b>" + counts + "</b>" : counts);
+    }
     return text;
 }
 
@@ -100,7 +103,7 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
     QStringList users;
     for (const std::string& u : n.users)
         users << link(u);
-    row("users", users.join(", "));
+    row("users", users.isEmpty() ? QString("none") : users.join(", "));
     if (record) {
         const NodeRecord& r = *record;
         const char* states[] = {"not run yet", "ran", "failed", "not executed (branch not taken)"};
@@ -123,7 +126,8 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
                                      .arg(sampled));
             }
             if (r.timeUs > 0) // an executed path's nodes carry values, not times
-                row("time", QString("%1 µs").arg(r.timeUs, 0, 'f', 1));
+                row("time", r.timeUs >= 1000 ? QString("%1 ms").arg(r.timeUs / 1000, 0, 'f', 2)
+                                             : QString("%1 µs").arg(r.timeUs, 0, 'f', 1));
         }
         if (r.runs > 1)
             row("runs", QString::number(r.runs));

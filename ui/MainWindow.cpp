@@ -364,8 +364,9 @@ void MainWindow::buildActions() {
     help->addAction("&About fxview", this, [this] {
         QMessageBox::about(
             this, "About fxview",
-            "<b>fxview</b><br>See a PyTorch model's graph the way torch.fx sees it, "
-            "and step through it on sample input.<br>LibTorch 1.13, Graphviz, Qt 6.");
+            QString("<b>fxview %1</b><br>See a PyTorch model's graph the way torch.fx sees it, "
+                    "and step through it on sample input.<br>LibTorch 1.13, Graphviz, Qt 6.")
+                .arg(QApplication::applicationVersion()));
     });
 }
 
@@ -722,6 +723,8 @@ QString MainWindow::bannerText() const {
 }
 
 void MainWindow::updateStatus() {
+    for (QAction* a : runActions_) // nothing to run without a model
+        a->setEnabled(!source_.isEmpty());
     QString state = engine_->busy()      ? "working…"
                     : run_.failed        ? "failed at " + current_
                     : run_.finished      ? "finished"

@@ -94,10 +94,6 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     default:
         break;
     }
-    if (isSelected()) {
-        border = t.current;
-        borderWidth = std::max(borderWidth, 2.0);
-    }
     const double detail = option->levelOfDetailFromTransform(painter->worldTransform());
     if (detail < kShapeDetail) {
         // A few pixels: the state's colour is what can still be seen.
@@ -109,6 +105,13 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         QPen(border, borderWidth, state_ == State::NotExecuted ? Qt::DashLine : Qt::SolidLine));
     painter->setBrush(fill);
     painter->drawRoundedRect(box_, kRadius, kRadius);
+    if (isSelected()) {
+        // A ring just outside the box, so the border keeps telling the state (done, current,
+        // failed) of the node selected.
+        painter->setPen(QPen(t.text, 1.5, Qt::DotLine));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRoundedRect(box_.adjusted(-2, -2, 2, 2), kRadius + 2, kRadius + 2);
+    }
     if (breakpoint_ || gutterHover_) {
         QColor dot = t.breakpoint;
         if (!breakpoint_)

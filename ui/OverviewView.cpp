@@ -4,7 +4,19 @@
 #include <QPainter>
 #include <QScrollBar>
 
+#include <algorithm>
+
 namespace fxview {
+
+namespace {
+
+// A graph that fits the overview only as a sliver (a ResNet is ten times taller than wide) is
+// drawn at least this big, and the overview scrolls with the main view instead.
+constexpr double kMinScale = 0.15;
+// The picture of the whole graph is kept at most this many pixels tall (memory, drawing time).
+constexpr double kMaxPictureHeight = 16000;
+
+} // namespace
 
 OverviewView::OverviewView(QGraphicsView* main, QWidget* parent)
     : QGraphicsView(main->scene(), parent), main_(main) {
@@ -12,8 +24,11 @@ OverviewView::OverviewView(QGraphicsView* main, QWidget* parent)
     setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     setInteractive(false);
     setRenderHint(QPainter::Antialiasing, false);
-    // Any move of the main view moves the rectangle drawn here.
-    auto refresh = [this] { viewport()->update(); };
+    // Any move of the main view moves the rectangle drawn here (and a tall graph with it).
+    auto refresh = [this] {
+        follow();
+        viewport()->update();
+    };
     connect(main_->horizontalScrollBar(), &QScrollBar::valueChanged, this, refresh);
     connect(main_->verticalScrollBar(), &QScrollBar::valueChanged, this, refresh);
     connect(main_->scene(), &QGraphicsScene::sceneRectChanged, this, [this] { refit(); });
@@ -36,23 +51,42 @@ QRectF OverviewView::shownRect() const {
 }
 
 void OverviewView::refit() {
-    if (scene())
-        fitInView(scene()->sceneRect(), Qt::KeepAspectRatio);
     picture_ = QPixmap();
+    if (!scene() || scene()->sceneRect().isEmpty() || viewport()->width() <= 0)
+        return;
+    const QRectF graph = scene()->sceneRect();
+    const QSizeF room = viewport()->size();
+    const double whole = std::min(room.width() / graph.width(), room.height() / graph.height());
+    // The whole graph, unless that shrinks it to a sliver: then as wide as the dock allows up to
+    // kMinScale, following the main view up and down.
+    double scale = std::max(whole, std::min(kMinScale, room.width() / graph.width()));
+    scale = std::min(scale, std::max(whole, kMaxPictureHeight / graph.height()));
+    setTransform(QTransform::fromScale(scale, scale));
+    follow();
+}
+
+void OverviewView::follow() {
+    if (!dragging_) // a drag here moves the main view; following it would move the ground too
+        centerOn(shownRect().center());
 }
 
 void OverviewView::paintEvent(QPaintEvent*) {
-    const QSize size = viewport()->size();
+    if (!scene())
+        return;
+    const QRectF graph = scene()->sceneRect();
+    const double scale = transform().m11();
     const qreal ratio = viewport()->devicePixelRatioF();
-    if (picture_.isNull() || picture_.size() != size * ratio) {
-        picture_ = QPixmap(size * ratio);
+    if (picture_.isNull() && !graph.isEmpty()) {
+        // The whole graph at this view's scale, drawn once per change of the scene.
+        picture_ = QPixmap((graph.size() * scale * ratio).toSize());
         picture_.setDevicePixelRatio(ratio);
-        picture_.fill(palette().color(QPalette::Base)); // the scene's background covers it
+        picture_.fill(scene()->backgroundBrush().color());
         QPainter painter(&picture_);
-        render(&painter, QRectF(QPointF(), size), viewport()->rect());
+        scene()->render(&painter, QRectF(QPointF(), graph.size() * scale), graph);
     }
     QPainter painter(viewport());
-    painter.drawPixmap(0, 0, picture_);
+    painter.fillRect(viewport()->rect(), scene()->backgroundBrush());
+    painter.drawPixmap(mapFromScene(graph.topLeft()), picture_);
     painter.setTransform(viewportTransform());
     painter.setPen(QPen(QColor(9, 105, 218), 0));
     painter.setBrush(QColor(9, 105, 218, 40));
@@ -60,7 +94,14 @@ void OverviewView::paintEvent(QPaintEvent*) {
 }
 
 void OverviewView::mousePressEvent(QMouseEvent* event) {
+    dragging_ = event->buttons().testFlag(Qt::LeftButton);
     main_->centerOn(mapToScene(event->position().toPoint()));
+    viewport()->update();
+}
+
+void OverviewView::mouseReleaseEvent(QMouseEvent*) {
+    dragging_ = false;
+    follow();
     viewport()->update();
 }
 

@@ -118,6 +118,12 @@ void TestMainWindow::stepWithF10() {
         press(*window_, QKeySequence(Qt::Key_F10));
         QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
         current << window_->currentNode();
+        if (current.last() == "relu") { // the node list marks the current row too
+            auto* list = window_->findChild<QTreeWidget*>();
+            for (int row = 0; row < list->topLevelItemCount(); ++row)
+                QCOMPARE(list->topLevelItem(row)->font(1).bold(),
+                         list->topLevelItem(row)->text(1) == "relu");
+        }
     }
     QCOMPARE(current, (QStringList{"x", "fc1", "relu", "fc2", "output"}));
     QCOMPARE(window_->scene()->nodeItem("fc2")->shapeText(), QString("[3, 2] float32"));

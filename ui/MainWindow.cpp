@@ -564,6 +564,13 @@ void MainWindow::showRecords(const QString& current) {
         item->setText(3, r && r->state == NodeState::Done
                              ? QString::fromStdString(shortDescription(r->value))
                              : QString());
+        // The current node's row in bold, as the graph draws its box in the current colour.
+        QFont font = item->font(0);
+        if (font.bold() != (item->text(1) == current)) {
+            font.setBold(item->text(1) == current);
+            for (int column = 0; column < nodeList_->columnCount(); ++column)
+                item->setFont(column, font);
+        }
     }
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // fxview's main window: the graph in the centre, docks with the node list, the inspector and the
 // graph as text, a debugger's Run menu and toolbar, and a status bar. It only draws and asks:
-// every model operation goes through Engine.
+// every model operation goes through Engine. MainWindow.cpp builds and wires the window;
+// MainWindowRun.cpp shows runs (snapshots, Step Into, executed path, Play, breakpoints, inputs).
 
 #include <QMainWindow>
 #include <QPointer>

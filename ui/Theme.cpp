@@ -53,6 +53,12 @@ Theme Theme::dark() {
     return t;
 }
 
+QColor tint(const QColor& color, const QColor& under, double amount) {
+    auto mix = [amount](int a, int b) { return static_cast<int>(a * amount + b * (1 - amount)); };
+    return QColor(mix(color.red(), under.red()), mix(color.green(), under.green()),
+                  mix(color.blue(), under.blue()));
+}
+
 bool Theme::byName(const QString& name, Theme& theme) {
     if (name == "light")
         theme = light();

@@ -34,4 +34,8 @@ struct Theme {
     static bool byName(const QString& name, Theme& theme);
 };
 
+// `color` laid over `under` at `amount` (0..1): a tint that reads on a light or a dark ground
+// alike (the banner, the graph text's current line).
+QColor tint(const QColor& color, const QColor& under, double amount);
+
 } // namespace fxview

@@ -1,0 +1,259 @@
+// The window's side of a run (MainWindow's other half, apart for size): the engine's snapshots
+// shown on the graph, the list and the text; Step Into's module graph; the executed path; Play;
+// breakpoints and Run to Cursor; inputs applied and remembered.
+
+#include <QAction>
+#include <QIcon>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTextBlock>
+#include <QTimer>
+#include <QTreeWidget>
+
+#include "FxText.h"
+#include "GraphScene.h"
+#include "GraphView.h"
+#include "InputBar.h"
+#include "MainWindow.h"
+#include "NodeItem.h"
+
+namespace fxview {
+
+namespace {
+
+// Inside a stepped-into module the engine names nodes "fc1.linear"; the model's graph shows fc1.
+QString topLevelName(const std::string& name) {
+    return QString::fromStdString(name.substr(0, name.find('.')));
+}
+
+} // namespace
+
+QString MainWindow::applyInputs(const QStringList& texts, quint64 seed) {
+    std::vector<InputSpec> specs;
+    for (const QString& text : texts) {
+        InputSpec spec;
+        std::string error;
+        if (!parseInputSpec(text.trimmed().toStdString(), spec, error)) {
+            showBanner(QString::fromStdString(error), true);
+            return QString::fromStdString(error);
+        }
+        specs.push_back(spec);
+    }
+    // Remembered for this model only once the engine has made them (inputsApplied): a spec it
+    // refuses must not come back at the next start.
+    engine_->setInputs(specs, seed);
+    return {};
+}
+
+void MainWindow::inputsApplied(const std::vector<InputSpec>& specs, quint64 seed) {
+    QStringList texts;
+    for (const InputSpec& spec : specs)
+        texts << QString::fromStdString(spec.text());
+    QSettings settings;
+    settings.setValue("inputs/" + source_, texts);
+    settings.setValue("seeds/" + source_, seed);
+    QString note = "input " + texts.join(", ") + QString(", seed %1, applied").arg(seed);
+    inputBar_->setNote(note);
+    showBanner("Input " + texts.join(", ") + QString(", seed %1; the run starts again").arg(seed),
+               false);
+}
+
+void MainWindow::setPlaying(bool on) {
+    if (on && (run_.finished || run_.failed)) // Play on an ended run plays it again from the start
+        engine_->command(RunCommand::Reset);
+    // Play leaving a breakpoint's node steps over it; the next breakpoint stops it.
+    playFrom_ =
+        on ? topLevelName(run_.finished || run_.failed ? std::string() : run_.next) : QString();
+    play_->setChecked(on);
+    play_->setText(on ? "&Pause" : "&Play");
+    play_->setIcon(QIcon(on ? ":/fxview/icons/pause.svg" : ":/fxview/icons/play.svg"));
+    if (on)
+        playTimer_->start();
+    else
+        playTimer_->stop();
+}
+
+bool MainWindow::playing() const {
+    return playTimer_->isActive();
+}
+
+void MainWindow::setPlayInterval(int milliseconds) {
+    playInterval_->setValue(milliseconds);
+}
+
+void MainWindow::playTick() {
+    if (engine_->busy())
+        return; // the node still computes: the window waits, it does not queue steps
+    if (run_.finished || run_.failed || source_.isEmpty()) {
+        setPlaying(false);
+        return;
+    }
+    // A breakpoint stops Play as it stops Continue: before its node runs.
+    const QString next = topLevelName(run_.next);
+    if (next != playFrom_)
+        playFrom_.clear();
+    if (breakpoints_.contains(next) && next != playFrom_) {
+        setPlaying(false);
+        statusBar()->showMessage("Play stopped at the breakpoint before " + next, 5000);
+        return;
+    }
+    engine_->command(RunCommand::Step);
+}
+
+// The shown graph's boxes, edges and node list take the records' states and shapes.
+void MainWindow::showRecords(const QString& current) {
+    scene_->syncRun([this](const std::string& n) { return recordOf(n); }, current);
+    for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
+        QTreeWidgetItem* item = nodeList_->topLevelItem(i);
+        const NodeRecord* r = recordOf(item->text(1).toStdString());
+        item->setText(3, r && r->state == NodeState::Done
+                             ? QString::fromStdString(shortDescription(r->value))
+                             : QString());
+        // The current node's row in bold, as the graph draws its box in the current colour.
+        QFont font = item->font(0);
+        if (font.bold() != (item->text(1) == current)) {
+            font.setBold(item->text(1) == current);
+            for (int column = 0; column < nodeList_->columnCount(); ++column)
+                item->setFont(column, font);
+        }
+    }
+}
+
+const Graph& MainWindow::shownGraph() const {
+    return executedMode_             ? executed_.graph
+           : !shownModule_.isEmpty() ? run_.inside->graph
+                                     : model_.graph;
+}
+
+const NodeRecord* MainWindow::recordOf(const std::string& node) const {
+    const auto& records = executedMode_             ? executed_.records
+                          : !shownModule_.isEmpty() ? run_.inside->records
+                                                    : run_.records;
+    auto it = records.find(node);
+    return it == records.end() ? nullptr : &it->second;
+}
+
+void MainWindow::setExecutedPathShown(bool on) {
+    if (on && executed_.graph.nodes.empty())
+        on = false; // nothing has run yet
+    executedPath_->setChecked(on);
+    if (on == executedMode_)
+        return;
+    executedMode_ = on;
+    shownModule_.clear(); // the executed path takes the scene; off, the run's own view returns
+    if (on) {
+        showGraph(executed_.graph, executed_.layout, formatGraph(executed_.graph));
+    } else {
+        showGraph(model_.graph, model_.layout, model_.graphText);
+        showModuleFrame();
+    }
+    showRecords(on || run_.finished ? QString() : current_);
+    showBanner(on ? QString("Executed path of this run: %1 nodes, as tracing with this input "
+                            "would record them (Ctrl+Shift+E for the whole graph)")
+                        .arg(scene_->nodeCount())
+                  : QString(),
+               false);
+    updateStatus();
+}
+
+void MainWindow::showRun(const RunSnapshot& snapshot) {
+    // The run moved on: the executed path shown is no longer this run's.
+    setExecutedPathShown(false);
+    executed_ = ExecutedView();
+    run_ = snapshot;
+    executedPath_->setEnabled(!run_.order.empty());
+    showModuleFrame();
+    current_ =
+        run_.inside ? QString::fromStdString(run_.inside->last) : topLevelName(snapshot.last);
+    showRecords(snapshot.finished ? QString() : current_);
+    // A run's failure is cleared by the next snapshot that has none (after Reset); other errors
+    // (an input refused, a load that fell back to the guess) stay until something replaces them.
+    if (snapshot.failed) {
+        showBanner(QString::fromStdString(snapshot.failure), true);
+        banner_->setProperty("runFailure", true);
+    } else if (banner_->property("runFailure").toBool()) {
+        banner_->setVisible(false);
+    }
+    // The current line of the graph text, as a debugger highlights the line it stopped at.
+    QList<QTextEdit::ExtraSelection> marks;
+    if (!current_.isEmpty()) {
+        QTextCursor found = graphText_->document()->find("%" + current_ + " ");
+        if (!found.isNull()) {
+            QTextEdit::ExtraSelection mark;
+            mark.cursor = found;
+            mark.cursor.clearSelection();
+            mark.format.setBackground(
+                tint(scene_->theme().current, graphText_->palette().base().color(), 0.3));
+            mark.format.setProperty(QTextFormat::FullWidthSelection, true);
+            marks.append(mark);
+            graphText_->setTextCursor(mark.cursor);
+        }
+    }
+    graphText_->setExtraSelections(marks);
+    if (NodeItem* item = scene_->nodeItem(current_))
+        view_->showItem(item);
+    if (!selectedNode().isEmpty())
+        showInspector(selectedNode());
+    updateStatus();
+    emit runShown();
+}
+
+// Step Into shows the module's own graph in place of the model's, as a debugger shows the source
+// of the function it stepped into; Step Out, or the module's end, brings the model's back.
+void MainWindow::showModuleFrame() {
+    const QString inside = run_.inside ? QString::fromStdString(run_.inside->node) : QString();
+    if (inside == shownModule_)
+        return;
+    shownModule_ = inside;
+    if (run_.inside) {
+        showGraph(run_.inside->graph, run_.inside->layout, run_.inside->graphText);
+        showBanner(QString("Inside %1 (%2), node by node: F10 steps, F11 steps further in, "
+                           "Shift+F11 steps out")
+                       .arg(inside, QString::fromStdString(run_.inside->moduleType)),
+                   false);
+        banner_->setProperty("moduleFrame", true);
+    } else {
+        showGraph(model_.graph, model_.layout, model_.graphText);
+        if (banner_->property("moduleFrame").toBool())
+            banner_->setVisible(false);
+    }
+}
+
+void MainWindow::runCommand(RunCommand command) {
+    if (!source_.isEmpty())
+        engine_->command(command);
+}
+
+// Run to Cursor: until the selected node has run. One that already ran in this run cannot be
+// reached again without Reset, and the person is told so instead of the run going to its end.
+void MainWindow::runToSelected() {
+    const QString node = selectedNode();
+    if (node.isEmpty() || source_.isEmpty())
+        return;
+    if (const NodeRecord* r = recordOf(node.toStdString()); r && r->state == NodeState::Done) {
+        statusBar()->showMessage(node + " has already run; Reset (Ctrl+Shift+F5) to run to it "
+                                        "again",
+                                 6000);
+        return;
+    }
+    // Inside a stepped-into module its nodes are named from the model's top: "fc1.linear".
+    engine_->command(RunCommand::RunTo, shownModule_.isEmpty() ? node : shownModule_ + "." + node);
+}
+
+void MainWindow::toggleBreakpoint(const QString& node) {
+    // Only nodes of the model's own graph can stop a run (not an executed path's copies).
+    if (node.isEmpty() || !model_.graph.find(node.toStdString()))
+        return;
+    bool on = !breakpoints_.contains(node);
+    if (on)
+        breakpoints_.insert(node);
+    else
+        breakpoints_.remove(node);
+    scene_->setBreakpoint(node, on);
+    engine_->setBreakpoint(node, on);
+}
+
+} // namespace fxview

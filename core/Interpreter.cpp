@@ -468,6 +468,12 @@ struct Interpreter::Private {
         }
     }
 
+    bool nextIsHidden() const {
+        int id = nextStep();
+        const Node* n = id < 0 ? nullptr : nodeOf[static_cast<std::size_t>(id)];
+        return n && n->hidden;
+    }
+
     bool lastWasHidden() const {
         auto it = plan->stepOf.find(last);
         const Node* n =
@@ -680,9 +686,14 @@ StopReason Interpreter::stepInto() {
     torch::NoGradGuard noGrad;
     if (d->child)
         return d->stepChild(true);
+    // Hidden guards before the next node run first, as step() runs them: Step Into then lands on
+    // a node a person can see, or enters the module they guard.
+    while (d->nextIsHidden())
+        if (StopReason r = d->advance(); r != StopReason::Stepped)
+            return r;
     int id = d->nextStep();
     if (id < 0 || d->stepAt(id).kind != Step::Kind::CallModule)
-        return d->advance();
+        return step();
     const Step& s = d->stepAt(id);
     TraceResult traced = traceModule(s.module, s.name);
     if (!traced.ok())

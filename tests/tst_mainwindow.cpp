@@ -14,6 +14,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <set>
@@ -93,6 +94,10 @@ private slots:
     void playStopsAtBreakpoints();
     void darkPaletteDarkensGraphAndMarks();
     void stepIntoShowsTheModulesGraph();
+    void failingNodeTurnsRedAndTheSessionGoesOn();
+    void stepsSkipHiddenGuards();
+    void copyKeyCopiesTextInTextPanels();
+    void openingAnotherModelStopsPlay();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -667,6 +672,69 @@ void TestMainWindow::stepIntoShowsTheModulesGraph() {
     QCOMPARE(window_->currentNode(), QString("fc1"));
     QCOMPARE(window_->scene()->nodeItem("fc1")->shapeText(), QString("[3, 8] float32"));
     QVERIFY(!window_->bannerText().contains("Inside"));
+}
+
+// A wrong input: the failing node turns red and is selected, its inspector and a banner give
+// LibTorch's message; stepping on says to Reset; Reset and a right input run to the end.
+void TestMainWindow::failingNodeTurnsRedAndTheSessionGoesOn() {
+    QCOMPARE(window_->applyInputs({"3x5"}, 0), QString());
+    QVERIFY(settle(*window_));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    QCOMPARE(window_->scene()->nodeItem("fc1")->runState(), NodeItem::State::Failed);
+    QCOMPARE(window_->selectedNode(), QString("fc1"));
+    QVERIFY(window_->bannerText().contains("fc1"));
+    QVERIFY(window_->findChild<Inspector*>()->toPlainText().contains("error"));
+    QVERIFY(settledStatus(*window_).contains("failed at fc1"));
+    press(*window_, QKeySequence(Qt::Key_F10));
+    QVERIFY(window_->statusBar()->currentMessage().contains("Reset"));
+    press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    QCOMPARE(window_->scene()->nodeItem("fc1")->runState(), NodeItem::State::Idle);
+    QCOMPARE(window_->bannerText(), QString());
+    QCOMPARE(window_->applyInputs({"3x4"}, 0), QString());
+    QVERIFY(settle(*window_));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settledStatus(*window_).contains("finished"));
+}
+
+// A scripted model's inlined guards (dim checks) are hidden: every F10 and F11 lands on a node
+// the graph shows (or a module's own graph).
+void TestMainWindow::stepsSkipHiddenGuards() {
+    window_->openModel("example:branchy", {InputSpec{{1, 4}, "float32", {}}});
+    QVERIFY(settle(*window_));
+    int steps = 0;
+    while (!window_->run().finished && steps++ < 60) {
+        press(*window_,
+              QKeySequence(steps % 2 ? Qt::Key_F10 : Qt::Key_F11)); // F10 on x, F11 on dim
+        QVERIFY(settle(*window_));
+        if (!window_->run().finished)
+            QVERIFY2(window_->scene()->nodeItem(window_->currentNode()),
+                     qPrintable(window_->currentNode()));
+    }
+    QVERIFY(window_->run().finished);
+}
+
+// Ctrl+C copies the graph's picture when the graph has the focus, and selected text in the
+// graph text panel.
+void TestMainWindow::copyKeyCopiesTextInTextPanels() {
+    auto* text = window_->findChild<QPlainTextEdit*>();
+    text->setFocus();
+    text->selectAll();
+    QTest::keyClick(text, Qt::Key_C, Qt::ControlModifier);
+    QVERIFY(QApplication::clipboard()->text().startsWith("graph():"));
+    auto* view = window_->centralWidget()->findChild<QGraphicsView*>();
+    view->setFocus();
+    QTest::keyClick(view, Qt::Key_C, Qt::ControlModifier);
+    QVERIFY(!QApplication::clipboard()->image().isNull());
+}
+
+void TestMainWindow::openingAnotherModelStopsPlay() {
+    window_->setPlayInterval(5000);
+    window_->setPlaying(true);
+    window_->openModel("example:smallcnn");
+    QVERIFY(waitFor(window_.get(), SIGNAL(modelShown())));
+    QVERIFY(!window_->playing());
 }
 
 int main(int argc, char** argv) {

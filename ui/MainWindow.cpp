@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -83,6 +84,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(engine_, &Engine::runUpdated, this, &MainWindow::showRun);
     connect(engine_, &Engine::loadFailed, this, [this](const QString& sentence) {
         progress_->finish();
+        statusBar()->clearMessage(); // "Opening …" is over
         showBanner(sentence, true);
         // The current model stays open; the sentence is also shown where a person looks.
         auto* box = new QMessageBox(QMessageBox::Warning, "Cannot open model", sentence,
@@ -113,6 +115,9 @@ MainWindow::MainWindow(QWidget* parent)
             inspector_->clear();
             nodeList_->setCurrentItem(nullptr);
             nodeList_->clearSelection();
+            QTextCursor cursor = graphText_->textCursor();
+            cursor.clearSelection();
+            graphText_->setTextCursor(cursor);
             return;
         }
         showInspector(name);
@@ -272,6 +277,11 @@ void MainWindow::buildActions() {
                                  QKeySequence(Qt::Key_F9), this,
                                  [this] { toggleBreakpoint(selectedNode()); });
     bp->setShortcutContext(Qt::ApplicationShortcut);
+    run->addAction("Remove &All Breakpoints", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F9), this,
+                   [this] {
+                       for (const QString& node : QStringList(breakpoints_.values()))
+                           toggleBreakpoint(node);
+                   });
 
     QMenu* edit = menuBar()->addMenu("&Edit");
     edit->setObjectName("editMenu");
@@ -323,8 +333,14 @@ void MainWindow::buildActions() {
     for (QDockWidget* d : docks_)
         panels->addAction(d->toggleViewAction());
     QMenu* editMenu = menuBar()->findChild<QMenu*>("editMenu");
-    if (editMenu)
-        editMenu->addAction("&Copy Image", QKeySequence::Copy, this, &MainWindow::copyImage);
+    if (editMenu) {
+        // Ctrl+C copies the picture when the graph has the focus; in the inspector or the graph
+        // text it copies their selected text, as everywhere else.
+        QAction* copy =
+            editMenu->addAction("&Copy Image", QKeySequence::Copy, this, &MainWindow::copyImage);
+        copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        view_->addAction(copy);
+    }
     // Right-click on a node: the debugger's actions on that node.
     view_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(view_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
@@ -400,6 +416,7 @@ bool MainWindow::openDropped(const QList<QUrl>& urls) {
 
 void MainWindow::showModel(const LoadedModel& model) {
     progress_->finish();
+    setPlaying(false); // Play belonged to the model that was open
     model_ = model;
     source_ = model.source;
     // Most recent first, eight at most, as File > Open Recent lists them.
@@ -427,7 +444,11 @@ void MainWindow::showModel(const LoadedModel& model) {
                        (model.inputs.empty() ? QString() : " Using " + model.inputNote + "."),
                    true);
     } else {
-        showBanner("Input: " + model.inputNote, false);
+        // "input x: 1x4, guessed from fc1 …" as a sentence of its own.
+        QString note = model.inputNote;
+        if (!note.isEmpty())
+            note[0] = note[0].toUpper();
+        showBanner(note, false);
     }
     QStringList placeholders;
     for (const Node& n : model.graph.nodes)
@@ -678,11 +699,24 @@ void MainWindow::chooseFile() {
 }
 
 void MainWindow::chooseExport() {
+    // Offered in the folder of the last export, named after the model ("example:tinynet" has a
+    // colon no file name should carry); a name typed without extension takes the chosen type's.
+    QSettings settings;
+    QString name = QFileInfo(source_).completeBaseName().replace(':', '_');
+    QString folder = settings.value("export/folder", QDir::currentPath()).toString();
+    QString filter;
     QString path = QFileDialog::getSaveFileName(
-        this, "Export graph", QFileInfo(source_).baseName() + ".svg",
-        "SVG (*.svg);;PNG (*.png);;PDF (*.pdf);;Graphviz DOT (*.dot);;fxview JSON (*.json)");
+        this, "Export graph", QDir(folder).filePath(name + ".svg"),
+        "SVG (*.svg);;PNG (*.png);;PDF (*.pdf);;Graphviz DOT (*.dot);;fxview JSON (*.json)",
+        &filter);
     if (path.isEmpty())
         return;
+    ExportFormat format;
+    if (!exportFormatFor(path, format)) {
+        static const QRegularExpression extension("\\*(\\.\\w+)");
+        path += extension.match(filter).captured(1);
+    }
+    settings.setValue("export/folder", QFileInfo(path).absolutePath());
     QString error = exportTo(path);
     if (!error.isEmpty())
         QMessageBox::warning(this, "Export failed", error);

@@ -6,8 +6,8 @@
 #include <QIcon>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QSpinBox>
 #include <QSettings>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QTextBlock>
 #include <QTimer>
@@ -174,6 +174,8 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     if (snapshot.failed) {
         showBanner(QString::fromStdString(snapshot.failure), true);
         banner_->setProperty("runFailure", true);
+        if (scene_->nodeItem(current_)) // its inspector shows the message in full
+            selectNode(current_);
     } else if (banner_->property("runFailure").toBool()) {
         banner_->setVisible(false);
     }
@@ -223,8 +225,14 @@ void MainWindow::showModuleFrame() {
 }
 
 void MainWindow::runCommand(RunCommand command) {
-    if (!source_.isEmpty())
-        engine_->command(command);
+    if (source_.isEmpty())
+        return;
+    if (run_.failed && command != RunCommand::Reset) {
+        statusBar()->showMessage(
+            "The run failed at " + current_ + "; Reset (Ctrl+Shift+F5) to run again", 6000);
+        return;
+    }
+    engine_->command(command);
 }
 
 // Run to Cursor: until the selected node has run. One that already ran in this run cannot be

@@ -88,8 +88,10 @@ void OverviewView::paintEvent(QPaintEvent*) {
     painter.fillRect(viewport()->rect(), scene()->backgroundBrush());
     painter.drawPixmap(mapFromScene(graph.topLeft()), picture_);
     painter.setTransform(viewportTransform());
-    painter.setPen(QPen(QColor(9, 105, 218), 0));
-    painter.setBrush(QColor(9, 105, 218, 40));
+    QPen frame(QColor(9, 105, 218), 1.5);
+    frame.setCosmetic(true); // 1.5 pixels at any scale
+    painter.setPen(frame);
+    painter.setBrush(QColor(9, 105, 218, 16)); // light: the nodes' run colours show through
     painter.drawRect(shownRect());
 }
 

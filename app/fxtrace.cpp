@@ -159,11 +159,8 @@ std::string runTable(const Interpreter& run, bool showHidden) {
             shape = shortDescription(r->value);
             dtype = r->value.dtype;
             time = formatTime(r->timeUs);
-            if (!r->blockRuns.empty()) {
-                shape += n.target == "prim::If"
-                             ? (r->blockRuns[0] ? " (took true)" : " (took false)")
-                             : " (" + std::to_string(r->blockRuns[0]) + " iterations)";
-            }
+            if (std::string note = controlFlowNote(*r); !note.empty())
+                shape += " (" + note + ")";
         } else if (r && r->state == NodeState::Failed) {
             shape = "FAILED";
         } else if (r && r->state == NodeState::NotExecuted) {

@@ -92,4 +92,15 @@ std::string shortDescription(const ValueSummary& v) {
     return v.value.empty() ? v.type : v.value;
 }
 
+std::string controlFlowNote(const NodeRecord& r) {
+    if (r.blockRuns.size() == 2) // an if: its true and false blocks
+        return r.blockRuns[0] ? "took true" : r.blockRuns[1] ? "took false" : "";
+    if (r.blockRuns.size() != 1 || r.state == NodeState::NotExecuted)
+        return "";
+    if (r.state == NodeState::Done)
+        return std::to_string(r.blockRuns[0]) +
+               (r.blockRuns[0] == 1 ? " iteration" : " iterations");
+    return r.blockRuns[0] ? "iteration " + std::to_string(r.blockRuns[0]) : "";
+}
+
 } // namespace fxview

@@ -48,4 +48,8 @@ struct NodeRecord {
     std::string error;
 };
 
+// What a control-flow node did: "took true" / "took false" for an if (known once it is entered),
+// "3 iterations" for a loop that ran, "iteration 2" for one still running; "" for other nodes.
+std::string controlFlowNote(const NodeRecord& record);
+
 } // namespace fxview

@@ -98,6 +98,7 @@ private slots:
     void stepsSkipHiddenGuards();
     void copyKeyCopiesTextInTextPanels();
     void openingAnotherModelStopsPlay();
+    void controlFlowNodesSayWhatTheyDid();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -735,6 +736,25 @@ void TestMainWindow::openingAnotherModelStopsPlay() {
     window_->openModel("example:smallcnn");
     QVERIFY(waitFor(window_.get(), SIGNAL(modelShown())));
     QVERIFY(!window_->playing());
+}
+
+// The if shows the branch it took; the loop its iteration while it runs and how many when done.
+void TestMainWindow::controlFlowNodesSayWhatTheyDid() {
+    window_->openModel("example:branchy", {InputSpec{{1, 4}, "float32", {}}});
+    QVERIFY(settle(*window_));
+    QString loopWhileRunning, condInBranch;
+    for (int steps = 0; steps < 40 && !window_->run().finished; ++steps) {
+        press(*window_, QKeySequence(Qt::Key_F10));
+        QVERIFY(settle(*window_));
+        if (window_->currentNode() == "relu") // inside the branch: the if already says which
+            condInBranch = window_->scene()->nodeItem("cond")->shapeText();
+        if (window_->currentNode() == "mul")
+            loopWhileRunning = window_->scene()->nodeItem("loop")->shapeText();
+    }
+    QVERIFY2(condInBranch.endsWith("took true"), qPrintable(condInBranch));
+    QVERIFY2(loopWhileRunning.startsWith("iteration "), qPrintable(loopWhileRunning));
+    QCOMPARE(window_->scene()->nodeItem("loop")->shapeText(),
+             QString("[1, 4] float32 · 3 iterations"));
 }
 
 int main(int argc, char** argv) {

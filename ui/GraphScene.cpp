@@ -107,6 +107,9 @@ void GraphScene::syncRun(const RecordLookup& recordOf, const QString& currentNod
             } else if (r->state == NodeState::Failed) {
                 shape = "failed";
             }
+            // An if shows the branch it took, a loop its iterations (the one running, or all).
+            if (std::string note = controlFlowNote(*r); !note.empty())
+                shape += (shape.isEmpty() ? "" : " · ") + QString::fromStdString(note);
         }
         if (it.key() == currentNode && state != NodeItem::State::Failed)
             state = NodeItem::State::Current;

@@ -99,6 +99,7 @@ private slots:
     void copyKeyCopiesTextInTextPanels();
     void openingAnotherModelStopsPlay();
     void controlFlowNodesSayWhatTheyDid();
+    void failedGuardReddensTheNodeItGuards();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -755,6 +756,20 @@ void TestMainWindow::controlFlowNodesSayWhatTheyDid() {
     QVERIFY2(loopWhileRunning.startsWith("iteration "), qPrintable(loopWhileRunning));
     QCOMPARE(window_->scene()->nodeItem("loop")->shapeText(),
              QString("[1, 4] float32 · 3 iterations"));
+}
+
+// branchy checks its input's rank in an inlined, hidden guard; a 3-d input fails there, and the
+// node the guard stands before (fc) turns red and is selected.
+void TestMainWindow::failedGuardReddensTheNodeItGuards() {
+    window_->openModel("example:branchy", {InputSpec{{1, 4, 1}, "float32", {}}});
+    QVERIFY(settle(*window_));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    QVERIFY(window_->run().failed);
+    QVERIFY(!window_->scene()->nodeItem(window_->currentNode())); // the guard is hidden
+    QCOMPARE(window_->scene()->nodeItem("fc")->runState(), NodeItem::State::Failed);
+    QCOMPARE(window_->selectedNode(), QString("fc"));
+    QVERIFY(!window_->bannerText().isEmpty());
 }
 
 int main(int argc, char** argv) {

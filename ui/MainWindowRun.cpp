@@ -12,6 +12,7 @@
 #include <QTextBlock>
 #include <QTimer>
 #include <QTreeWidget>
+#include <functional>
 
 #include "FxText.h"
 #include "GraphScene.h"
@@ -27,6 +28,26 @@ namespace {
 // Inside a stepped-into module the engine names nodes "fc1.linear"; the model's graph shows fc1.
 QString topLevelName(const std::string& name) {
     return QString::fromStdString(name.substr(0, name.find('.')));
+}
+
+// The visible node a hidden one stands guard for: the first visible top-level node from the one
+// that holds `name` (an inlined dim check's raise_exception sits in a hidden if before `fc`).
+QString guardedNode(const Graph& graph, const std::string& name) {
+    std::function<bool(const Node&)> holds = [&](const Node& n) {
+        if (n.name == name)
+            return true;
+        for (const Block& b : n.blocks)
+            for (const Node& inner : b.nodes)
+                if (holds(inner))
+                    return true;
+        return false;
+    };
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i)
+        if (holds(graph.nodes[i]))
+            for (std::size_t j = i; j < graph.nodes.size(); ++j)
+                if (!graph.nodes[j].hidden)
+                    return QString::fromStdString(graph.nodes[j].name);
+    return {};
 }
 
 } // namespace
@@ -174,8 +195,14 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     if (snapshot.failed) {
         showBanner(QString::fromStdString(snapshot.failure), true);
         banner_->setProperty("runFailure", true);
-        if (scene_->nodeItem(current_)) // its inspector shows the message in full
+        if (scene_->nodeItem(current_)) { // its inspector shows the message in full
             selectNode(current_);
+        } else if (NodeItem* guarded =
+                       scene_->nodeItem(guardedNode(shownGraph(), current_.toStdString()))) {
+            // A hidden guard failed: the node it guards turns red, as torch.fx would fail there.
+            guarded->setRunState(NodeItem::State::Failed, "failed");
+            selectNode(guarded->name());
+        }
     } else if (banner_->property("runFailure").toBool()) {
         banner_->setVisible(false);
     }

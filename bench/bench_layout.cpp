@@ -18,23 +18,12 @@
 #include "GraphScene.h"
 #include "Model.h"
 #include "SceneExport.h"
+#include "Timing.h"
 #include "Tracer.h"
 
 using namespace fxview;
 
 namespace {
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
-
-double millisecondsOf(const std::function<void()>& work) {
-    QElapsedTimer timer;
-    timer.start();
-    work();
-    return static_cast<double>(timer.nsecsElapsed()) / 1e6;
-}
 
 // Medians of kRepeats runs of each, interleaved, so that the machine's drift hits both sides.
 constexpr int kRepeats = 5;

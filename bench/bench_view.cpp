@@ -21,23 +21,12 @@
 #include "GraphView.h"
 #include "Model.h"
 #include "OverviewView.h"
+#include "Timing.h"
 #include "Tracer.h"
 
 using namespace fxview;
 
 namespace {
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
-}
-
-double millisecondsOf(const std::function<void()>& work) {
-    QElapsedTimer timer;
-    timer.start();
-    work();
-    return static_cast<double>(timer.nsecsElapsed()) / 1e6;
-}
 
 // One frame: what the event loop paints after `change`, as it would after a wheel or drag event.
 double frameMs(const std::function<void()>& change) {

@@ -18,6 +18,30 @@
 
 using namespace fxview;
 
+namespace {
+
+// TinyNet in a scene, run on a 3x4 input until relu and shown so: x and fc1 done, relu current.
+struct TinyNetAtRelu {
+    LoadResult loaded = loadModel("example:tinynet");
+    GraphScene scene;
+    Interpreter run{loaded.model, traceModel(*loaded.model)};
+
+    TinyNetAtRelu() {
+        scene.setGraph(traceModel(*loaded.model).graph);
+        InputSpec spec;
+        std::string error;
+        parseInputSpec("3x4", spec, error);
+        run.setInputs({spec});
+        run.runTo("relu");
+        scene.syncRun(lookup(), "relu");
+    }
+    GraphScene::RecordLookup lookup() {
+        return [this](const std::string& n) { return run.record(n); };
+    }
+};
+
+} // namespace
+
 class TestScene : public QObject {
     Q_OBJECT
 private slots:
@@ -54,25 +78,15 @@ void TestScene::oneItemPerNodeAndEdge() {
 }
 
 void TestScene::runShowsStatesWithoutRelayout() {
-    LoadResult loaded = loadModel("example:tinynet");
-    TraceResult traced = traceModel(*loaded.model);
-    GraphScene scene;
-    scene.setGraph(traced.graph);
+    TinyNetAtRelu at;
+    GraphScene& scene = at.scene;
     QPointF before = scene.nodeItem("fc2")->pos();
-    Interpreter run(loaded.model, traceModel(*loaded.model));
-    InputSpec spec;
-    std::string error;
-    parseInputSpec("3x4", spec, error);
-    run.setInputs({spec});
-    run.runTo("relu");
-    auto lookup = [&](const std::string& n) { return run.record(n); };
-    scene.syncRun(lookup, "relu");
     QCOMPARE(scene.nodeItem("x")->runState(), NodeItem::State::Done);
     QCOMPARE(scene.nodeItem("relu")->runState(), NodeItem::State::Current);
     QCOMPARE(scene.nodeItem("fc2")->runState(), NodeItem::State::Idle);
     QCOMPARE(scene.nodeItem("fc1")->shapeText(), QString("[3, 8] float32"));
-    run.runToEnd();
-    scene.syncRun(lookup, "");
+    at.run.runToEnd();
+    scene.syncRun(at.lookup(), "");
     QCOMPARE(scene.nodeItem("fc2")->shapeText(), QString("[3, 2] float32"));
     QCOMPARE(scene.nodeItem("fc2")->pos(), before); // room for the shape was there from the start
     scene.clearRun();
@@ -82,16 +96,8 @@ void TestScene::runShowsStatesWithoutRelayout() {
 // Drawn a few pixels per box (the overview, a big graph fitted whole), a node is a plain
 // rectangle in the colour of its state: which nodes ran and which is current can still be seen.
 void TestScene::farOutBoxesKeepTheirRunColours() {
-    LoadResult loaded = loadModel("example:tinynet");
-    GraphScene scene;
-    scene.setGraph(traceModel(*loaded.model).graph);
-    Interpreter run(loaded.model, traceModel(*loaded.model));
-    InputSpec spec;
-    std::string error;
-    parseInputSpec("3x4", spec, error);
-    run.setInputs({spec});
-    run.runTo("relu");
-    scene.syncRun([&](const std::string& n) { return run.record(n); }, "relu");
+    TinyNetAtRelu at;
+    GraphScene& scene = at.scene;
     auto coloursAt = [&](double scale) {
         QRectF source = scene.sceneRect();
         QImage image((source.size() * scale).toSize(), QImage::Format_RGB32);

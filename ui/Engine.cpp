@@ -22,7 +22,20 @@ public:
 
     // Load, trace, then the layout on a thread of its own while this one makes the text, the
     // JSON, the interpreter and the input; the ticket is looked at between stages.
-    void load(const QString& source, std::vector<InputSpec> inputs, quint64 seed,
+    void load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed,
+              const QString& origin, const QFont& font, const std::shared_ptr<LoadTicket>& ticket) {
+        // Anything thrown past the core's own sentences (the layout's future, an allocation)
+        // fails this load like a bad file: the progress ends and the open model stays.
+        try {
+            open(source, inputs, seed, origin, font, ticket);
+        } catch (const std::exception& e) {
+            reportLoadFailure(*ticket, QString("Cannot open %1 (%2); the open model stays.")
+                                           .arg(QFileInfo(source).fileName(),
+                                                QString::fromUtf8(e.what()).section('\n', 0, 0)));
+        }
+    }
+
+    void open(const QString& source, std::vector<InputSpec> inputs, quint64 seed,
               const QString& origin, const QFont& font, const std::shared_ptr<LoadTicket>& ticket) {
         progress(*ticket, "Loading " + QFileInfo(source).fileName(), 5);
         LoadResult loaded = loadModel(source.toStdString());

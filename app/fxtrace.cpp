@@ -21,6 +21,7 @@
 #include "Model.h"
 #include "SceneExport.h"
 #include "Tracer.h"
+#include "VersionText.h"
 
 namespace {
 
@@ -95,7 +96,8 @@ std::string modelHelp() {
 }
 
 void printUsage(std::ostream& out) {
-    out << "Usage: fxtrace COMMAND MODEL [OPTIONS]\n\n"
+    out << "Usage: fxtrace COMMAND MODEL [OPTIONS]\n"
+           "       fxtrace --version\n\n"
            "Shows a PyTorch model's computation graph the way torch.fx.symbolic_trace sees it.\n\n"
            "Commands:\n";
     for (const Command& c : commands())
@@ -349,6 +351,10 @@ int main(int argc, char** argv) {
         return usageError("no command given");
     if (args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
         printUsage(std::cout);
+        return kOk;
+    }
+    if (args[0] == "-v" || args[0] == "--version") {
+        std::cout << versionText("fxtrace").toStdString() << "\n";
         return kOk;
     }
 

@@ -5,16 +5,20 @@
 #include <QCommandLineParser>
 #include <QMessageBox>
 
+#include <cstdio>
+
 #include "InputSpec.h"
+#include "Versions.h"
 #include "MainWindow.h"
 #include "OpenTime.h"
+#include "VersionText.h"
 
 namespace {
 
 void nameApplication() {
     QCoreApplication::setApplicationName("fxview");
     QCoreApplication::setOrganizationName("fxview");
-    QCoreApplication::setApplicationVersion("0.1.0");
+    QCoreApplication::setApplicationVersion(QString::fromStdString(fxview::fxviewVersion()));
 }
 
 // The command line, shared by the GUI start and the display-less --help / --version.
@@ -24,6 +28,8 @@ struct CommandLine {
                              "sample input for a placeholder: 3x4, 1x3x224x224, 2x8:int64 or "
                              "file:input.pt; once per placeholder",
                              "SPEC"};
+    QCommandLineOption version{{"v", "version"},
+                               "print fxview's version and LibTorch's, Qt's and Graphviz's"};
     QCommandLineOption reportOpenTime{
         "report-open-time", "print the time from process start to the graph painted, then quit"};
 
@@ -31,7 +37,7 @@ struct CommandLine {
         parser.setApplicationDescription("See a PyTorch model's graph the way torch.fx sees it "
                                          "and step through it on sample input.");
         parser.addHelpOption();
-        parser.addVersionOption();
+        parser.addOption(version);
         parser.addPositionalArgument("MODEL",
                                      "a TorchScript archive (.pt/.pth/.zip) or example:NAME "
                                      "(tinynet, branchy, smallcnn); default example:tinynet",
@@ -58,7 +64,10 @@ int main(int argc, char** argv) {
     if (asksForHelpOrVersion(argc, argv)) {
         QCoreApplication core(argc, argv);
         nameApplication();
-        CommandLine().parser.process(core);
+        CommandLine commandLine;
+        commandLine.parser.process(core);
+        if (commandLine.parser.isSet(commandLine.version))
+            std::printf("%s\n", qPrintable(fxview::versionText("fxview")));
         return 0;
     }
     QApplication app(argc, argv);

@@ -138,7 +138,7 @@ struct Printer {
     }
 
     std::string formatNode(const Node& node) const {
-        std::string head = "%" + node.name + " : [#users=" + std::to_string(visibleUsers(node)) +
+        std::string head = "%" + node.name + " : [num_users=" + std::to_string(visibleUsers(node)) +
                            "] = " + opName(node.op) + "[target=" + node.target + "]";
         switch (node.op) {
         case Op::Placeholder:

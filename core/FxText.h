@@ -1,5 +1,5 @@
 #pragma once
-// Text views of a Graph that are byte-for-byte counterparts of torch.fx (PyTorch 1.13):
+// Text views of a Graph that are byte-for-byte counterparts of torch.fx (PyTorch 2.6):
 // print(gm.graph) and `for node in graph.nodes: print(node.op, node.name)`.
 
 #include <string>

@@ -5,6 +5,7 @@
 #include "ArchiveCheck.h"
 #include "Examples.h"
 #include "ModelPrivate.h"
+#include "Versions.h"
 
 namespace fxview {
 
@@ -146,8 +147,10 @@ LoadResult loadModel(const std::string& source) {
                    "': LibTorch could not load this TorchScript "
                    "archive (" +
                    why +
-                   "); it may come from a newer PyTorch than 1.13 "
-                   "or be damaged, so save it again with torch.jit.script(model).save(path).");
+                   "); fxview runs on LibTorch " + libtorchVersion() +
+                   ": an archive saved by a newer PyTorch, or using an op this LibTorch lacks, "
+                   "needs that PyTorch's LibTorch; a damaged one must be saved again with "
+                   "torch.jit.script(model).save(path).");
 }
 
 } // namespace fxview

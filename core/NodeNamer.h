@@ -1,5 +1,5 @@
 #pragma once
-// Gives nodes the names torch.fx would give them (torch.fx.graph._Namespace in PyTorch 1.13):
+// Gives nodes the names torch.fx would give them (torch.fx.graph._Namespace in PyTorch 2.6):
 // illegal characters become '_', names that would shadow a Python keyword or builtin get a
 // suffix, and repeats become name_1, name_2, ...
 

@@ -98,13 +98,13 @@ void TestFxText::graphText() {
 
     QCOMPARE(g.find("x")->users, (std::vector<std::string>{"relu", "guard", "output"}));
     QCOMPARE(formatGraph(g), std::string("graph():\n"
-                                         "    %x : [#users=2] = placeholder[target=x]\n"
-                                         "    %relu : [#users=1] = call_function[target=torch.relu]"
+                                         "    %x : [num_users=2] = placeholder[target=x]\n"
+                                         "    %relu : [num_users=1] = call_function[target=torch.relu]"
                                          "(args = (%x,), kwargs = {})\n"
                                          "    return (relu, x)\n"));
     FxTextOptions all;
     all.showHidden = true;
-    QVERIFY(formatGraph(g, all).find("%x : [#users=3]") != std::string::npos);
+    QVERIFY(formatGraph(g, all).find("%x : [num_users=3]") != std::string::npos);
     QCOMPARE(formatNodeList(g), std::string("placeholder x\ncall_function relu\noutput output\n"
                                             "Node count: 3\n"));
     QCOMPARE(g.nodeCount(true), 4);

@@ -62,11 +62,11 @@ void TestFxtrace::graphOfTinyNet() {
     QCOMPARE(
         run.out,
         QString("graph():\n"
-                "    %x : [#users=1] = placeholder[target=x]\n"
-                "    %fc1 : [#users=1] = call_module[target=fc1](args = (%x,), kwargs = {})\n"
-                "    %relu : [#users=1] = call_function[target=torch.relu](args = (%fc1,), kwargs "
+                "    %x : [num_users=1] = placeholder[target=x]\n"
+                "    %fc1 : [num_users=1] = call_module[target=fc1](args = (%x,), kwargs = {})\n"
+                "    %relu : [num_users=1] = call_function[target=torch.relu](args = (%fc1,), kwargs "
                 "= {})\n"
-                "    %fc2 : [#users=1] = call_module[target=fc2](args = (%relu,), kwargs = {})\n"
+                "    %fc2 : [num_users=1] = call_module[target=fc2](args = (%relu,), kwargs = {})\n"
                 "    return fc2\n"));
 }
 
@@ -167,7 +167,7 @@ void TestFxtrace::runGuessesAndSaysSo() {
     QVERIFY2(run.err.contains("input x: 1x4, guessed from fc (torch.nn.Linear, weight [4, 4])"),
              qPrintable(run.err));
     QVERIFY(run.out.contains("Executed path:\ngraph():"));
-    QVERIFY(run.out.contains("%tanh_2 : [#users=1] = call_function[target=torch.tanh]"));
+    QVERIFY(run.out.contains("%tanh_2 : [num_users=1] = call_function[target=torch.tanh]"));
     QVERIFY(run.out.contains("not executed"));
 }
 

@@ -18,10 +18,10 @@ namespace {
 
 const char* const kTinyNetGraph =
     "graph():\n"
-    "    %x : [#users=1] = placeholder[target=x]\n"
-    "    %fc1 : [#users=1] = call_module[target=fc1](args = (%x,), kwargs = {})\n"
-    "    %relu : [#users=1] = call_function[target=torch.relu](args = (%fc1,), kwargs = {})\n"
-    "    %fc2 : [#users=1] = call_module[target=fc2](args = (%relu,), kwargs = {})\n"
+    "    %x : [num_users=1] = placeholder[target=x]\n"
+    "    %fc1 : [num_users=1] = call_module[target=fc1](args = (%x,), kwargs = {})\n"
+    "    %relu : [num_users=1] = call_function[target=torch.relu](args = (%fc1,), kwargs = {})\n"
+    "    %fc2 : [num_users=1] = call_module[target=fc2](args = (%relu,), kwargs = {})\n"
     "    return fc2\n";
 
 // The first node with this target that the fx view shows (guards are hidden).

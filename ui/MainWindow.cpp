@@ -42,6 +42,7 @@
 #include "NodeItem.h"
 #include "OverviewView.h"
 #include "SceneExport.h"
+#include "VersionText.h"
 
 // The icons live in this static library (resources/resources.qrc); its initialiser has to be
 // called by name, at global scope, or the linker drops it and every window, the tests' too, comes
@@ -365,8 +366,8 @@ void MainWindow::buildActions() {
         QMessageBox::about(
             this, "About fxview",
             QString("<b>fxview %1</b><br>See a PyTorch model's graph the way torch.fx sees it, "
-                    "and step through it on sample input.<br>LibTorch 1.13, Graphviz, Qt 6.")
-                .arg(QApplication::applicationVersion()));
+                    "and step through it on sample input.<br>%2")
+                .arg(QApplication::applicationVersion(), librariesText()));
     });
 }
 

@@ -391,6 +391,12 @@ int SvgPainter::metric(PaintDeviceMetric metric) const {
         return 1;
     case PdmDevicePixelRatioScaled:
         return static_cast<int>(devicePixelRatioFScale());
+#if QT_VERSION >= QT_VERSION_CHECK(6, 8, 0)
+    // Qt 6.8 asks for the fractional ratio in two encoded halves.
+    case PdmDevicePixelRatioF_EncodedA:
+    case PdmDevicePixelRatioF_EncodedB:
+        return encodeMetricF(metric, 1.0);
+#endif
     }
     return 0;
 }

@@ -1,0 +1,16 @@
+#pragma once
+// The versions of the libraries fxview was built with, for --version, About and the sentences
+// that explain why an archive would not load. Plain strings: no LibTorch or Graphviz header here.
+
+#include <string>
+
+namespace fxview {
+
+// fxview's own version, e.g. "0.1.0".
+std::string fxviewVersion();
+// LibTorch's version as it names itself, e.g. "2.6.0".
+std::string libtorchVersion();
+// Graphviz's version as its headers give it, e.g. "2.42.4".
+std::string graphvizVersion();
+
+} // namespace fxview

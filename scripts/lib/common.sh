@@ -1,0 +1,51 @@
+# Shared by the set-up scripts: where the Debian 13 root lives and whether this host needs one.
+# Sourced, not run.
+
+# The root is outside the checkout so that a fresh clone (CI) reuses it; ccache's folder sits
+# beside it, outside the root, so rebuilds stay fast even if the root is remade.
+FXVIEW_ROOT="${FXVIEW_ROOT:-/var/lib/fxview/debian13}"
+FXVIEW_CCACHE_DIR="${FXVIEW_CCACHE_DIR:-$(dirname "$FXVIEW_ROOT")/ccache}"
+FXVIEW_MIRROR="${FXVIEW_MIRROR:-http://deb.debian.org/debian}"
+# Written last by make-root: a root without it is half made and is made again.
+FXVIEW_ROOT_STAMP="$FXVIEW_ROOT/.fxview-root-complete"
+
+# The Debian packages fxview builds, tests and runs with (all from Debian 13 "trixie").
+FXVIEW_PACKAGES=(
+  cmake ninja-build g++ pkg-config ccache
+  libtorch-dev                  # LibTorch 2.6: find_package(Torch)
+  libgraphviz-dev graphviz
+  qt6-base-dev qt6-svg-dev
+  python3-torch python3-torchvision python3-torchaudio   # fixtures are written by real PyTorch
+  fonts-dejavu-core fontconfig  # text in the window and in exported pictures
+  xauth                         # the app under an X server
+)
+
+# Debian's major version of this system (0 when it is not Debian), e.g. 12 or 13.
+debian_major() {
+  local v
+  v=$(cat /etc/debian_version 2>/dev/null || echo 0)
+  case "$v" in
+    trixie* | forky* | */sid) echo 13 ;; # testing/unstable name themselves, newer than 12
+    *) echo "${v%%.*}" | tr -cd '0-9' ;;
+  esac
+}
+
+# True when commands can run here directly: Debian 13 or newer, or already inside the root.
+host_is_new_enough() {
+  [ -n "${FXVIEW_IN_ROOT:-}" ] && return 0
+  local major
+  major=$(debian_major)
+  [ -n "$major" ] && [ "$major" -ge 13 ]
+}
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Packages from the list above that dpkg does not have installed.
+missing_packages() {
+  local p
+  for p in "${FXVIEW_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
+  done
+}

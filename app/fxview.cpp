@@ -8,10 +8,10 @@
 #include <cstdio>
 
 #include "InputSpec.h"
-#include "Versions.h"
 #include "MainWindow.h"
 #include "OpenTime.h"
 #include "VersionText.h"
+#include "Versions.h"
 
 namespace {
 

@@ -41,31 +41,56 @@ const std::map<std::string, std::string>& pythonOperators() {
     return table;
 }
 
-// Ops that live in torch._C._nn and that Python code calls as torch.nn.functional.X.
-const std::set<std::string>& functionalOps() {
+// How torch.fx 2.6 prints the ops of torch._C._nn. Where torch.nn.functional.X is a Python
+// function (it wraps the op), torch.fx records torch.nn.functional.X; where torch.nn.functional.X
+// *is* the C builtin (F.linear, F.gelu, F.scaled_dot_product_attention), or Python reaches the
+// op only as torch._C._nn.X, Node._pretty_print_target names its module: torch._C._nn.X.
+// Read off PyTorch 2.6 (dir(torch._C._nn) against torch.nn.functional).
+const std::set<std::string>& functionalWrappers() {
     static const std::set<std::string> ops = {"adaptive_avg_pool2d",
                                               "adaptive_avg_pool3d",
                                               "adaptive_max_pool2d",
-                                              "avg_pool2d",
-                                              "avg_pool3d",
-                                              "linear",
-                                              "gelu",
-                                              "silu",
-                                              "mish",
-                                              "hardtanh",
-                                              "hardswish",
-                                              "hardsigmoid",
+                                              "adaptive_max_pool3d",
+                                              "binary_cross_entropy",
                                               "elu",
-                                              "leaky_relu",
-                                              "softplus",
-                                              "pad",
-                                              "one_hot",
-                                              "upsample_nearest2d",
-                                              "upsample_bilinear2d",
-                                              "mse_loss",
+                                              "fractional_max_pool2d",
+                                              "fractional_max_pool3d",
+                                              "glu",
+                                              "hardsigmoid",
+                                              "hardswish",
+                                              "hardtanh",
+                                              "huber_loss",
                                               "l1_loss",
-                                              "cross_entropy_loss",
-                                              "nll_loss"};
+                                              "leaky_relu",
+                                              "max_pool2d_with_indices",
+                                              "max_pool3d_with_indices",
+                                              "max_unpool2d",
+                                              "max_unpool3d",
+                                              "mish",
+                                              "mse_loss",
+                                              "multi_margin_loss",
+                                              "multilabel_margin_loss",
+                                              "nll_loss",
+                                              "pad",
+                                              "relu6",
+                                              "silu",
+                                              "smooth_l1_loss",
+                                              "soft_margin_loss"};
+    return ops;
+}
+
+const std::set<std::string>& nnBuiltins() {
+    static const std::set<std::string> ops = {
+        // torch.nn.functional.X is torch._C._nn.X
+        "avg_pool2d", "avg_pool3d", "elu_", "gelu", "hardtanh_", "leaky_relu_", "linear", "one_hot",
+        "scaled_dot_product_attention", "softplus", "softshrink",
+        // only in torch._C._nn (what F.interpolate, F.cross_entropy and the in-place
+        // activations call)
+        "col2im", "cross_entropy_loss", "gelu_", "hardsigmoid_", "hardswish_", "im2col",
+        "log_sigmoid", "mish_", "nll_loss2d", "nll_loss_nd", "reflection_pad1d", "reflection_pad2d",
+        "reflection_pad3d", "relu6_", "replication_pad1d", "replication_pad2d", "replication_pad3d",
+        "silu_", "upsample_bicubic2d", "upsample_bilinear2d", "upsample_linear1d",
+        "upsample_nearest1d", "upsample_nearest2d", "upsample_nearest3d", "upsample_trilinear3d"};
     return ops;
 }
 
@@ -113,8 +138,10 @@ FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorFo
         auto builtin = pythonBuiltins().find(name);
         if (builtin != pythonBuiltins().end())
             return {Op::CallFunction, "builtins." + builtin->second, builtin->second};
-        if (functionalOps().count(name))
+        if (functionalWrappers().count(name))
             return {Op::CallFunction, "torch.nn.functional." + name, name};
+        if (nnBuiltins().count(name))
+            return {Op::CallFunction, "torch._C._nn." + name, name};
         if (methodOnlyOps().count(name))
             return {Op::CallMethod, name, name};
         return {Op::CallFunction, "torch." + name, name};

@@ -1,5 +1,6 @@
 #include "Model.h"
 
+#include <regex>
 #include <stdexcept>
 
 #include "ArchiveCheck.h"
@@ -119,6 +120,31 @@ LoadResult loadExample(const std::string& source, const std::string& name) {
     }
 }
 
+// LibTorch's reason, turned into what to do. The two a PyTorch 2 user meets most, an op this
+// LibTorch lacks and a file format newer than it reads, get sentences of their own.
+std::string explainLoadFailure(const std::string& source, const std::string& why) {
+    const std::string runsOn = "LibTorch " + libtorchVersion() + ", the one fxview runs on";
+    std::smatch m;
+    if (std::regex_search(why, m, std::regex(R"(Unknown builtin op: ([A-Za-z0-9_:]+))")))
+        return "Cannot open '" + source + "': its code calls " + m[1].str() + ", an op that " +
+               runsOn +
+               ", does not have; it was saved by a newer PyTorch or with a custom op, so "
+               "open it with an fxview built on that PyTorch's LibTorch.";
+    if (std::regex_search(why, m,
+                          std::regex(R"(file with version (\d+), but the maximum supported )"
+                                     R"(version for reading is (\d+))")))
+        return "Cannot open '" + source + "': it is a PyTorch archive of file format version " +
+               m[1].str() + ", and " + runsOn + ", reads versions up to " + m[2].str() +
+               "; it was saved by a newer PyTorch, so save it again with PyTorch " +
+               libtorchVersion().substr(0, libtorchVersion().rfind('.')) +
+               " or open it with an fxview built on a newer LibTorch.";
+    return "Cannot open '" + source + "': " + runsOn +
+           ", could not load this TorchScript archive (" + why +
+           "); if it was saved by a newer PyTorch, open it with an fxview built on that "
+           "PyTorch's LibTorch, and if it is damaged, save it again with "
+           "torch.jit.script(model).save(path).";
+}
+
 } // namespace
 
 LoadResult loadModel(const std::string& source) {
@@ -143,14 +169,7 @@ LoadResult loadModel(const std::string& source) {
         why = firstLineOf(e);
     } catch (...) {
     }
-    return failure("Cannot open '" + source +
-                   "': LibTorch could not load this TorchScript "
-                   "archive (" +
-                   why +
-                   "); fxview runs on LibTorch " + libtorchVersion() +
-                   ": an archive saved by a newer PyTorch, or using an op this LibTorch lacks, "
-                   "needs that PyTorch's LibTorch; a damaged one must be saved again with "
-                   "torch.jit.script(model).save(path).");
+    return failure(explainLoadFailure(source, why));
 }
 
 } // namespace fxview

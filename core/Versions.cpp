@@ -5,10 +5,16 @@
 
 namespace fxview {
 
-std::string fxviewVersion() { return FXVIEW_VERSION; }
+std::string fxviewVersion() {
+    return FXVIEW_VERSION;
+}
 
-std::string libtorchVersion() { return TORCH_VERSION; }
+std::string libtorchVersion() {
+    return TORCH_VERSION;
+}
 
-std::string graphvizVersion() { return PACKAGE_VERSION; }
+std::string graphvizVersion() {
+    return PACKAGE_VERSION;
+}
 
 } // namespace fxview

@@ -35,7 +35,9 @@ Run fxtrace(const QStringList& arguments) {
 class TestFxtrace : public QObject {
     Q_OBJECT
 private slots:
+    void graphOfTinyNet_data();
     void graphOfTinyNet();
+    void versionNamesTheLibraries();
     void nodesOfTinyNet();
     void jsonToFile();
     void badFilesExitOne_data();
@@ -56,18 +58,35 @@ private slots:
     void exportRefusesHugePng();
 };
 
+void TestFxtrace::graphOfTinyNet_data() {
+    QTest::addColumn<QString>("source");
+    QTest::newRow("example") << "example:tinynet";
+    QTest::newRow("scripted by 2.6") << QString::fromStdString(fixture("tinynet_scripted.pt"));
+    QTest::newRow("traced by 2.6") << QString::fromStdString(fixture("tinynet_traced.pt"));
+}
+
 void TestFxtrace::graphOfTinyNet() {
-    Run run = fxtrace({"graph", "example:tinynet"});
+    QFETCH(QString, source);
+    Run run = fxtrace({"graph", source});
     QCOMPARE(run.exitCode, 0);
-    QCOMPARE(
-        run.out,
-        QString("graph():\n"
-                "    %x : [num_users=1] = placeholder[target=x]\n"
-                "    %fc1 : [num_users=1] = call_module[target=fc1](args = (%x,), kwargs = {})\n"
-                "    %relu : [num_users=1] = call_function[target=torch.relu](args = (%fc1,), kwargs "
-                "= {})\n"
-                "    %fc2 : [num_users=1] = call_module[target=fc2](args = (%relu,), kwargs = {})\n"
-                "    return fc2\n"));
+    // Byte for byte what print(torch.fx.symbolic_trace(TinyNet()).graph) printed in the generator.
+    QJsonObject fx =
+        QJsonDocument::fromJson(readFile(fixture("tinynet.fx.json"))).object();
+    QCOMPARE(run.out, fx["graph_text"].toString() + "\n");
+    QVERIFY(run.out.contains("%fc1 : [num_users=1] = call_module[target=fc1]"));
+}
+
+void TestFxtrace::versionNamesTheLibraries() {
+    Run run = fxtrace({"--version"});
+    QCOMPARE(run.exitCode, 0);
+    QRegularExpression line(R"(^fxtrace \d+\.\d+\.\d+ \(LibTorch (\d+)\.(\d+)[.\d]*, Qt 6\.[.\d]+, )"
+                            R"(Graphviz \d+\.[.\d]+\)\n$)");
+    QRegularExpressionMatch match = line.match(run.out);
+    QVERIFY2(match.hasMatch(), qPrintable(run.out));
+    // The LibTorch the tests compare against is PyTorch 2.6's (the fixtures' stamp says so).
+    QJsonObject stamp = QJsonDocument::fromJson(readFile(fixture("stamp.json"))).object();
+    QVERIFY(stamp["torch"].toString().startsWith(match.captured(1) + "." + match.captured(2)));
+    QVERIFY(match.captured(1).toInt() >= 2);
 }
 
 void TestFxtrace::nodesOfTinyNet() {

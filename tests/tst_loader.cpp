@@ -39,6 +39,12 @@ void TestLoader::rejects_data() {
                                << "not even a zip file";
     QTest::newRow("foreign zip") << "zip_not_torchscript.zip"
                                  << "zip file but not a PyTorch archive";
+    // What a newer PyTorch's archive looks like: the op and the format version are named, with
+    // the LibTorch fxview runs on.
+    QTest::newRow("unknown op") << "unknown_op.pt"
+                                << "its code calls aten::relx, an op that LibTorch 2.";
+    QTest::newRow("future format") << "future_version.pt"
+                                   << "file format version 99, and LibTorch 2.";
 }
 
 void TestLoader::rejects() {

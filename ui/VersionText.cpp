@@ -12,8 +12,8 @@ QString librariesText() {
 }
 
 QString versionText(const QString& program) {
-    return QString("%1 %2 (%3)").arg(program, QString::fromStdString(fxviewVersion()),
-                                     librariesText());
+    return QString("%1 %2 (%3)")
+        .arg(program, QString::fromStdString(fxviewVersion()), librariesText());
 }
 
 } // namespace fxview

@@ -81,16 +81,19 @@ std::string joinItems(const std::vector<Argument>& items) {
     return out;
 }
 
-// str() of an output node's argument: nodes print bare (Node.__repr__), containers as Python.
-std::string formatReturned(const Argument& a) {
+// str() of an output node's argument: nodes print bare (Node.__repr__), containers as Python's
+// str() does, with repr() of the strings inside them.
+std::string formatReturned(const Argument& a, bool nested = false) {
     switch (a.kind) {
     case Argument::Kind::NodeRef:
         return a.text;
+    case Argument::Kind::String:
+        return nested ? pythonStringRepr(a.text) : a.text;
     case Argument::Kind::List:
     case Argument::Kind::Tuple: {
         std::string out;
         for (std::size_t i = 0; i < a.items.size(); ++i)
-            out += (i ? ", " : "") + formatReturned(a.items[i]);
+            out += (i ? ", " : "") + formatReturned(a.items[i], true);
         if (a.kind == Argument::Kind::List)
             return "[" + out + "]";
         return "(" + out + (a.items.size() == 1 ? ",)" : ")");
@@ -167,7 +170,8 @@ std::string formatArgument(const Argument& a) {
     case Argument::Kind::Float:
         return pythonFloatRepr(a.real);
     case Argument::Kind::String:
-        return pythonStringRepr(a.text);
+        // torch.fx's _format_arg uses str(), not repr(): `kwargs = {approximate: tanh}`.
+        return a.text;
     case Argument::Kind::NodeRef:
         return "%" + a.text;
     case Argument::Kind::Repr:

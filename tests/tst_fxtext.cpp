@@ -69,7 +69,7 @@ void TestFxText::formatArguments() {
          Argument::ofList({Argument::ofFloat(0.5), Argument::none()}), Argument::ofString("it's"),
          Argument::ofBool(false), Argument::ofRepr("torch.float32")});
     QCOMPARE(formatArgument(mixed),
-             std::string("(%a, 1, [0.5, None], \"it's\", False, torch.float32)"));
+             std::string("(%a, 1, [0.5, None], it's, False, torch.float32)"));
     QCOMPARE(formatArgument(Argument::ofTuple({})), std::string("()"));
 }
 

@@ -48,6 +48,7 @@ private slots:
     void nodesEqualSymbolicTrace_data();
     void nodesEqualSymbolicTrace();
     void resnet18TextEqualsTorchFx();
+    void printingRulesEqualTorchFx();
     void tracedAndScriptedAgree_data();
     void tracedAndScriptedAgree();
     void scopesAndModuleTypes();
@@ -78,7 +79,8 @@ void TestTracer::nodesEqualSymbolicTrace_data() {
         for (const char* variant : {"scripted", "traced"})
             QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
     // Its feature list grows by append: each cat takes the items the list had at that point.
-    QTest::newRow("densenet121 scripted") << "densenet121" << "scripted";
+    QTest::newRow("densenet121 scripted") << "densenet121"
+                                          << "scripted";
 }
 
 void TestTracer::nodesEqualSymbolicTrace() {
@@ -105,6 +107,14 @@ void TestTracer::resnet18TextEqualsTorchFx() {
     for (const char* variant : {"resnet18_scripted.pt", "resnet18_traced.pt"})
         QCOMPARE(QString::fromStdString(formatGraph(tracedGraph(fixture(variant)))),
                  expected + "\n");
+}
+
+// Literals print as torch.fx 2.6 prints them: `kwargs = {approximate: tanh}` (str(), not
+// repr()), `return (clamp, 'done')`, `1e-05`.
+void TestTracer::printingRulesEqualTorchFx() {
+    QCOMPARE(
+        QString::fromStdString(formatGraph(tracedGraph(fixture("printing_rules_scripted.pt")))),
+        fxReference("printing_rules")["graph_text"].toString() + "\n");
 }
 
 void TestTracer::tracedAndScriptedAgree_data() {

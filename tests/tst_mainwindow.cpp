@@ -100,6 +100,7 @@ private slots:
     void openingAnotherModelStopsPlay();
     void controlFlowNodesSayWhatTheyDid();
     void failedGuardReddensTheNodeItGuards();
+    void toolbarIconsAreDrawn();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -770,6 +771,25 @@ void TestMainWindow::failedGuardReddensTheNodeItGuards() {
     QCOMPARE(window_->scene()->nodeItem("fc")->runState(), NodeItem::State::Failed);
     QCOMPARE(window_->selectedNode(), QString("fc"));
     QVERIFY(!window_->bannerText().isEmpty());
+}
+
+// The run actions' icons are SVGs: without Qt's SVG icon engine (qt6-svg-plugins on Debian 13)
+// they are silently blank and the toolbar shows text only.
+void TestMainWindow::toolbarIconsAreDrawn() {
+    int drawn = 0;
+    for (QAction* action : window_->findChildren<QAction*>()) {
+        if (action->icon().isNull())
+            continue;
+        QImage image = action->icon().pixmap(24, 24).toImage();
+        QVERIFY2(!image.isNull(), qPrintable(action->text()));
+        bool painted = false;
+        for (int y = 0; y < image.height() && !painted; ++y)
+            for (int x = 0; x < image.width() && !painted; ++x)
+                painted = qAlpha(image.pixel(x, y)) > 0;
+        QVERIFY2(painted, qPrintable(action->text() + " has a blank icon"));
+        ++drawn;
+    }
+    QVERIFY(drawn >= 6); // Step, Step Into, Step Out, Run to Cursor, Continue, Reset, Play...
 }
 
 int main(int argc, char** argv) {

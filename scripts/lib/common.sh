@@ -17,6 +17,7 @@ FXVIEW_PACKAGES=(
                                 # BLAS, ~30x slower (vit_b_16's forward 18.7 s)
   libgraphviz-dev graphviz
   qt6-base-dev qt6-svg-dev
+  qt6-svg-plugins               # the SVG icon engine: without it every toolbar icon is blank
   python3-torch python3-torchvision python3-torchaudio   # fixtures are written by real PyTorch
   fonts-dejavu-core fontconfig  # text in the window and in exported pictures
   xauth                         # the app under an X server

@@ -41,6 +41,23 @@ std::unique_ptr<Interpreter> session(const std::string& source,
     return run;
 }
 
+QJsonObject fxReference(const QString& model) {
+    return QJsonDocument::fromJson(readFile(fixture(model.toStdString() + ".fx.json"))).object();
+}
+
+// Empty when node `name` of the run has the shape and dtype ShapeProp recorded in `expected`.
+std::string shapePropMismatch(const Interpreter& run, const std::string& name,
+                              const QJsonObject& expected) {
+    std::vector<std::int64_t> shape;
+    for (const QJsonValue& dim : expected["shape"].toArray())
+        shape.push_back(dim.toInt());
+    const ValueSummary& got = run.record(name)->value;
+    if (got.shape == shape && got.dtype == expected["dtype"].toString().toStdString())
+        return {};
+    return name + ": " + formatShape(got.shape) + " " + got.dtype + ", ShapeProp has " +
+           formatShape(shape) + " " + expected["dtype"].toString().toStdString();
+}
+
 } // namespace
 
 class TestInterpreter : public QObject {
@@ -283,19 +300,12 @@ void TestInterpreter::shapesEqualShapeProp() {
     QFETCH(QString, variant);
     auto run = session(fixture((model + "_" + variant + ".pt").toStdString()), {"1x3x32x32"});
     QCOMPARE(run->runToEnd(), StopReason::Finished);
-    QJsonObject fx =
-        QJsonDocument::fromJson(readFile(fixture(model.toStdString() + ".fx.json"))).object();
-    QJsonArray nodes = fx["nodes"].toArray();
+    QJsonArray nodes = fxReference(model)["nodes"].toArray();
     QCOMPARE(static_cast<int>(run->graph().nodes.size()), nodes.size());
     for (int i = 0; i < nodes.size(); ++i) {
-        QJsonObject expected = nodes[i].toObject();
         const Node& node = run->graph().nodes[static_cast<std::size_t>(i)];
-        std::vector<std::int64_t> shape;
-        for (const QJsonValue& dim : expected["shape"].toArray())
-            shape.push_back(dim.toInt());
-        const ValueSummary& got = run->record(node.name)->value;
-        QVERIFY2(got.shape == shape, (node.name + " " + formatShape(got.shape)).c_str());
-        QCOMPARE(QString::fromStdString(got.dtype), expected["dtype"].toString());
+        std::string mismatch = shapePropMismatch(*run, node.name, nodes[i].toObject());
+        QVERIFY2(mismatch.empty(), mismatch.c_str());
     }
 }
 
@@ -316,8 +326,7 @@ void TestInterpreter::shapesEqualShapePropByName_data() {
 void TestInterpreter::shapesEqualShapePropByName() {
     QFETCH(QString, model);
     QFETCH(QString, variant);
-    QJsonObject fx =
-        QJsonDocument::fromJson(readFile(fixture(model.toStdString() + ".fx.json"))).object();
+    QJsonObject fx = fxReference(model);
     std::string input;
     for (const QJsonValue& dim : fx["input_shape"].toArray())
         input += (input.empty() ? "" : "x") + std::to_string(dim.toInt());
@@ -336,12 +345,8 @@ void TestInterpreter::shapesEqualShapePropByName() {
             QVERIFY2(sameOp, ("torch.fx's module call " + name + " is missing").c_str());
         if (!sameOp || expected["shape"].isNull())
             continue;
-        std::vector<std::int64_t> shape;
-        for (const QJsonValue& dim : expected["shape"].toArray())
-            shape.push_back(dim.toInt());
-        const ValueSummary& got = run->record(name)->value;
-        QVERIFY2(got.shape == shape, (name + " " + formatShape(got.shape)).c_str());
-        QCOMPARE(QString::fromStdString(got.dtype), expected["dtype"].toString());
+        std::string mismatch = shapePropMismatch(*run, name, expected);
+        QVERIFY2(mismatch.empty(), mismatch.c_str());
         ++compared;
     }
     QVERIFY2(compared >= 10, std::to_string(compared).c_str());

@@ -3,6 +3,8 @@
 #include <regex>
 #include <stdexcept>
 
+#include <torch/csrc/jit/runtime/graph_executor.h>
+
 #include "ArchiveCheck.h"
 #include "Examples.h"
 #include "ModelPrivate.h"
@@ -148,6 +150,12 @@ std::string explainLoadFailure(const std::string& source, const std::string& why
 } // namespace
 
 LoadResult loadModel(const std::string& source) {
+    // LibTorch's graph executor rewrites a method's graph on its second call (profiling, then
+    // optimisation). fxview runs what the archive says, node by node, and checks it against forward
+    // called again and again: the optimiser adds nothing on CPU but a pause (tinynet's fc1 took 64
+    // ms on its first call) and, on LibTorch 2.6, hangs for minutes on a traced vit_b_16's second
+    // forward (in Python too). So methods run unoptimised, as the archive wrote them.
+    torch::jit::setGraphExecutorOptimize(false);
     const std::string examplePrefix = "example:";
     if (source.rfind(examplePrefix, 0) == 0)
         return loadExample(source, source.substr(examplePrefix.size()));

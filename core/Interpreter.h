@@ -12,6 +12,7 @@
 #include "Graph.h"
 #include "InputSpec.h"
 #include "Model.h"
+#include "OutputCheck.h"
 #include "RunRecord.h"
 #include "Tracer.h"
 
@@ -81,6 +82,9 @@ public:
 
     // Runs the module's own forward on the same inputs and compares with torch::equal.
     bool outputsEqualForward(std::string* error = nullptr);
+    // The same check as a verdict with its sentence, for a finished run: equal, differs (a bug
+    // of fxview's), not checkable (a random op), or forward itself failed.
+    OutputCheck checkOutputs();
 
     // What tracing with this input records: branches not taken leave no node and a loop body
     // appears once per iteration. With `values`, what each of its nodes produced, by name.

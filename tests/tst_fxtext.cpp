@@ -97,11 +97,12 @@ void TestFxText::graphText() {
     g.recomputeUsers();
 
     QCOMPARE(g.find("x")->users, (std::vector<std::string>{"relu", "guard", "output"}));
-    QCOMPARE(formatGraph(g), std::string("graph():\n"
-                                         "    %x : [num_users=2] = placeholder[target=x]\n"
-                                         "    %relu : [num_users=1] = call_function[target=torch.relu]"
-                                         "(args = (%x,), kwargs = {})\n"
-                                         "    return (relu, x)\n"));
+    QCOMPARE(formatGraph(g),
+             std::string("graph():\n"
+                         "    %x : [num_users=2] = placeholder[target=x]\n"
+                         "    %relu : [num_users=1] = call_function[target=torch.relu]"
+                         "(args = (%x,), kwargs = {})\n"
+                         "    return (relu, x)\n"));
     FxTextOptions all;
     all.showHidden = true;
     QVERIFY(formatGraph(g, all).find("%x : [num_users=3]") != std::string::npos);

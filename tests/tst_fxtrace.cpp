@@ -38,6 +38,7 @@ private slots:
     void graphOfTinyNet_data();
     void graphOfTinyNet();
     void versionNamesTheLibraries();
+    void outputThatDiffersExitsOne();
     void nodesOfTinyNet();
     void jsonToFile();
     void badFilesExitOne_data();
@@ -70,8 +71,7 @@ void TestFxtrace::graphOfTinyNet() {
     Run run = fxtrace({"graph", source});
     QCOMPARE(run.exitCode, 0);
     // Byte for byte what print(torch.fx.symbolic_trace(TinyNet()).graph) printed in the generator.
-    QJsonObject fx =
-        QJsonDocument::fromJson(readFile(fixture("tinynet.fx.json"))).object();
+    QJsonObject fx = QJsonDocument::fromJson(readFile(fixture("tinynet.fx.json"))).object();
     QCOMPARE(run.out, fx["graph_text"].toString() + "\n");
     QVERIFY(run.out.contains("%fc1 : [num_users=1] = call_module[target=fc1]"));
 }
@@ -79,14 +79,28 @@ void TestFxtrace::graphOfTinyNet() {
 void TestFxtrace::versionNamesTheLibraries() {
     Run run = fxtrace({"--version"});
     QCOMPARE(run.exitCode, 0);
-    QRegularExpression line(R"(^fxtrace \d+\.\d+\.\d+ \(LibTorch (\d+)\.(\d+)[.\d]*, Qt 6\.[.\d]+, )"
-                            R"(Graphviz \d+\.[.\d]+\)\n$)");
+    QRegularExpression line(
+        R"(^fxtrace \d+\.\d+\.\d+ \(LibTorch (\d+)\.(\d+)[.\d]*, Qt 6\.[.\d]+, )"
+        R"(Graphviz \d+\.[.\d]+\)\n$)");
     QRegularExpressionMatch match = line.match(run.out);
     QVERIFY2(match.hasMatch(), qPrintable(run.out));
     // The LibTorch the tests compare against is PyTorch 2.6's (the fixtures' stamp says so).
     QJsonObject stamp = QJsonDocument::fromJson(readFile(fixture("stamp.json"))).object();
     QVERIFY(stamp["torch"].toString().startsWith(match.captured(1) + "." + match.captured(2)));
     QVERIFY(match.captured(1).toInt() >= 2);
+}
+
+// The difference is injected (see Interpreter::checkOutputs): fxtrace must not end well on it.
+void TestFxtrace::outputThatDiffersExitsOne() {
+    qputenv("FXVIEW_TEST_OUTPUTS_DIFFER", "1");
+    Run run = fxtrace({"run", "example:tinynet", "--input", "3x4"});
+    qunsetenv("FXVIEW_TEST_OUTPUTS_DIFFER");
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY(run.out.endsWith("Outputs equal: False\n"));
+    QVERIFY2(run.err.contains("differs from the model's own forward"), qPrintable(run.err));
+    Run honest = fxtrace({"run", "example:tinynet", "--input", "3x4"});
+    QCOMPARE(honest.exitCode, 0);
+    QVERIFY(honest.out.endsWith("Outputs equal: True\n"));
 }
 
 void TestFxtrace::nodesOfTinyNet() {

@@ -84,6 +84,7 @@ private slots:
     void valuesAreFreedUnlessKept();
     void guessesInputs();
     void badSpecs();
+    void randomOpsAreFound();
 };
 
 void TestInterpreter::outputsEqualForward_data() {
@@ -140,6 +141,8 @@ void TestInterpreter::outputsEqualForward() {
     QCOMPARE(run.runToEnd(), StopReason::Finished);
     std::string why;
     QVERIFY2(run.outputsEqualForward(&why), why.c_str());
+    OutputCheck check = run.checkOutputs();
+    QVERIFY2(check.verdict == OutputCheck::Verdict::Equal, check.message.c_str());
     // Every node the graph shows either ran or sits in a branch this input did not take.
     run.graph().forEachNode([&](const Node& n, int) {
         NodeState s = run.record(n.name)->state;
@@ -460,6 +463,40 @@ void TestInterpreter::badSpecs() {
     QVERIFY(run->setInputs({}, 0).find("takes 1 input(s) but 0 were given") != std::string::npos);
     QVERIFY(parseInputSpec("file:/no/such/tensor.pt", spec, error));
     QVERIFY(run->setInputs({spec}, 0).find("Cannot read the input file") != std::string::npos);
+}
+
+// A run with a random op cannot be checked against forward: which ops make a graph random.
+void TestInterpreter::randomOpsAreFound() {
+    auto graphWith = [](const std::string& schema, std::vector<Argument> args,
+                        std::vector<KeywordArgument> kwargs = {}) {
+        Graph g;
+        Node n;
+        n.op = Op::CallFunction;
+        n.name = "op";
+        n.target = "torch.op";
+        n.schema = schema;
+        n.args = std::move(args);
+        n.kwargs = std::move(kwargs);
+        g.nodes = {n};
+        return g;
+    };
+    Argument x = Argument::ofNode("x");
+    QCOMPARE(firstRandomNode(graphWith("aten::relu", {x})), std::string());
+    QCOMPARE(firstRandomNode(graphWith("aten::rand_like", {x})), std::string("op (torch.op)"));
+    QCOMPARE(firstRandomNode(graphWith("aten::empty.memory_format", {Argument::ofList({})})),
+             std::string("op (torch.op)"));
+    Argument p = Argument::ofFloat(0.5);
+    QCOMPARE(firstRandomNode(graphWith("aten::dropout", {x, p, Argument::ofBool(false)})),
+             std::string());
+    QCOMPARE(firstRandomNode(graphWith("aten::dropout", {x, p, Argument::ofBool(true)})),
+             std::string("op (torch.op with training on)"));
+    QCOMPARE(firstRandomNode(graphWith("__torch__.torch.nn.functional.dropout", {x},
+                                       {{"training", Argument::ofBool(true)}})),
+             std::string("op (torch.op with training on)"));
+    for (const char* example : {"example:tinynet", "example:branchy", "example:smallcnn"}) {
+        LoadResult loaded = loadModel(example);
+        QVERIFY(firstRandomNode(traceModel(*loaded.model).graph).empty());
+    }
 }
 
 QTEST_APPLESS_MAIN(TestInterpreter)

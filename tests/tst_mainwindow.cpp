@@ -101,6 +101,7 @@ private slots:
     void controlFlowNodesSayWhatTheyDid();
     void failedGuardReddensTheNodeItGuards();
     void toolbarIconsAreDrawn();
+    void outputThatDiffersFromForwardIsLoud();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -790,6 +791,30 @@ void TestMainWindow::toolbarIconsAreDrawn() {
         ++drawn;
     }
     QVERIFY(drawn >= 6); // Step, Step Into, Step Out, Run to Cursor, Continue, Reset, Play...
+}
+
+// A run that ends with an output other than forward's says so in red, on the output node and in
+// the status bar (the difference is injected: no model makes fxview wrong on purpose); an equal
+// one says that too, and Reset clears the alarm.
+void TestMainWindow::outputThatDiffersFromForwardIsLoud() {
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settledStatus(*window_).contains("finished, output equal to forward"));
+    QVERIFY(!window_->bannerText().contains("differs"));
+    press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    qputenv("FXVIEW_TEST_OUTPUTS_DIFFER", "1");
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    qunsetenv("FXVIEW_TEST_OUTPUTS_DIFFER");
+    QVERIFY2(window_->bannerText().contains("differs from the model's own forward on the same "
+                                            "input: fxview has a bug here"),
+             qPrintable(window_->bannerText()));
+    QCOMPARE(window_->scene()->nodeItem("output")->runState(), NodeItem::State::Failed);
+    QVERIFY(settledStatus(*window_).contains("OUTPUT DIFFERS FROM FORWARD"));
+    press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    QVERIFY(!window_->bannerText().contains("differs"));
+    QCOMPARE(window_->scene()->nodeItem("output")->runState(), NodeItem::State::Idle);
 }
 
 int main(int argc, char** argv) {

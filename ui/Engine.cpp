@@ -177,6 +177,7 @@ private:
     quint64 seed_ = 0;
     QFont font_;                                                 // the scene's, for module graphs
     std::unordered_map<std::string, GraphLayout> moduleLayouts_; // by module path, this model's
+    OutputCheck outputCheck_;                                    // this run's, once it has ended
 
     template <typename F> void emitDone(F&& f) {
         QMetaObject::invokeMethod(engine_, std::forward<F>(f), Qt::QueuedConnection);
@@ -236,6 +237,12 @@ private:
         s.finished = interpreter_->finished();
         s.failed = interpreter_->failed();
         s.failure = interpreter_->failure();
+        // Checked once per run, when it ends: forward costs as much as the run itself.
+        if (!s.finished)
+            outputCheck_ = {};
+        else if (outputCheck_.verdict == OutputCheck::Verdict::NotChecked)
+            outputCheck_ = interpreter_->checkOutputs();
+        s.outputCheck = outputCheck_;
         s.depth = interpreter_->depth();
         s.inside = insideFrame();
         Interpreter* it = interpreter_.get();

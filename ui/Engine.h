@@ -18,6 +18,7 @@
 #include "Graph.h"
 #include "GraphLayout.h"
 #include "InputSpec.h"
+#include "OutputCheck.h"
 #include "RunRecord.h"
 
 namespace fxview {
@@ -62,6 +63,7 @@ struct RunSnapshot {
     bool finished = false;
     bool failed = false;
     std::string failure;
+    OutputCheck outputCheck; // once finished: the output against the module's own forward
     int depth = 0;
     std::string json;                          // the graph with meta, for JSON export after a run
     std::shared_ptr<const ModuleFrame> inside; // the innermost module stepped into, or null

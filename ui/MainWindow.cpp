@@ -544,12 +544,33 @@ QString MainWindow::bannerText() const {
     return banner_->isVisible() ? banner_->text() : QString();
 }
 
+namespace {
+
+// The status bar's word on the last run's output against the model's own forward.
+QString outputCheckNote(const OutputCheck& check) {
+    switch (check.verdict) {
+    case OutputCheck::Verdict::Equal:
+        return ", output equal to forward";
+    case OutputCheck::Verdict::Differs:
+        return ", OUTPUT DIFFERS FROM FORWARD";
+    case OutputCheck::Verdict::Nondeterministic:
+        return ", output not checked (random op)";
+    case OutputCheck::Verdict::ForwardFailed:
+        return ", output not checked (forward failed)";
+    case OutputCheck::Verdict::NotChecked:
+        break;
+    }
+    return {};
+}
+
+} // namespace
+
 void MainWindow::updateStatus() {
     for (QAction* a : runActions_) // nothing to run without a model
         a->setEnabled(!source_.isEmpty());
     QString state = engine_->busy()      ? "working…"
                     : run_.failed        ? "failed at " + current_
-                    : run_.finished      ? "finished"
+                    : run_.finished      ? "finished" + outputCheckNote(run_.outputCheck)
                     : current_.isEmpty() ? "ready"
                     : !shownModule_.isEmpty()
                         ? "inside " + shownModule_ + ", stopped after " + current_

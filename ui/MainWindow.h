@@ -83,6 +83,7 @@ private:
     void inputsApplied(const std::vector<InputSpec>& specs, quint64 seed);
     void showTextLine(const QString& name);
     void showModuleFrame();
+    void showOutputCheck(const OutputCheck& check);
     void runToSelected();
     void styleBanner();
     void followSystemPalette();

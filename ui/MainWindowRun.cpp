@@ -203,6 +203,9 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
             guarded->setRunState(NodeItem::State::Failed, "failed");
             selectNode(guarded->name());
         }
+    } else if (snapshot.finished && snapshot.outputCheck.verdict != OutputCheck::Verdict::Equal &&
+               snapshot.outputCheck.verdict != OutputCheck::Verdict::NotChecked) {
+        showOutputCheck(snapshot.outputCheck);
     } else if (banner_->property("runFailure").toBool()) {
         banner_->setVisible(false);
     }
@@ -228,6 +231,21 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
         showInspector(selectedNode());
     updateStatus();
     emit runShown();
+}
+
+// A finished run whose output is not forward's is loud: red banner, the output node red. One that
+// cannot be checked (a random op, forward failing) says so, calmly. Reset clears either.
+void MainWindow::showOutputCheck(const OutputCheck& check) {
+    bool differs = check.verdict == OutputCheck::Verdict::Differs;
+    showBanner(QString::fromStdString(check.message), differs);
+    banner_->setProperty("runFailure", true);
+    if (!differs)
+        return;
+    for (const Node& n : shownGraph().nodes)
+        if (n.op == Op::Output)
+            if (NodeItem* item = scene_->nodeItem(QString::fromStdString(n.name)))
+                item->setRunState(NodeItem::State::Failed, "differs from forward");
+    statusBar()->showMessage("This run's output differs from the model's own forward", 10000);
 }
 
 // Step Into shows the module's own graph in place of the model's, as a debugger shows the source

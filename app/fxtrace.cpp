@@ -54,7 +54,7 @@ const std::vector<Command>& commands() {
          "  --seed N            seed for the random input (default 0)\n"},
         {"run",
          "fxtrace run MODEL [--input SPEC]... [--seed N] [--json FILE] [--keep-values] "
-         "[--trace-path] [--show-hidden]",
+         "[--trace-path] [--show-hidden] [--save-outputs FILE]",
          "Runs the graph node by node and prints one line per node: name, op, target, output\n"
          "shape, dtype and time; then whether the outputs equal the module's own forward.\n"
          "  --input SPEC    one per placeholder: 3x4, 1x3x224x224, 2x8:int64 (integers are drawn\n"
@@ -67,6 +67,9 @@ const std::vector<Command>& commands() {
          "  --trace-path    also print the executed path in torch.fx's format: branches not\n"
          "                  taken leave no node, a loop body appears once per iteration\n"
          "  --show-hidden   include the hidden guard nodes in the table\n"
+         "  --save-outputs FILE  write the graph's outputs with LibTorch's pickler: Python's\n"
+         "                  torch.load(FILE) reads them (a tensor, or the model's "
+         "tuple/list/dict)\n"
          "Exit code 1 when a node fails (the message names it) or the outputs differ.\n"},
         {"export",
          "fxtrace export MODEL -o FILE [--format F] [--input SPEC]... [--seed N] "
@@ -121,6 +124,7 @@ struct Options {
     std::vector<InputSpec> inputs;
     std::uint64_t seed = 0;
     std::string jsonFile;
+    std::string outputsFile;
     bool showHidden = false;
     bool keepValues = false;
     bool tracePath = false;
@@ -333,6 +337,13 @@ int run(const Options& options) {
         std::cerr << interpreter.failure() << "\n";
         return kModelFailed;
     }
+    if (!options.outputsFile.empty()) {
+        std::string error = interpreter.saveOutputs(options.outputsFile);
+        if (!error.empty()) {
+            std::cerr << error << "\n";
+            return kModelFailed;
+        }
+    }
     if (options.tracePath)
         std::cout << "\nExecuted path:\n" << formatGraph(interpreter.executedPath(), text);
     OutputCheck check = interpreter.checkOutputs();
@@ -433,6 +444,10 @@ int main(int argc, char** argv) {
             if (i + 1 == args.size())
                 return usageError("--json needs a file name");
             options.jsonFile = args[++i];
+        } else if (a == "--save-outputs" && options.command == "run") {
+            if (i + 1 == args.size())
+                return usageError("--save-outputs needs a file name");
+            options.outputsFile = args[++i];
         } else if (a == "--keep-values" && options.command == "run") {
             options.keepValues = true;
         } else if (a == "--trace-path" && options.command == "run") {

@@ -834,6 +834,21 @@ OutputCheck Interpreter::checkOutputs() {
     return equal ? outputsEqual() : outputsDiffer(output);
 }
 
+std::string Interpreter::saveOutputs(const std::string& path) const {
+    if (!d->finished)
+        return "The run has not reached its output, so there is nothing to save to '" + path + "'.";
+    try {
+        std::vector<char> bytes = torch::jit::pickle_save(d->output); // torch.save's zip format
+        std::ofstream file(path, std::ios::binary);
+        file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        if (file)
+            return {};
+    } catch (const std::exception& e) {
+        return "Cannot save the outputs to '" + path + "': " + firstLineOf(e) + ".";
+    }
+    return "Cannot write '" + path + "': check that its folder exists and is writable.";
+}
+
 Graph Interpreter::executedPath(std::unordered_map<std::string, ValueSummary>* values) const {
     if (!values)
         return buildExecutedPath(d->graph, d->pathLog);

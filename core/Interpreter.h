@@ -85,6 +85,9 @@ public:
     // The same check as a verdict with its sentence, for a finished run: equal, differs (a bug
     // of fxview's), not checkable (a random op), or forward itself failed.
     OutputCheck checkOutputs();
+    // The graph's output (a tensor, or the tuple/list/dict the model returns) as a torch.save
+    // file that Python's torch.load reads. Returns "" or a sentence saying what went wrong.
+    std::string saveOutputs(const std::string& path) const;
 
     // What tracing with this input records: branches not taken leave no node and a loop body
     // appears once per iteration. With `values`, what each of its nodes produced, by name.

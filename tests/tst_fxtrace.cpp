@@ -39,6 +39,7 @@ private slots:
     void graphOfTinyNet();
     void versionNamesTheLibraries();
     void outputThatDiffersExitsOne();
+    void savedOutputsLoadInPython();
     void nodesOfTinyNet();
     void jsonToFile();
     void badFilesExitOne_data();
@@ -101,6 +102,33 @@ void TestFxtrace::outputThatDiffersExitsOne() {
     Run honest = fxtrace({"run", "example:tinynet", "--input", "3x4"});
     QCOMPARE(honest.exitCode, 0);
     QVERIFY(honest.out.endsWith("Outputs equal: True\n"));
+}
+
+// --save-outputs writes what torch.load reads: here a (tensor, str) tuple, compared in PyTorch
+// 2.6 with the scripted module's own forward on the same input (torch.randn after seed 0).
+void TestFxtrace::savedOutputsLoadInPython() {
+    QTemporaryDir dir;
+    QString saved = dir.filePath("out.pt");
+    QString model = QString::fromStdString(fixture("printing_rules_scripted.pt"));
+    Run run = fxtrace({"run", model, "--input", "3x4", "--save-outputs", saved});
+    QCOMPARE(run.exitCode, 0);
+    QProcess python;
+    python.start(FXVIEW_PYTHON_PATH,
+                 {"-c",
+                  "import sys, torch\n"
+                  "out = torch.load(sys.argv[1])\n"
+                  "torch.manual_seed(0)\n"
+                  "ref = torch.jit.load(sys.argv[2])(torch.randn(3, 4))\n"
+                  "assert isinstance(out, tuple) and len(out) == 2, out\n"
+                  "assert torch.equal(out[0], ref[0]) and out[1] == ref[1] == 'done'\n"
+                  "print('equal')\n",
+                  saved, model});
+    QVERIFY(python.waitForFinished(120000));
+    QCOMPARE(QString::fromUtf8(python.readAllStandardError()), QString());
+    QCOMPARE(QString::fromUtf8(python.readAllStandardOutput()), QString("equal\n"));
+    Run nowhere = fxtrace({"run", model, "--input", "3x4", "--save-outputs", "/no/such/dir/o.pt"});
+    QCOMPARE(nowhere.exitCode, 1);
+    QVERIFY2(nowhere.err.contains("Cannot write '/no/such/dir/o.pt'"), qPrintable(nowhere.err));
 }
 
 void TestFxtrace::nodesOfTinyNet() {

@@ -295,7 +295,20 @@ bool exactlyEqual(const c10::IValue& a, const c10::IValue& b) {
                 return false;
         return true;
     }
-    if (a.isTensor() || b.isTensor() || a.isTuple() || b.isTuple() || a.isList() || b.isList())
+    if (a.isGenericDict() && b.isGenericDict()) {
+        // Item by item: IValue's own == would compare tensors inside by identity.
+        c10::Dict<c10::IValue, c10::IValue> xs = a.toGenericDict(), ys = b.toGenericDict();
+        if (xs.size() != ys.size())
+            return false;
+        for (const auto& item : xs) {
+            auto other = ys.find(item.key());
+            if (other == ys.end() || !exactlyEqual(item.value(), other->value()))
+                return false;
+        }
+        return true;
+    }
+    if (a.isTensor() || b.isTensor() || a.isTuple() || b.isTuple() || a.isList() || b.isList() ||
+        a.isGenericDict() || b.isGenericDict())
         return false;
     return a == b;
 }

@@ -750,8 +750,9 @@ private:
                     step.inputs.push_back(
                         ValueSource::ofConstant(*schema->arguments()[i].default_value()));
         try {
-            step.operation =
-                n->kind() == c10::prim::ListConstruct ? makeList(n) : n->getOperation();
+            step.operation = n->kind() == c10::prim::ListConstruct   ? makeList(n)
+                             : n->kind() == c10::prim::DictConstruct ? makeDict(n)
+                                                                     : n->getOperation();
         } catch (const std::exception&) {
             // Kept in the graph; running it reports that LibTorch has no operator for it.
             step.unsupported = node.schema;
@@ -775,6 +776,22 @@ private:
                 list.push_back(stack[i]);
             jit::drop(stack, count);
             stack.emplace_back(std::move(list));
+        });
+    }
+
+    // A dict literal ({"logits": x, "aux": [y]}): implemented by TorchScript's interpreter
+    // itself, not registered as an operator. Inputs alternate key, value.
+    static jit::Operation makeDict(const jit::Node* n) {
+        const auto& type = n->output()->type()->expectRef<c10::DictType>();
+        c10::TypePtr key = type.getKeyType(), value = type.getValueType();
+        std::size_t count = n->inputs().size();
+        return jit::Operation([key, value, count](jit::Stack& stack) {
+            c10::impl::GenericDict dict(key, value);
+            dict.reserve(count / 2);
+            for (std::size_t i = stack.size() - count; i < stack.size(); i += 2)
+                dict.insert_or_assign(stack[i], stack[i + 1]);
+            jit::drop(stack, count);
+            stack.emplace_back(std::move(dict));
         });
     }
 

@@ -109,6 +109,9 @@ void TestInterpreter::outputsEqualForward_data() {
         << QString::fromStdString(fixture("list_mutation_scripted.pt")) << "1x4";
     QTest::newRow("densenet121_scripted")
         << QString::fromStdString(fixture("densenet121_scripted.pt")) << "1x3x32x32";
+    // A dict of a tensor and a list of tensors, compared item by item.
+    QTest::newRow("dict_output_scripted")
+        << QString::fromStdString(fixture("dict_output_scripted.pt")) << "2x3";
     // Saved by PyTorch 2.6, on ops PyTorch 1.x never had (scaled_dot_product_attention).
     for (const char* file : {"attention_scripted", "attention_traced"})
         QTest::newRow(file) << QString::fromStdString(fixture(std::string(file) + ".pt"))

@@ -331,6 +331,12 @@ int run(const Options& options) {
     }
 
     std::cout << runTable(interpreter, options.showHidden);
+    // The model's own warnings.warn calls, as Python would print them, after the table.
+    interpreter.graph().forEachNode([&](const Node& n, int) {
+        const NodeRecord* r = interpreter.record(n.name);
+        if (r && !r->warning.empty())
+            std::cerr << "Warning from node '" << n.name << "': " << r->warning << "\n";
+    });
     if (!options.jsonFile.empty() && !writeFile(options.jsonFile, json))
         return kModelFailed;
     if (stop == StopReason::Failed) {

@@ -290,6 +290,7 @@ struct Interpreter::Private {
         auto start = Clock::now();
         try {
             c10::IValue value;
+            std::string warning;
             switch (s.kind) {
             case Step::Kind::Placeholder:
                 if (static_cast<std::size_t>(s.index) >= inputs.size())
@@ -332,6 +333,12 @@ struct Interpreter::Private {
                                         : whole.toListRef().at(index);
                 break;
             }
+            case Step::Kind::Warn: {
+                // warnings.warn(message): the message goes on the node's record, the run on.
+                stack = resolveAll(s.inputs);
+                warning = stack.at(0).isString() ? stack[0].toStringRef() : "a warning";
+                break;
+            }
             case Step::Kind::Raise: {
                 stack = resolveAll(s.inputs);
                 throw std::runtime_error(stack.at(0).isString() ? stack[0].toStringRef()
@@ -347,6 +354,7 @@ struct Interpreter::Private {
             }
             slots[static_cast<std::size_t>(s.slot)] = value;
             recordDone(id, value, start);
+            records[static_cast<std::size_t>(id)].warning = warning;
             logPath(PathEvent::Kind::Ran, id);
             return true;
         } catch (const std::exception& e) {

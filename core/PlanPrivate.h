@@ -61,6 +61,7 @@ struct Step {
         If,
         Loop,
         Raise,
+        Warn, // aten::warn, which TorchScript's interpreter implements itself: noted, run goes on
         Output
     };
     Kind kind = Kind::Operator;

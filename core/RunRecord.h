@@ -46,6 +46,7 @@ struct NodeRecord {
     int runs = 0;               // more than one inside a loop body
     std::vector<int> blockRuns; // control flow: times each branch ran, or loop iterations
     std::string error;
+    std::string warning; // what an aten::warn node said (warnings.warn in the model's code)
 };
 
 // What a control-flow node did: "took true" / "took false" for an if (known once it is entered),

@@ -739,8 +739,9 @@ private:
         Step step;
         // The script's own `raise`/`assert`: run by the interpreter so its message is the one
         // the person sees.
-        step.kind =
-            n->kind() == c10::prim::RaiseException ? Step::Kind::Raise : Step::Kind::Operator;
+        step.kind = n->kind() == c10::prim::RaiseException ? Step::Kind::Raise
+                    : n->kind() == c10::aten::warn         ? Step::Kind::Warn
+                                                           : Step::Kind::Operator;
         step.inputs = sourcesOf(frame, n, 0);
         // Graphs built by older front ends may omit trailing arguments the schema has since
         // gained (prim::RaiseException's cls); the operator pops them all, so defaults go in.

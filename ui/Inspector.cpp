@@ -131,6 +131,8 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
         }
         if (r.runs > 1)
             row("runs", QString::number(r.runs));
+        if (!r.warning.empty())
+            row("warning", html(r.warning));
         if (!r.error.empty())
             row("error", html(r.error));
     }

@@ -143,13 +143,14 @@ bool isScalarTypeArgument(const c10::Argument& a) {
     return t->kind() == c10::TypeKind::ScalarTypeType;
 }
 
-// A raise-only guard: `if cond: raise ...` with nothing flowing out of either branch.
+// A guard: `if cond: raise ...` or `if cond: warnings.warn(...)` with nothing flowing out of
+// either branch. torch.fx never records one (a Proxy condition cannot be traced through).
 bool isRaiseOnlyGuard(const jit::Node* n) {
     if (n->kind() != c10::prim::If || n->outputs().size() != 0)
         return false;
     for (const jit::Block* b : n->blocks())
         for (const jit::Node* inner : b->nodes())
-            if (inner->kind() == c10::prim::RaiseException)
+            if (inner->kind() == c10::prim::RaiseException || inner->kind() == c10::aten::warn)
                 return true;
     return false;
 }
@@ -735,6 +736,9 @@ private:
         FxCall call = fxCallFor(ns, opName, operatorForm);
         node.op = call.op;
         node.target = call.target;
+        // warnings.warn is Python's, not a tensor op: torch.fx records no node for it. It runs,
+        // hidden, and its message reaches the person through the run (status bar, fxtrace).
+        node.hidden = n->kind() == c10::aten::warn;
 
         Step step;
         // The script's own `raise`/`assert`: run by the interpreter so its message is the one

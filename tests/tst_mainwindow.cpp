@@ -102,6 +102,7 @@ private slots:
     void failedGuardReddensTheNodeItGuards();
     void toolbarIconsAreDrawn();
     void outputThatDiffersFromForwardIsLoud();
+    void modelWarningsReachTheStatusBar();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -815,6 +816,19 @@ void TestMainWindow::outputThatDiffersFromForwardIsLoud() {
     QVERIFY(settle(*window_));
     QVERIFY(!window_->bannerText().contains("differs"));
     QCOMPARE(window_->scene()->nodeItem("output")->runState(), NodeItem::State::Idle);
+}
+
+// warnings.warn in the model: the run goes on and the message reaches the status bar.
+void TestMainWindow::modelWarningsReachTheStatusBar() {
+    window_->openModel(QString::fromStdString(fixture("warn_scripted.pt")),
+                       {InputSpec{{3}, "float32", {}}});
+    QVERIFY(settle(*window_));
+    QVERIFY(!window_->scene()->nodeItem("warn_1")); // hidden, as torch.fx has no such node
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settledStatus(*window_).contains("finished, output equal to forward"));
+    QVERIFY2(
+        window_->statusBar()->currentMessage().contains("The model warned (warn_1): always here"),
+        qPrintable(window_->statusBar()->currentMessage()));
 }
 
 int main(int argc, char** argv) {

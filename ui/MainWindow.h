@@ -84,6 +84,7 @@ private:
     void showTextLine(const QString& name);
     void showModuleFrame();
     void showOutputCheck(const OutputCheck& check);
+    void showModelWarnings(const RunSnapshot& snapshot);
     void runToSelected();
     void styleBanner();
     void followSystemPalette();
@@ -134,6 +135,7 @@ private:
     bool executedMode_ = false;
     QString shownModule_; // the module Step Into is in, whose graph the scene shows, or ""
     QSet<QString> breakpoints_;
+    QSet<QString> warned_; // nodes whose warnings.warn this run has shown
 };
 
 } // namespace fxview

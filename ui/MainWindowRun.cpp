@@ -209,6 +209,7 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     } else if (banner_->property("runFailure").toBool()) {
         banner_->setVisible(false);
     }
+    showModelWarnings(snapshot);
     // The current line of the graph text, as a debugger highlights the line it stopped at.
     QList<QTextEdit::ExtraSelection> marks;
     if (!current_.isEmpty()) {
@@ -231,6 +232,21 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
         showInspector(selectedNode());
     updateStatus();
     emit runShown();
+}
+
+// The model's own warnings.warn calls (hidden nodes, as torch.fx has none) reach the status bar
+// once per run, as Python prints each on stderr; the node list never shows them.
+void MainWindow::showModelWarnings(const RunSnapshot& snapshot) {
+    if (snapshot.order.empty())
+        warned_.clear();
+    for (const auto& [name, record] : snapshot.records) {
+        QString node = QString::fromStdString(name);
+        if (record.warning.empty() || warned_.contains(node))
+            continue;
+        warned_.insert(node);
+        statusBar()->showMessage(
+            "The model warned (" + node + "): " + QString::fromStdString(record.warning), 10000);
+    }
 }
 
 // A finished run whose output is not forward's is loud: red banner, the output node red. One that

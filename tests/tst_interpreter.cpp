@@ -117,6 +117,8 @@ void TestInterpreter::outputsEqualForward_data() {
     for (const char* file : {"attention_scripted", "attention_traced"})
         QTest::newRow(file) << QString::fromStdString(fixture(std::string(file) + ".pt"))
                             << "2x8x16";
+    QTest::newRow("googlenet_scripted") // its forward calls warnings.warn
+        << QString::fromStdString(fixture("googlenet_scripted.pt")) << "1x3x224x224";
     QTest::newRow("vit_b_16_traced")
         << QString::fromStdString(fixture("vit_b_16_traced.pt")) << "1x3x224x224";
 }

@@ -27,37 +27,40 @@ const std::set<std::string>& alwaysRandom() {
     return ops;
 }
 
-// Ops that are random only in training mode, and where their training flag sits.
-int trainingArgumentIndex(const std::string& op) {
-    static const std::set<std::string> dropouts = {"dropout",
-                                                   "dropout_",
-                                                   "feature_dropout",
-                                                   "feature_dropout_",
-                                                   "alpha_dropout",
-                                                   "alpha_dropout_",
-                                                   "feature_alpha_dropout",
-                                                   "feature_alpha_dropout_",
-                                                   "native_dropout",
-                                                   "dropout1d",
-                                                   "dropout2d",
-                                                   "dropout3d"};
-    if (dropouts.count(op))
-        return 2; // (input, p, train)
+// Ops that are random only in training mode: where their training flag sits, and what it is
+// when the call leaves it out (the tracer drops arguments left at their default). The aten forms
+// take it as a required `train`; torch.nn.functional's default to training=True for dropout and
+// dropout1d/2d/3d, False for alpha_dropout, feature_alpha_dropout and rrelu.
+struct TrainingFlag {
+    int index = -1; // -1: not a training-dependent op
+    bool byDefault = false;
+};
+
+TrainingFlag trainingFlagOf(const std::string& op) {
+    static const std::set<std::string> onByDefault = {
+        "dropout",   "dropout_",        "dropout1d",        "dropout2d",
+        "dropout3d", "feature_dropout", "feature_dropout_", "native_dropout"};
+    static const std::set<std::string> offByDefault = {
+        "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_"};
+    if (onByDefault.count(op))
+        return {2, true}; // (input, p, train)
+    if (offByDefault.count(op))
+        return {2, false};
     if (op == "rrelu" || op == "rrelu_")
-        return 3; // (input, lower, upper, training)
-    return -1;
+        return {3, false}; // (input, lower, upper, training)
+    return {};
 }
 
 // A training flag known to be False makes the op deterministic; True, or a value only known at
 // run time, does not.
-bool trainingOn(const Node& node, int index) {
+bool trainingOn(const Node& node, const TrainingFlag& flag) {
+    auto on = [](const Argument& a) { return !(a.kind == Argument::Kind::Bool && !a.boolean); };
     for (const KeywordArgument& kw : node.kwargs)
         if (kw.name == "train" || kw.name == "training")
-            return !(kw.value.kind == Argument::Kind::Bool && !kw.value.boolean);
-    if (index >= static_cast<int>(node.args.size()))
-        return false; // left at its default: False for the functional forms, which take kwargs
-    const Argument& flag = node.args[static_cast<std::size_t>(index)];
-    return !(flag.kind == Argument::Kind::Bool && !flag.boolean);
+            return on(kw.value);
+    if (flag.index < static_cast<int>(node.args.size()))
+        return on(node.args[static_cast<std::size_t>(flag.index)]);
+    return flag.byDefault;
 }
 
 } // namespace
@@ -70,7 +73,7 @@ std::string firstRandomNode(const Graph& graph) {
         std::string op = opBaseName(node);
         if (alwaysRandom().count(op))
             found = node.name + " (" + node.target + ")";
-        else if (int index = trainingArgumentIndex(op); index >= 0 && trainingOn(node, index))
+        else if (TrainingFlag flag = trainingFlagOf(op); flag.index >= 0 && trainingOn(node, flag))
             found = node.name + " (" + node.target + " with training on)";
     });
     return found;

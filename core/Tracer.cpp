@@ -755,9 +755,11 @@ private:
                     step.inputs.push_back(
                         ValueSource::ofConstant(*schema->arguments()[i].default_value()));
         try {
-            step.operation = n->kind() == c10::prim::ListConstruct   ? makeList(n)
-                             : n->kind() == c10::prim::DictConstruct ? makeDict(n)
-                                                                     : n->getOperation();
+            // Raise and Warn are run by the interpreter itself, from their inputs.
+            if (step.kind == Step::Kind::Operator)
+                step.operation = n->kind() == c10::prim::ListConstruct   ? makeList(n)
+                                 : n->kind() == c10::prim::DictConstruct ? makeDict(n)
+                                                                         : n->getOperation();
         } catch (const std::exception&) {
             // Kept in the graph; running it reports that LibTorch has no operator for it.
             step.unsupported = node.schema;

@@ -499,6 +499,11 @@ void TestInterpreter::randomOpsAreFound() {
     QCOMPARE(firstRandomNode(graphWith("__torch__.torch.nn.functional.dropout", {x},
                                        {{"training", Argument::ofBool(true)}})),
              std::string("op (torch.op with training on)"));
+    // F.dropout(x) leaves training at its default, True; F.alpha_dropout's is False.
+    QCOMPARE(firstRandomNode(graphWith("__torch__.torch.nn.functional.dropout", {x})),
+             std::string("op (torch.op with training on)"));
+    QCOMPARE(firstRandomNode(graphWith("__torch__.torch.nn.functional.alpha_dropout", {x})),
+             std::string());
     for (const char* example : {"example:tinynet", "example:branchy", "example:smallcnn"}) {
         LoadResult loaded = loadModel(example);
         QVERIFY(firstRandomNode(traceModel(*loaded.model).graph).empty());

@@ -159,15 +159,16 @@ ArchiveCheck checkArchive(const std::string& path) {
         return {ArchiveKind::TruncatedZip, {}};
 
     const ZipEntry* dataPkl = nullptr;
-    bool hasConstants = false, hasCode = false;
+    bool hasConstants = false, hasCode = false, tracedInputs = false;
     for (const ZipEntry& e : entries) {
         if (endsWith(e.name, "/data.pkl") && std::count(e.name.begin(), e.name.end(), '/') == 1)
             dataPkl = &e;
         hasConstants = hasConstants || endsWith(e.name, "/constants.pkl");
         hasCode = hasCode || e.name.find("/code/") != std::string::npos;
+        tracedInputs = tracedInputs || endsWith(e.name, "/traced_inputs.pkl");
     }
     if ((hasConstants && hasCode) || entries.empty())
-        return {ArchiveKind::TorchScript, {}};
+        return {ArchiveKind::TorchScript, {}, tracedInputs};
     if (!dataPkl)
         return {ArchiveKind::ForeignZip, {}};
 

@@ -23,7 +23,8 @@ enum class ArchiveKind {
 
 struct ArchiveCheck {
     ArchiveKind kind = ArchiveKind::Missing;
-    std::string detail; // e.g. the class a pickled module refers to
+    std::string detail;        // e.g. the class a pickled module refers to
+    bool tracedInputs = false; // TorchScript: torch.jit.trace stored its inputs' shapes
 };
 
 ArchiveCheck checkArchive(const std::string& path);

@@ -144,7 +144,9 @@ struct Printer {
         std::string head = "%" + node.name + " : [num_users=" + std::to_string(visibleUsers(node)) +
                            "] = " + opName(node.op) + "[target=" + node.target + "]";
         switch (node.op) {
-        case Op::Placeholder:
+        case Op::Placeholder: // torch.fx prints a default with str(): `(default=None)`
+            return node.args.empty() ? head
+                                     : head + "(default=" + formatArgument(node.args[0]) + ")";
         case Op::GetAttr:
             return head;
         case Op::Output:

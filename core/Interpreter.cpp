@@ -15,6 +15,7 @@
 
 #include "ExecutedPath.h"
 #include "FxText.h"
+#include "InputValues.h"
 #include "ModelPrivate.h"
 #include "PlanPrivate.h"
 #include "TorchValues.h"
@@ -307,6 +308,8 @@ struct Interpreter::Private {
                     throw std::runtime_error("LibTorch has no operator to run " + s.unsupported);
                 {
                     torch::jit::Stack work = stack;
+                    if (s.varargCount >= 0)
+                        work.emplace_back(static_cast<std::int64_t>(s.varargCount));
                     (*s.operation)(work);
                     value = packOutputs(work, s.outputs);
                 }
@@ -341,8 +344,17 @@ struct Interpreter::Private {
             }
             case Step::Kind::Raise: {
                 stack = resolveAll(s.inputs);
-                throw std::runtime_error(stack.at(0).isString() ? stack[0].toStringRef()
-                                                                : std::string("the model raised"));
+                std::string message =
+                    stack.at(0).isString() ? stack[0].toStringRef() : "the model raised";
+                // prim::RaiseException(msg, cls): `raise ValueError(f"...")` keeps the class
+                // apart ("builtins.ValueError"); an assert's message already starts with it.
+                if (stack.size() > 1 && stack[1].isString()) {
+                    std::string cls = stack[1].toStringRef();
+                    cls = cls.substr(cls.rfind('.') + 1);
+                    if (message.rfind(cls + ":", 0) != 0)
+                        message = cls + ": " + message;
+                }
+                throw std::runtime_error(message);
             }
             case Step::Kind::Output:
                 value = resolve(s.inputs[0]);
@@ -574,66 +586,11 @@ const Graph& Interpreter::graph() const {
     return d->graph;
 }
 
-namespace {
-
-// An input bigger than half of this machine's memory is refused before it is made: randn would
-// fill every page of it, and the allocator's refusal comes only past what the system can give.
-std::string inputTooBig(const InputSpec& spec, c10::ScalarType type) {
-    double bytes = static_cast<double>(c10::elementSize(type));
-    for (std::int64_t d : spec.shape)
-        bytes *= static_cast<double>(d);
-    const double memory =
-        static_cast<double>(sysconf(_SC_PHYS_PAGES)) * static_cast<double>(sysconf(_SC_PAGE_SIZE));
-    if (bytes <= memory / 2)
-        return {};
-    char text[160];
-    std::snprintf(text, sizeof text, "needs %.1f GiB, more than half of this machine's %.1f GiB",
-                  bytes / (1 << 30), memory / (1 << 30));
-    return "The input " + spec.text() + " " + text + "; choose a smaller shape.";
-}
-
-} // namespace
-
 std::string Interpreter::setInputs(const std::vector<InputSpec>& specs, std::uint64_t seed) {
-    if (static_cast<int>(specs.size()) != d->plan->placeholders)
-        return "The model takes " + std::to_string(d->plan->placeholders) + " input(s) but " +
-               std::to_string(specs.size()) + " were given; pass one --input per placeholder.";
     at::manual_seed(seed);
     std::vector<c10::IValue> made;
-    for (const InputSpec& spec : specs) {
-        if (!spec.file.empty()) {
-            std::ifstream in(spec.file, std::ios::binary);
-            if (!in)
-                return "Cannot read the input file '" + spec.file + "'; check the path.";
-            std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
-            try {
-                c10::IValue v = torch::jit::pickle_load(bytes);
-                if (!v.isTensor())
-                    return "The input file '" + spec.file + "' holds a " + v.type()->repr_str() +
-                           ", not a tensor; save one with torch.save(tensor, path).";
-                made.push_back(v);
-            } catch (const std::exception& e) {
-                return "Cannot read a tensor from '" + spec.file + "' (" + firstLineOf(e) +
-                       "); save one with torch.save(tensor, path).";
-            }
-            continue;
-        }
-        c10::ScalarType type = c10::ScalarType::Float;
-        scalarTypeFromName(spec.dtype, type);
-        if (std::string tooBig = inputTooBig(spec, type); !tooBig.empty())
-            return tooBig;
-        try {
-            // Floats are torch.randn; integers are indices in [0, 10), as for an Embedding.
-            at::Tensor t = at::isFloatingType(type) ? at::randn(spec.shape, at::TensorOptions(type))
-                           : type == c10::ScalarType::Bool
-                               ? at::randint(0, 2, spec.shape).to(type)
-                               : at::randint(0, 10, spec.shape, at::TensorOptions(type));
-            made.push_back(t);
-        } catch (const std::exception& e) {
-            return "Cannot make the input " + spec.text() + " (" + firstLineOf(e) +
-                   "); choose a smaller shape.";
-        }
-    }
+    if (std::string error = makeInputValues(specs, d->plan->inputs, made); !error.empty())
+        return error;
     d->inputs = std::move(made);
     d->inputSummaries.clear();
     for (const c10::IValue& v : d->inputs)
@@ -644,11 +601,24 @@ std::string Interpreter::setInputs(const std::vector<InputSpec>& specs, std::uin
 
 InputChoice Interpreter::guessInputs() const {
     InputChoice choice;
+    int index = 0;
     for (const Node& node : d->graph.nodes) {
         if (node.op != Op::Placeholder)
             continue;
+        const PlaceholderSpec& wanted = d->plan->inputs[static_cast<std::size_t>(index++)];
+        if (wanted.defaultValue) { // those after it have defaults too, as in Python
+            choice.explanation +=
+                "input " + node.name + ": its default, " + formatArgument(node.args.at(0)) + "\n";
+            continue;
+        }
         InputSpec spec;
         std::string source;
+        if (specFromTracedType(wanted.type, spec)) {
+            choice.explanation +=
+                "input " + node.name + ": " + spec.text() + ", the shape it was traced with\n";
+            choice.specs.push_back(spec);
+            continue;
+        }
         for (const std::string& userName : node.users) {
             const Node* user = d->graph.find(userName);
             if (!user || user->hidden)

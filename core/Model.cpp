@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/csrc/jit/serialization/import.h>
 
 #include "ArchiveCheck.h"
 #include "Examples.h"
@@ -170,7 +171,13 @@ LoadResult loadModel(const std::string& source) {
     try {
         auto d = std::make_unique<Model::Private>();
         d->source = source;
-        d->module = torch::jit::load(source, c10::Device(c10::kCPU));
+        // restore_shapes: a traced archive's forward gets back the shapes and dtypes it was
+        // traced with (traced_inputs.pkl), the best default input there is.
+        torch::jit::ExtraFilesMap extra;
+        d->module = torch::jit::import_ir_module(std::make_shared<torch::jit::CompilationUnit>(),
+                                                 source, c10::Device(c10::kCPU), extra,
+                                                 /*load_debug_files=*/true,
+                                                 /*restore_shapes=*/check.tracedInputs);
         d->module.eval();
         return {std::make_shared<Model>(std::move(d)), {}};
     } catch (const std::exception& e) {

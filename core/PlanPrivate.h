@@ -70,7 +70,10 @@ struct Step {
     int outputs = 1;  // how many values the TorchScript node yields; more than one are a tuple
     std::vector<ValueSource> inputs;
     mutable std::optional<torch::jit::Operation> operation; // Operator (its call is non-const)
-    std::string unsupported;                  // Operator that LibTorch cannot run on its own
+    std::string unsupported; // Operator that LibTorch cannot run on its own
+    // A vararg operator (aten::format, prim::Print) pops its input count first: TorchScript's
+    // interpreter pushes it after the inputs (its OPN instruction). -1 for every other operator.
+    int varargCount = -1;
     torch::jit::Module module;                // CallModule
     torch::jit::Function* function = nullptr; // CallModule (the method) and Function
     c10::IValue attribute;                    // Attribute: the parameter, buffer or tensor constant
@@ -78,7 +81,15 @@ struct Step {
     std::vector<StepBlock> blocks;            // If: the branches; Loop: the body
 };
 
+// One of forward's arguments: what it accepts and, when it may be left out, its default.
+struct PlaceholderSpec {
+    std::string name;
+    c10::TypePtr type;
+    std::optional<c10::IValue> defaultValue;
+};
+
 struct ExecutionPlan {
+    std::vector<PlaceholderSpec> inputs;         // forward's arguments after self, in order
     std::vector<Step> steps;                     // one per fx node, in pre-order
     std::vector<int> top;                        // the top-level steps, in order
     std::unordered_map<std::string, int> stepOf; // node name -> step id

@@ -168,6 +168,7 @@ public:
         self.kind = Binding::Kind::Module;
         self.module = root;
         frame[g->inputs()[0]] = self;
+        const c10::FunctionSchema& schema = root.get_method("forward").function().getSchema();
         for (std::size_t i = 1; i < g->inputs().size(); ++i) {
             const jit::Value* input = g->inputs()[i];
             std::string target = baseName(input->debugName());
@@ -176,6 +177,13 @@ public:
             Node node;
             node.op = Op::Placeholder;
             node.target = target;
+            PlaceholderSpec spec{target, input->type(), std::nullopt};
+            if (i < schema.arguments().size() && schema.arguments()[i].default_value()) {
+                // torch.fx keeps a default as the placeholder's one arg: `(default=None)`.
+                spec.defaultValue = *schema.arguments()[i].default_value();
+                node.args.push_back(literalOf(*spec.defaultValue));
+            }
+            plan_->inputs.push_back(std::move(spec));
             Step step;
             step.kind = Step::Kind::Placeholder;
             step.index = plan_->placeholders++;
@@ -692,6 +700,8 @@ private:
         jit::Stack stack;
         for (const jit::Value* input : n->inputs())
             stack.push_back(*dataOf(frame, input).constant);
+        if (n->schema().is_vararg()) // as the interpreter's OPN does (see Step::varargCount)
+            stack.emplace_back(static_cast<std::int64_t>(n->inputs().size()));
         n->getOperation()(stack);
         return stack;
     }
@@ -738,7 +748,8 @@ private:
         node.target = call.target;
         // warnings.warn is Python's, not a tensor op: torch.fx records no node for it. It runs,
         // hidden, and its message reaches the person through the run (status bar, fxtrace).
-        node.hidden = n->kind() == c10::aten::warn;
+        // print() likewise (torch.fx's trace prints a Proxy and records nothing).
+        node.hidden = n->kind() == c10::aten::warn || n->kind() == c10::prim::Print;
 
         Step step;
         // The script's own `raise`/`assert`: run by the interpreter so its message is the one
@@ -754,12 +765,12 @@ private:
                 if (schema->arguments()[i].default_value())
                     step.inputs.push_back(
                         ValueSource::ofConstant(*schema->arguments()[i].default_value()));
+        if (schema && schema->is_vararg())
+            step.varargCount = static_cast<int>(n->inputs().size());
         try {
             // Raise and Warn are run by the interpreter itself, from their inputs.
             if (step.kind == Step::Kind::Operator)
-                step.operation = n->kind() == c10::prim::ListConstruct   ? makeList(n)
-                                 : n->kind() == c10::prim::DictConstruct ? makeDict(n)
-                                                                         : n->getOperation();
+                step.operation = interpreterOperation(n);
         } catch (const std::exception&) {
             // Kept in the graph; running it reports that LibTorch has no operator for it.
             step.unsupported = node.schema;
@@ -769,6 +780,40 @@ private:
 
     static HeldTensor heldTensor(const std::string& name, const at::Tensor& t) {
         return HeldTensor{name, t.sizes().vec(), dtypeName(t.scalar_type())};
+    }
+
+    // The operation that runs `n`: LibTorch's registered operator, or for the nodes TorchScript's
+    // interpreter runs with instructions of its own (interpreter/code_impl.h, emitNode), the
+    // same work done here. Throws when there is neither.
+    static jit::Operation interpreterOperation(const jit::Node* n) {
+        switch (n->kind()) {
+        case c10::prim::ListConstruct:
+            return makeList(n);
+        case c10::prim::DictConstruct:
+            return makeDict(n);
+        case c10::prim::isinstance: {
+            // ISINSTANCE: true when the value's type is a subtype of any of the node's types.
+            std::vector<c10::TypePtr> types = n->tys(c10::attr::types);
+            return jit::Operation([types](jit::Stack& stack) {
+                c10::TypePtr type = jit::pop(stack).type();
+                bool match = false;
+                for (const c10::TypePtr& candidate : types)
+                    match = match || type->isSubtypeOf(*candidate);
+                jit::push(stack, match);
+            });
+        }
+        case c10::prim::TupleSlice: { // t[1:3] with constant bounds
+            std::int64_t begin = n->i(c10::attr::beg), end = n->i(c10::attr::end);
+            return jit::Operation([begin, end](jit::Stack& stack) {
+                auto tuple = jit::pop(stack).toTuple();
+                std::vector<c10::IValue> items(tuple->elements().begin() + begin,
+                                               tuple->elements().begin() + end);
+                jit::push(stack, c10::ivalue::Tuple::create(std::move(items)));
+            });
+        }
+        default:
+            return n->getOperation();
+        }
     }
 
     // A list made by a node of its own (see mutatedElsewhere): a new list each time it runs,

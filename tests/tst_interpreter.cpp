@@ -11,35 +11,11 @@
 
 #include "FxText.h"
 #include "Interpreter.h"
-#include "TestSupport.h"
+#include "TestSession.h"
 
 using namespace fxview;
 
 namespace {
-
-std::unique_ptr<Interpreter> session(const std::string& source,
-                                     const std::vector<std::string>& specs, std::uint64_t seed = 0,
-                                     RunOptions options = {}) {
-    LoadResult loaded = loadModel(source);
-    if (!loaded.ok())
-        qFatal("%s", loaded.error.c_str());
-    TraceResult traced = traceModel(*loaded.model);
-    if (!traced.ok())
-        qFatal("%s", traced.error.c_str());
-    auto run = std::make_unique<Interpreter>(loaded.model, std::move(traced), options);
-    std::vector<InputSpec> inputs;
-    for (const std::string& text : specs) {
-        InputSpec spec;
-        std::string error;
-        if (!parseInputSpec(text, spec, error))
-            qFatal("%s", error.c_str());
-        inputs.push_back(spec);
-    }
-    std::string error = run->setInputs(inputs, seed);
-    if (!error.empty())
-        qFatal("%s", error.c_str());
-    return run;
-}
 
 QJsonObject fxReference(const QString& model) {
     return QJsonDocument::fromJson(readFile(fixture(model.toStdString() + ".fx.json"))).object();
@@ -466,7 +442,8 @@ void TestInterpreter::badSpecs() {
     QVERIFY(!parseInputSpec("3x4:float128", spec, error));
     QVERIFY(error.find("float128") != std::string::npos);
     auto run = session("example:tinynet", {"3x4"});
-    QVERIFY(run->setInputs({}, 0).find("takes 1 input(s) but 0 were given") != std::string::npos);
+    QVERIFY(run->setInputs({}, 0).find("takes 1 input(s) (x) but 0 were given") !=
+            std::string::npos);
     QVERIFY(parseInputSpec("file:/no/such/tensor.pt", spec, error));
     QVERIFY(run->setInputs({spec}, 0).find("Cannot read the input file") != std::string::npos);
 }

@@ -1,0 +1,35 @@
+#pragma once
+// Shared by the Qt Tests that run models: an interpreter on a model with inputs made from specs.
+
+#include <memory>
+
+#include "Interpreter.h"
+#include "TestSupport.h"
+
+namespace fxview {
+
+inline std::unique_ptr<Interpreter> session(const std::string& source,
+                                            const std::vector<std::string>& specs,
+                                            std::uint64_t seed = 0, RunOptions options = {}) {
+    LoadResult loaded = loadModel(source);
+    if (!loaded.ok())
+        qFatal("%s", loaded.error.c_str());
+    TraceResult traced = traceModel(*loaded.model);
+    if (!traced.ok())
+        qFatal("%s", traced.error.c_str());
+    auto run = std::make_unique<Interpreter>(loaded.model, std::move(traced), options);
+    std::vector<InputSpec> inputs;
+    for (const std::string& text : specs) {
+        InputSpec spec;
+        std::string error;
+        if (!parseInputSpec(text, spec, error))
+            qFatal("%s", error.c_str());
+        inputs.push_back(spec);
+    }
+    std::string error = run->setInputs(inputs, seed);
+    if (!error.empty())
+        qFatal("%s", error.c_str());
+    return run;
+}
+
+} // namespace fxview

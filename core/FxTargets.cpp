@@ -1,5 +1,8 @@
 #include "FxTargets.h"
 
+#include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <map>
 #include <set>
 #include <sstream>
@@ -124,17 +127,120 @@ std::vector<std::string> split(const std::string& s, char sep) {
     return parts;
 }
 
+bool isIdentifierChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// A dotted name of Python modules that hold torch's functions: torch, torch.nn.functional, F...
+// (a Tensor-valued receiver is anything else: x, self.w, f(x), x[0], (a + b)).
+bool isModulePath(const std::string& receiver) {
+    static const std::set<std::string> roots = {"torch", "F", "nn", "math", "operator"};
+    std::vector<std::string> parts = split(receiver, '.');
+    if (parts.empty() || !roots.count(parts[0]))
+        return false;
+    for (const std::string& part : parts)
+        if (part.empty() || !std::all_of(part.begin(), part.end(), isIdentifierChar))
+            return false;
+    return true;
+}
+
 } // namespace
 
-FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorForm) {
+Spelling spellingOf(const std::string& callText, const std::string& name) {
+    // TorchScript's range for a call covers its callee (`x.mean`, `torch.mean`); a whole call
+    // (`f(x).mean(1)`) has its last argument list dropped first.
+    std::size_t end = callText.find_last_not_of(" \t\n");
+    if (end == std::string::npos)
+        return Spelling::Unknown;
+    std::size_t calleeEnd = end;
+    if (callText[end] == ')') {
+        int depth = 0;
+        std::size_t open = std::string::npos;
+        for (std::size_t i = end + 1; i-- > 0;) {
+            char c = callText[i];
+            depth += c == ')' || c == ']' ? 1 : c == '(' || c == '[' ? -1 : 0;
+            if (depth == 0) {
+                open = i;
+                break;
+            }
+        }
+        if (open == std::string::npos || open == 0 || callText[open] != '(')
+            return Spelling::Unknown;
+        calleeEnd = callText.find_last_not_of(" \t\n", open - 1);
+        if (calleeEnd == std::string::npos)
+            return Spelling::Unknown;
+    }
+    std::size_t start = calleeEnd + 1;
+    while (start > 0 && isIdentifierChar(callText[start - 1]))
+        --start;
+    if (callText.compare(start, calleeEnd + 1 - start, name) != 0 ||
+        calleeEnd + 1 - start != name.size())
+        return Spelling::Unknown;
+    if (start == 0 || callText[start - 1] != '.')
+        return Spelling::Function; // a bare name: `from torch import flatten`
+    std::size_t receiverStart = callText.find_first_not_of(" \t\n");
+    std::string receiver = callText.substr(receiverStart, start - 1 - receiverStart);
+    // `x + torch.add(a, b)` is the outer add's text too: a receiver is one primary expression.
+    int depth = 0;
+    for (char c : receiver) {
+        depth += c == '(' || c == '[' ? 1 : c == ')' || c == ']' ? -1 : 0;
+        if (depth == 0 && std::strchr(" \t\n+-*/%@<>=!&|^~,:", c))
+            return Spelling::Unknown;
+    }
+    return isModulePath(receiver) ? Spelling::Function : Spelling::Method;
+}
+
+Spelling spellingInLine(const std::string& line, const std::string& name) {
+    Spelling found = Spelling::Unknown;
+    for (std::size_t at = line.find(name); at != std::string::npos; at = line.find(name, at + 1)) {
+        std::size_t after = line.find_first_not_of(' ', at + name.size());
+        if ((at > 0 && isIdentifierChar(line[at - 1])) || after == std::string::npos ||
+            line[after] != '(')
+            continue;
+        // The receiver: identifiers, dots and bracketed groups back from the dot.
+        std::size_t start = at;
+        if (at > 0 && line[at - 1] == '.') {
+            start = at - 1;
+            while (start > 0) {
+                char c = line[start - 1];
+                if (isIdentifierChar(c) || c == '.') {
+                    --start;
+                } else if (c == ')' || c == ']') {
+                    int depth = 0;
+                    while (start > 0) {
+                        char d = line[--start];
+                        depth += d == ')' || d == ']' ? 1 : d == '(' || d == '[' ? -1 : 0;
+                        if (depth == 0)
+                            break;
+                    }
+                } else {
+                    break;
+                }
+            }
+        }
+        if (line.compare(start, 4, "def ") == 0 ||
+            (start >= 4 && line.compare(start - 4, 4, "def ") == 0))
+            continue;
+        Spelling here = spellingOf(line.substr(start, at + name.size() - start), name);
+        if (here == Spelling::Unknown || (found != Spelling::Unknown && here != found))
+            return Spelling::Unknown;
+        found = here;
+    }
+    return found;
+}
+
+FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorForm,
+                 Spelling spelling) {
     if (ns == "aten") {
         std::string base = name;
         bool inplace = base.size() > 1 && base.back() == '_' && base[base.size() - 2] != '_';
         if (inplace)
             base.pop_back();
         auto op = pythonOperators().find(base);
-        if (operatorForm && op != pythonOperators().end())
+        if (operatorForm && op != pythonOperators().end() && spelling == Spelling::Unknown)
             return {Op::CallFunction, "operator." + op->second, op->second};
+        if (spelling == Spelling::Method) // as written: x.mean(1), x.relu_()
+            return {Op::CallMethod, name, name};
         auto builtin = pythonBuiltins().find(name);
         if (builtin != pythonBuiltins().end())
             return {Op::CallFunction, "builtins." + builtin->second, builtin->second};
@@ -142,7 +248,7 @@ FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorFo
             return {Op::CallFunction, "torch.nn.functional." + name, name};
         if (nnBuiltins().count(name))
             return {Op::CallFunction, "torch._C._nn." + name, name};
-        if (methodOnlyOps().count(name))
+        if (methodOnlyOps().count(name) && spelling != Spelling::Function)
             return {Op::CallMethod, name, name};
         return {Op::CallFunction, "torch." + name, name};
     }

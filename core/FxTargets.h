@@ -14,10 +14,25 @@ struct FxCall {
     std::string candidate; // the node name torch.fx would start from: "add", "flatten", "view"
 };
 
+// How the model's source spelled a call: `x.mean(1)` (a Tensor method, torch.fx's call_method)
+// or `torch.mean(x, 1)` (call_function); Unknown when the text says neither (`x + y`, code
+// without source, a call whose name is not the op's).
+enum class Spelling { Unknown, Method, Function };
+
+// The spelling of the op `name` in `callText`, the source range TorchScript kept for its node
+// ("self.pool(x).flatten(1)" -> Method; "torch.flatten(x, 1)", "F.relu(x)" -> Function).
+Spelling spellingOf(const std::string& callText, const std::string& name);
+
+// The same from a whole line of source (what a traced archive keeps: file and line only): every
+// call of `name` on the line must agree, else Unknown.
+Spelling spellingInLine(const std::string& line, const std::string& name);
+
 // `ns` and `name` split a TorchScript symbol: ("aten", "add_") for aten::add_.
 // `operatorForm` is false when the call can't come from a Python operator (aten::add with an
-// alpha other than 1 must have been torch.add).
-FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorForm = true);
+// alpha other than 1 must have been torch.add). `spelling`, when known, decides method against
+// function the way the source did.
+FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorForm = true,
+                 Spelling spelling = Spelling::Unknown);
 
 // The torch.nn.functional function a scripted `prim::CallFunction` stands for, from its
 // qualified name ("__torch__.torch.nn.functional.relu"), or "" if it is not one.

@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <fstream>
 #include <optional>
 #include <unordered_map>
 
@@ -218,6 +219,14 @@ private:
     std::string scope_;
     std::unordered_map<std::string, Binding> getAttrNodes_; // attribute path -> its node
     int tensorConstants_ = 0;
+    std::unordered_map<std::string, std::vector<std::string>> sourceFiles_; // see sourceLine
+    // Tensor attributes read but not yet used: path and value (see traceGetAttr).
+    struct PendingAttribute {
+        const jit::Value* value;
+        std::string path;
+        c10::IValue attribute;
+    };
+    std::vector<PendingAttribute> pendingAttributes_; // in the order the graph reads them
 
     static Binding data(Argument arg, ValueSource source,
                         std::optional<c10::IValue> constant = std::nullopt) {
@@ -316,6 +325,7 @@ private:
     }
 
     void traceNode(const jit::Node* n, Frame& frame) {
+        readPendingAttributes(n, frame);
         const c10::Symbol kind = n->kind();
         if (kind == c10::prim::Constant)
             return traceConstant(n, frame);
@@ -391,6 +401,50 @@ private:
             b.path = path;
             frame[n->output()] = b;
         } else if (value.isTensor()) {
+            // torch.fx records a get_attr where Python reads the attribute, right at its use; a
+            // traced graph reads them all up front. Read where first used (when every use is
+            // in this block: one inside a branch must not be the only place it is read).
+            bool sameBlock = true;
+            for (const jit::Use& use : n->output()->uses())
+                sameBlock = sameBlock && use.user->owningBlock() == n->owningBlock();
+            if (sameBlock && !getAttrNodes_.count(path)) {
+                pendingAttributes_.push_back({n->output(), path, value});
+                return;
+            }
+            frame[n->output()] = attributeNode(path, value);
+        } else {
+            // training flags, sizes, use_res_connect...: plain Python values in torch.fx
+            frame[n->output()] = constant(value);
+        }
+    }
+
+    // Attributes not read yet (see traceGetAttr) are read when `n` uses them, in its argument
+    // order (a traced graph lists a layer_norm's bias before its weight; Python reads weight
+    // first), and all of them before a call into a module or function: `self.scale *
+    // self.block(x)` reads scale before block runs.
+    void readPendingAttributes(const jit::Node* n, Frame& frame) {
+        const bool call =
+            n->kind() == c10::prim::CallMethod || n->kind() == c10::prim::CallFunction;
+        auto read = [&](std::size_t i) {
+            const PendingAttribute& p = pendingAttributes_[i];
+            frame[p.value] = attributeNode(p.path, p.attribute);
+            pendingAttributes_.erase(pendingAttributes_.begin() + static_cast<std::ptrdiff_t>(i));
+        };
+        if (call) {
+            while (!pendingAttributes_.empty())
+                read(0);
+            return;
+        }
+        for (const jit::Value* input : n->inputs())
+            for (std::size_t i = 0; i < pendingAttributes_.size(); ++i)
+                if (pendingAttributes_[i].value == input) {
+                    read(i);
+                    break;
+                }
+    }
+
+    Binding attributeNode(const std::string& path, const c10::IValue& value) {
+        {
             // One get_attr node per parameter or buffer, reused by every access like torch.fx.
             auto it = getAttrNodes_.find(path);
             if (it == getAttrNodes_.end()) {
@@ -404,10 +458,7 @@ private:
                 it = getAttrNodes_.emplace(path, emitValue(std::move(node), path, std::move(step)))
                          .first;
             }
-            frame[n->output()] = it->second;
-        } else {
-            // training flags, sizes, use_res_connect...: plain Python values in torch.fx
-            frame[n->output()] = constant(value);
+            return it->second;
         }
     }
 
@@ -720,6 +771,47 @@ private:
         return true;
     }
 
+    // How the model's own code spelled the call at `n` (its source range): a method or a
+    // function. Code without kept source says nothing.
+    Spelling spellingAt(const jit::Node* n, const std::string& opName) {
+        try {
+            // The archive's code/ always spells torch.mean(x): only the range of the model's
+            // own source (kept in .debug_pkl) says how it was written.
+            std::optional<jit::SourceRange> original =
+                n->sourceRange().findSourceRangeThatGenerated();
+            if (!original || !original->source())
+                return Spelling::Unknown;
+            // A traced node keeps the Python stack it was recorded from ("path(161): forward"):
+            // its line, if that file is on this machine. A scripted one, the call's own text.
+            std::string stack = original->source()->text_str().str();
+            std::string first = stack.substr(0, stack.find('\n'));
+            std::size_t open = first.rfind('('), close = first.rfind("): ");
+            if (open == std::string::npos || close == std::string::npos || close < open ||
+                first.find_first_not_of("0123456789", open + 1) != close)
+                return spellingOf(original->text().str(), opName);
+            const std::string* line = sourceLine(
+                first.substr(0, open), std::stoi(first.substr(open + 1, close - open - 1)));
+            return line ? spellingInLine(*line, opName) : Spelling::Unknown;
+        } catch (const std::exception&) {
+            return Spelling::Unknown;
+        }
+    }
+
+    // Line `number` (1-based) of a Python file a traced archive names, read once per file.
+    const std::string* sourceLine(const std::string& path, int number) {
+        auto it = sourceFiles_.find(path);
+        if (it == sourceFiles_.end()) {
+            std::vector<std::string> lines;
+            std::ifstream in(path);
+            for (std::string l; std::getline(in, l);)
+                lines.push_back(l);
+            it = sourceFiles_.emplace(path, std::move(lines)).first;
+        }
+        if (number < 1 || static_cast<std::size_t>(number) > it->second.size())
+            return nullptr;
+        return &it->second[static_cast<std::size_t>(number) - 1];
+    }
+
     void traceOperator(const jit::Node* n, Frame& frame) {
         if (foldable(n, frame)) {
             std::vector<c10::IValue> values = evaluate(n, frame);
@@ -743,7 +835,7 @@ private:
         }
         // `x + y` has alpha 1; anything else was spelled torch.add(x, y, alpha=...).
         bool operatorForm = node.kwargs.empty();
-        FxCall call = fxCallFor(ns, opName, operatorForm);
+        FxCall call = fxCallFor(ns, opName, operatorForm, spellingAt(n, opName));
         node.op = call.op;
         node.target = call.target;
         // warnings.warn is Python's, not a tensor op: torch.fx records no node for it. It runs,

@@ -1,5 +1,6 @@
 // The printers' building blocks against Python's and torch.fx's own behaviour.
 
+#include "FxTargets.h"
 #include "FxText.h"
 #include "NodeNamer.h"
 #include "TestSupport.h"
@@ -15,6 +16,8 @@ private slots:
     void snakeCase();
     void formatArguments();
     void graphText();
+    void callSpelling_data();
+    void callSpelling();
 };
 
 void TestFxText::floatRepr_data() {
@@ -109,6 +112,40 @@ void TestFxText::graphText() {
     QCOMPARE(formatNodeList(g), std::string("placeholder x\ncall_function relu\noutput output\n"
                                             "Node count: 3\n"));
     QCOMPARE(g.nodeCount(true), 4);
+}
+
+void TestFxText::callSpelling_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<bool>("wholeLine"); // a traced archive's file line, not a call's range
+    QTest::addColumn<QString>("op");
+    QTest::addColumn<int>("spelling");
+    const int unknown = 0, method = 1, function = 2;
+    QTest::newRow("method callee") << "x.mean" << false << "mean" << method;
+    QTest::newRow("function callee") << "torch.mean" << false << "mean" << function;
+    QTest::newRow("functional") << "F.relu(x)" << false << "relu" << function;
+    QTest::newRow("method on a call")
+        << "self.avgpool(x).flatten(1)" << false << "flatten" << method;
+    QTest::newRow("method on an index") << "outs[-1].permute" << false << "permute" << method;
+    QTest::newRow("bare name") << "flatten(x, 1)" << false << "flatten" << function;
+    QTest::newRow("operator") << "x + y" << false << "add" << unknown;
+    QTest::newRow("operator around a call") << "x + torch.add(a, b)" << false << "add" << unknown;
+    QTest::newRow("other name") << "x.sum" << false << "mean" << unknown;
+    QTest::newRow("line, method") << "        x = x.mean([2, 3])" << true << "mean" << method;
+    QTest::newRow("line, function")
+        << "    x = torch.flatten(x, 1)" << true << "flatten" << function;
+    QTest::newRow("line, disagreeing")
+        << "    y = torch.mean(x) + x.mean(1)" << true << "mean" << unknown;
+    QTest::newRow("line, a def") << "    def mean(self, x):" << true << "mean" << unknown;
+}
+
+void TestFxText::callSpelling() {
+    QFETCH(QString, text);
+    QFETCH(bool, wholeLine);
+    QFETCH(QString, op);
+    QFETCH(int, spelling);
+    Spelling got = wholeLine ? spellingInLine(text.toStdString(), op.toStdString())
+                             : spellingOf(text.toStdString(), op.toStdString());
+    QCOMPARE(static_cast<int>(got), spelling);
 }
 
 QTEST_APPLESS_MAIN(TestFxText)

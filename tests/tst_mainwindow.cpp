@@ -490,10 +490,12 @@ void TestMainWindow::playNeverBlocksTheWindow() {
     double slowestMs = 0;
     for (const auto& [name, record] : window_->run().records)
         slowestMs = std::max(slowestMs, record.timeUs / 1000);
-    // Had a node computed on this thread, the timer would have waited for it at least once.
+    // Had a node computed on this thread, the timer would have waited for it at least once: a
+    // gap as long as the slowest node. (Other tests running beside this one on 2 cores starve
+    // the thread for 100 ms at times, so the margin is not tighter: measured 118 of 229 ms.)
     qInfo("slowest node %.0f ms, longest gap between 5 ms ticks %lld ms", slowestMs, longestGap);
     QVERIFY2(slowestMs > 40, qPrintable(QString::number(slowestMs)));
-    QVERIFY(static_cast<double>(longestGap) < slowestMs / 2);
+    QVERIFY(static_cast<double>(longestGap) < slowestMs * 0.9);
 }
 
 void TestMainWindow::inspectorShowsParametersAndHistogram() {

@@ -265,6 +265,38 @@ std::string functionalName(const std::string& qualifiedName) {
     return rest.find('.') == std::string::npos ? rest : std::string();
 }
 
+std::string fxWrappedFunction(const std::string& qualifiedName) {
+    // Every torch.fx.wrap in torchvision 0.21 (grep "fx.wrap" in its sources; torchaudio 2.6
+    // has none). wrap() registers a name in its module's globals, so the module path is the
+    // function's own.
+    static const std::set<std::string> wrapped = {
+        "torchvision.ops.drop_block.drop_block2d",
+        "torchvision.ops.drop_block.drop_block3d",
+        "torchvision.ops.poolers._filter_input",
+        "torchvision.ops.poolers._multiscale_roi_align",
+        "torchvision.ops.poolers._setup_scales",
+        "torchvision.ops.ps_roi_align.ps_roi_align",
+        "torchvision.ops.ps_roi_pool.ps_roi_pool",
+        "torchvision.ops.roi_align.roi_align",
+        "torchvision.ops.roi_pool.roi_pool",
+        "torchvision.ops.stochastic_depth.stochastic_depth",
+        "torchvision.models.swin_transformer._get_relative_position_bias",
+        "torchvision.models.swin_transformer._patch_merging_pad",
+        "torchvision.models.swin_transformer.shifted_window_attention",
+        "torchvision.models.video.mvit._add_rel_pos",
+        "torchvision.models.video.mvit._add_shortcut",
+        "torchvision.models.video.mvit._squeeze",
+        "torchvision.models.video.mvit._unsqueeze",
+        "torchvision.models.video.swin_transformer._compute_attention_mask_3d",
+        "torchvision.models.video.swin_transformer._compute_pad_size_3d",
+        "torchvision.models.video.swin_transformer._get_relative_position_bias",
+        "torchvision.models.video.swin_transformer._get_window_and_shift_size",
+        "torchvision.models.video.swin_transformer.shifted_window_attention_3d",
+    };
+    std::string python = pythonClassName(qualifiedName); // drops __torch__ and mangling
+    return wrapped.count(python) ? python : std::string();
+}
+
 std::string pythonClassName(const std::string& torchScriptClass) {
     std::string out;
     for (const std::string& part : split(torchScriptClass, '.')) {

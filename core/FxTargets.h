@@ -38,6 +38,11 @@ FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorFo
 // qualified name ("__torch__.torch.nn.functional.relu"), or "" if it is not one.
 std::string functionalName(const std::string& qualifiedName);
 
+// torch.fx's target for a scripted function its library wraps with torch.fx.wrap, so that
+// symbolic_trace records one call_function for it ("__torch__.torchvision.ops.stochastic_depth.
+// stochastic_depth" -> "torchvision.ops.stochastic_depth.stochastic_depth"), or "".
+std::string fxWrappedFunction(const std::string& qualifiedName);
+
 // "__torch__.torch.nn.modules.linear.___torch_mangle_3.Linear" -> "torch.nn.modules.linear.Linear"
 std::string pythonClassName(const std::string& torchScriptClass);
 

@@ -671,14 +671,19 @@ StopReason Interpreter::stepInto() {
         if (StopReason r = d->advance(); r != StopReason::Stepped)
             return r;
     int id = d->nextStep();
-    if (id < 0 || d->stepAt(id).kind != Step::Kind::CallModule)
+    if (id < 0 || (d->stepAt(id).kind != Step::Kind::CallModule &&
+                   d->stepAt(id).kind != Step::Kind::Function))
         return step();
     const Step& s = d->stepAt(id);
-    TraceResult traced = traceModule(s.module, s.name);
+    // A call_module's module, or a call_function's own graph (torch.fx.wrap'ped functions,
+    // F.* written in Python), its arguments as placeholders.
+    const bool module = s.kind == Step::Kind::CallModule;
+    TraceResult traced =
+        module ? traceModule(s.module, s.name) : traceFunction(*s.function, s.name);
     if (!traced.ok())
         return d->advance(); // its inside cannot be shown: run it whole
-    auto childModel = std::make_shared<Model>(std::make_unique<Model::Private>(
-        Model::Private{d->model->source() + ":" + s.name, s.module}));
+    auto childModel = std::make_shared<Model>(std::make_unique<Model::Private>(Model::Private{
+        d->model->source() + ":" + s.name, module ? s.module : d->model->d().module}));
     d->child = std::make_unique<Interpreter>(childModel, std::move(traced), d->options);
     d->child->d->inputs = d->resolveAll(s.inputs);
     d->childStep = id;

@@ -160,21 +160,35 @@ class Tracer {
 public:
     TraceResult trace(const jit::Module& root) {
         graph_.modelClass = root.type()->name()->qualifiedName();
-        out_ = &graph_.nodes;
-        outSteps_ = &plan_->top;
-        std::shared_ptr<jit::Graph> g = root.get_method("forward").graph();
-
-        Frame frame;
         Binding self;
         self.kind = Binding::Kind::Module;
         self.module = root;
-        frame[g->inputs()[0]] = self;
-        const c10::FunctionSchema& schema = root.get_method("forward").function().getSchema();
-        for (std::size_t i = 1; i < g->inputs().size(); ++i) {
+        jit::Method forward = root.get_method("forward");
+        return traceGraph(*forward.graph(), forward.function().getSchema(), &self);
+    }
+
+    // A function torch.fx keeps whole (torch.fx.wrap), traced on its own for Step Into: its
+    // arguments are the placeholders.
+    TraceResult trace(jit::Function& function) {
+        graph_.modelClass = function.qualname().qualifiedName();
+        return traceGraph(*jit::toGraphFunction(function).graph(), function.getSchema(), nullptr);
+    }
+
+private:
+    TraceResult traceGraph(const jit::Graph& graphIn, const c10::FunctionSchema& schema,
+                           const Binding* self) {
+        const jit::Graph* g = &graphIn;
+        out_ = &graph_.nodes;
+        outSteps_ = &plan_->top;
+        Frame frame;
+        const std::size_t first = self ? 1 : 0; // a method's graph starts with self
+        if (self)
+            frame[g->inputs()[0]] = *self;
+        for (std::size_t i = first; i < g->inputs().size(); ++i) {
             const jit::Value* input = g->inputs()[i];
             std::string target = baseName(input->debugName());
             if (target.empty())
-                target = "input_" + std::to_string(i - 1);
+                target = "input_" + std::to_string(i - first);
             Node node;
             node.op = Op::Placeholder;
             node.target = target;
@@ -210,7 +224,6 @@ public:
         return traced;
     }
 
-private:
     Graph graph_;
     std::shared_ptr<ExecutionPlan> plan_ = std::make_shared<ExecutionPlan>();
     NodeNamer namer_;
@@ -501,19 +514,24 @@ private:
             traceOperator(n, frame);
             return;
         }
-        std::string functional = functionalName(fn.function->qualname().qualifiedName());
-        if (!functional.empty()) {
-            // torch.fx records torch.nn.functional calls whole, through __torch_function__.
+        const std::string qualified = fn.function->qualname().qualifiedName();
+        std::string functional = functionalName(qualified);
+        std::string wrapped = fxWrappedFunction(qualified);
+        if (!functional.empty() || !wrapped.empty()) {
+            // torch.fx records torch.nn.functional calls whole, through __torch_function__, and
+            // the functions their libraries wrap with torch.fx.wrap; Step Into shows the body.
             Node node;
             node.op = Op::CallFunction;
-            node.target = "torch.nn.functional." + functional;
-            node.schema = fn.function->qualname().qualifiedName();
+            node.target = functional.empty() ? wrapped : "torch.nn.functional." + functional;
+            node.schema = qualified;
             addArguments(node, n, 1, fn.function->getSchema(), frame);
             Step step;
             step.kind = Step::Kind::Function;
             step.function = fn.function;
             step.inputs = sourcesOf(frame, n, 1);
-            emitFor(n, std::move(node), functional, std::move(step), frame);
+            std::string candidate =
+                functional.empty() ? wrapped.substr(wrapped.rfind('.') + 1) : functional;
+            emitFor(n, std::move(node), candidate, std::move(step), frame);
             return;
         }
         inlineCall(*jit::toGraphFunction(*fn.function).graph(), n, 1, frame);
@@ -1012,6 +1030,17 @@ private:
 TraceResult traceModule(const torch::jit::Module& module, const std::string& source) {
     try {
         return Tracer().trace(module);
+    } catch (const std::exception& e) {
+        TraceResult result;
+        result.error = "Cannot follow the code of '" + source + "': " + firstLineOf(e) +
+                       "; please report this model so fxview can learn its construct.";
+        return result;
+    }
+}
+
+TraceResult traceFunction(torch::jit::Function& function, const std::string& source) {
+    try {
+        return Tracer().trace(function);
     } catch (const std::exception& e) {
         TraceResult result;
         result.error = "Cannot follow the code of '" + source + "': " + firstLineOf(e) +

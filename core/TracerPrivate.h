@@ -7,5 +7,7 @@
 namespace fxview {
 
 TraceResult traceModule(const torch::jit::Module& module, const std::string& source);
+// A function's own graph, its arguments as placeholders (Step Into on a torch.fx.wrap'ped call).
+TraceResult traceFunction(torch::jit::Function& function, const std::string& source);
 
 } // namespace fxview

@@ -81,6 +81,13 @@ void TestTracer::nodesEqualSymbolicTrace_data() {
     // Its feature list grows by append: each cat takes the items the list had at that point.
     QTest::newRow("densenet121 scripted") << "densenet121"
                                           << "scripted";
+    // x.mean(...)/x.flatten(...) as methods (source ranges), traced attribute order:
+    for (const char* model : {"mnasnet0_5", "regnet_y_400mf", "convnext_tiny"})
+        for (const char* variant : {"scripted", "traced"})
+            QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
+    // stochastic_depth, shifted_window_attention...: one call_function each (torch.fx.wrap).
+    QTest::newRow("swin_t scripted") << "swin_t"
+                                     << "scripted";
 }
 
 void TestTracer::nodesEqualSymbolicTrace() {

@@ -16,6 +16,7 @@ private slots:
     void raisedMessagesAreFormatted();
     void defaultsArePlaceholderArgs();
     void inputCountsAreChecked();
+    void stepIntoAWrappedFunction();
 };
 
 void TestFidelity::interpreterOpsRun_data() {
@@ -78,6 +79,49 @@ void TestFidelity::inputCountsAreChecked() {
                                              "were given and 'x' has no default; pass one "
                                              "--input per input."));
     QVERIFY(run->setInputs({spec, spec, spec, spec}).find("but 4 were given") != std::string::npos);
+}
+
+// torch.fx keeps torchvision's shifted_window_attention whole (torch.fx.wrap); Step Into shows its
+// body node by node, and the value it computes there is the one the run goes on with.
+void TestFidelity::stepIntoAWrappedFunction() {
+    auto run = session(fixture("swin_t_scripted.pt"), {"1x3x224x224"});
+    const Node* call = run->graph().find("shifted_window_attention");
+    QVERIFY(call);
+    QCOMPARE(call->target,
+             std::string("torchvision.models.swin_transformer.shifted_window_attention"));
+    QCOMPARE(run->graph().nodeCount(), 247); // as symbolic_trace records swin_t
+    while (run->nextNode() != "shifted_window_attention")
+        QCOMPARE(run->step(), StopReason::Stepped);
+    QCOMPARE(run->stepInto(), StopReason::Stepped);
+    QCOMPARE(run->depth(), 1);
+    QCOMPARE(run->steppedIntoNode(), std::string("shifted_window_attention"));
+    const Interpreter* inside = run->steppedInto();
+    QVERIFY(inside->graph().nodeCount() > 50); // its reshapes, matmuls, softmax, masks...
+    QCOMPARE(inside->graph().nodes.front().op, Op::Placeholder); // its arguments
+    // torch.fx renames a name that shadows a Python builtin: input -> input_1.
+    QCOMPARE(inside->graph().nodes.front().name, std::string("input_1"));
+    QCOMPARE(run->stepOut(), StopReason::Stepped);
+    QCOMPARE(run->depth(), 0);
+    QCOMPARE(run->record("shifted_window_attention")->value.shape,
+             (std::vector<std::int64_t>{1, 56, 56, 96}));
+    // Into every other wrapped call too: their bodies, run node by node, compute what the
+    // whole calls do (the old inlined graph of swin_t ended in "Outputs equal: False").
+    int entered = 1;
+    while (!run->finished()) {
+        const Node* next = run->graph().find(run->nextNode());
+        bool wrapped = next && next->target.rfind("torchvision.", 0) == 0;
+        StopReason r = wrapped ? run->stepInto() : run->step();
+        QVERIFY(r == StopReason::Stepped || r == StopReason::Finished);
+        if (wrapped) {
+            ++entered;
+            QCOMPARE(run->stepOut(), StopReason::Stepped);
+        }
+    }
+    // 12 blocks of _get_relative_position_bias, shifted_window_attention and 2 stochastic_depth,
+    // 3 _patch_merging_pad; the first block's bias ran whole before the first Step Into.
+    QCOMPARE(entered, 12 * 4 + 3 - 1);
+    OutputCheck check = run->checkOutputs();
+    QVERIFY2(check.verdict == OutputCheck::Verdict::Equal, check.message.c_str());
 }
 
 QTEST_APPLESS_MAIN(TestFidelity)

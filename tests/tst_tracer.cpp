@@ -84,7 +84,9 @@ void TestTracer::nodesEqualSymbolicTrace_data() {
     // x.mean(...)/x.flatten(...) as methods (source ranges), traced attribute order:
     for (const char* model : {"mnasnet0_5", "regnet_y_400mf", "convnext_tiny"})
         for (const char* variant : {"scripted", "traced"})
-            QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
+            if (std::string(model) != "convnext_tiny" || std::string(variant) == "scripted")
+                QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
+    // convnext_tiny traced has no stochastic_depth calls: tracing in eval mode left none.
     // stochastic_depth, shifted_window_attention...: one call_function each (torch.fx.wrap).
     QTest::newRow("swin_t scripted") << "swin_t"
                                      << "scripted";

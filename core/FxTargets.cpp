@@ -226,6 +226,19 @@ Spelling spellingInLine(const std::string& line, const std::string& name) {
             return Spelling::Unknown;
         found = here;
     }
+    const bool inplace = name.size() > 1 && name.back() == '_' && name[name.size() - 2] != '_';
+    if (found == Spelling::Unknown && inplace) {
+        const std::string base = name.substr(0, name.size() - 1);
+        for (const char* module : {"F.", "torch.nn.functional.", "nn.functional."})
+            for (std::size_t at = line.find(module + base); at != std::string::npos;
+                 at = line.find(module + base, at + 1)) {
+                std::size_t after = at + std::strlen(module) + base.size();
+                bool call = line.find_first_not_of(' ', after) != std::string::npos &&
+                            line[line.find_first_not_of(' ', after)] == '(';
+                if (call && (at == 0 || !isIdentifierChar(line[at - 1]) || line[at - 1] == '.'))
+                    return Spelling::Functional;
+            }
+    }
     return found;
 }
 
@@ -241,6 +254,10 @@ FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorFo
             return {Op::CallFunction, "operator." + op->second, op->second};
         if (spelling == Spelling::Method) // as written: x.mean(1), x.relu_()
             return {Op::CallMethod, name, name};
+        if (spelling == Spelling::Functional && inplace) // F.relu(x, inplace=True)
+            return {Op::CallFunction,
+                    (nnBuiltins().count(base) ? "torch._C._nn." : "torch.nn.functional.") + base,
+                    base};
         auto builtin = pythonBuiltins().find(name);
         if (builtin != pythonBuiltins().end())
             return {Op::CallFunction, "builtins." + builtin->second, builtin->second};

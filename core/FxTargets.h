@@ -17,14 +17,17 @@ struct FxCall {
 // How the model's source spelled a call: `x.mean(1)` (a Tensor method, torch.fx's call_method)
 // or `torch.mean(x, 1)` (call_function); Unknown when the text says neither (`x + y`, code
 // without source, a call whose name is not the op's).
-enum class Spelling { Unknown, Method, Function };
+// Functional: an in-place op reached through torch.nn.functional (`F.relu(x, inplace=True)`
+// traces to aten::relu_), which torch.fx records as the F call.
+enum class Spelling { Unknown, Method, Function, Functional };
 
 // The spelling of the op `name` in `callText`, the source range TorchScript kept for its node
 // ("self.pool(x).flatten(1)" -> Method; "torch.flatten(x, 1)", "F.relu(x)" -> Function).
 Spelling spellingOf(const std::string& callText, const std::string& name);
 
 // The same from a whole line of source (what a traced archive keeps: file and line only): every
-// call of `name` on the line must agree, else Unknown.
+// call of `name` on the line must agree, else Unknown. An in-place `name` (relu_) not called on
+// the line but whose base is called as F.relu(...) there is Functional.
 Spelling spellingInLine(const std::string& line, const std::string& name);
 
 // `ns` and `name` split a TorchScript symbol: ("aten", "add_") for aten::add_.

@@ -807,8 +807,15 @@ private:
             if (open == std::string::npos || close == std::string::npos || close < open ||
                 first.find_first_not_of("0123456789", open + 1) != close)
                 return spellingOf(original->text().str(), opName);
-            const std::string* line = sourceLine(
-                first.substr(0, open), std::stoi(first.substr(open + 1, close - open - 1)));
+            // Recorded inside torch.nn.functional's own code: the model called F.<function>
+            // (F.relu(x, inplace=True) runs torch.relu_ there).
+            const std::string file = first.substr(0, open), function = first.substr(close + 3);
+            const std::string functional = "/torch/nn/functional.py";
+            if (file.size() > functional.size() &&
+                file.compare(file.size() - functional.size(), functional.size(), functional) == 0)
+                return function + "_" == opName ? Spelling::Functional : Spelling::Unknown;
+            const std::string* line =
+                sourceLine(file, std::stoi(first.substr(open + 1, close - open - 1)));
             return line ? spellingInLine(*line, opName) : Spelling::Unknown;
         } catch (const std::exception&) {
             return Spelling::Unknown;

@@ -135,6 +135,10 @@ void TestFxText::callSpelling_data() {
         << "    x = torch.flatten(x, 1)" << true << "flatten" << function;
     QTest::newRow("line, disagreeing")
         << "    y = torch.mean(x) + x.mean(1)" << true << "mean" << unknown;
+    QTest::newRow("line, F in-place")
+        << "        out = F.relu(features, inplace=True)" << true << "relu_" << 3;
+    QTest::newRow("line, torch in-place")
+        << "        out = torch.relu_(features)" << true << "relu_" << function;
     QTest::newRow("line, a def") << "    def mean(self, x):" << true << "mean" << unknown;
 }
 

@@ -282,6 +282,8 @@ void TestInterpreter::shapesEqualShapeProp_data() {
             QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
     QTest::newRow("densenet121 scripted") << "densenet121"
                                           << "scripted";
+    QTest::newRow("densenet121 traced") << "densenet121"
+                                        << "traced";
     for (const char* model : {"mnasnet0_5", "regnet_y_400mf", "convnext_tiny"})
         for (const char* variant : {"scripted", "traced"})
             if (std::string(model) != "convnext_tiny" || std::string(variant) == "scripted")

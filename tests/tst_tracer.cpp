@@ -81,6 +81,8 @@ void TestTracer::nodesEqualSymbolicTrace_data() {
     // Its feature list grows by append: each cat takes the items the list had at that point.
     QTest::newRow("densenet121 scripted") << "densenet121"
                                           << "scripted";
+    QTest::newRow("densenet121 traced") << "densenet121"
+                                        << "traced";
     // x.mean(...)/x.flatten(...) as methods (source ranges), traced attribute order:
     for (const char* model : {"mnasnet0_5", "regnet_y_400mf", "convnext_tiny"})
         for (const char* variant : {"scripted", "traced"})

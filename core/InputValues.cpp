@@ -101,15 +101,13 @@ bool conform(c10::IValue& v, const c10::TypePtr& type) {
     return v.type()->isSubtypeOf(*c10::unshapedType(type));
 }
 
-// A value from a file spread over several arguments: the model takes more than one, or its only
-// argument is not itself a list or tuple.
+// A tuple or list from a file is spread over the arguments unless the first argument takes it
+// whole (a List[Tensor] argument given [t1, t2]).
 bool spreads(const c10::IValue& v, const std::vector<PlaceholderSpec>& wanted) {
     if (!v.isTuple() && !v.isList())
         return false;
-    if (wanted.size() != 1)
-        return true;
-    c10::TypeKind kind = wanted[0].type->kind();
-    return kind != c10::TypeKind::ListType && kind != c10::TypeKind::TupleType;
+    c10::IValue whole = v;
+    return wanted.empty() || !conform(whole, wanted[0].type);
 }
 
 std::string names(const std::vector<PlaceholderSpec>& wanted) {

@@ -17,6 +17,8 @@ private slots:
     void defaultsArePlaceholderArgs();
     void inputCountsAreChecked();
     void stepIntoAWrappedFunction();
+    void inputsFromFiles_data();
+    void inputsFromFiles();
 };
 
 void TestFidelity::interpreterOpsRun_data() {
@@ -120,6 +122,33 @@ void TestFidelity::stepIntoAWrappedFunction() {
     // 12 blocks of _get_relative_position_bias, shifted_window_attention and 2 stochastic_depth,
     // 3 _patch_merging_pad; the first block's bias ran whole before the first Step Into.
     QCOMPARE(entered, 12 * 4 + 3 - 1);
+    OutputCheck check = run->checkOutputs();
+    QVERIFY2(check.verdict == OutputCheck::Verdict::Equal, check.message.c_str());
+}
+
+void TestFidelity::inputsFromFiles_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("explanation"); // what the run's first input is
+    QTest::newRow("a tuple of two tensors spread over x and bias") << "interpreter_ops"
+                                                                   << "interpreter_ops_inputs.pt"
+                                                                   << "[4, 3]";
+    QTest::newRow("a tuple of a list of tensors and an int64 tensor") << "list_input"
+                                                                      << "list_input_inputs.pt"
+                                                                      << "[[2, 3], [3, 3]]";
+    QTest::newRow("a list of tensors, the one argument") << "list_input"
+                                                         << "list_input_list.pt"
+                                                         << "[[2, 3], [3, 3]]";
+}
+
+void TestFidelity::inputsFromFiles() {
+    QFETCH(QString, model);
+    QFETCH(QString, file);
+    QFETCH(QString, explanation);
+    auto run = session(fixture(model.toStdString() + "_scripted.pt"),
+                       {"file:" + fixture(file.toStdString())});
+    QCOMPARE(shortDescription(run->inputSummaries().at(0)), explanation.toStdString());
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
     OutputCheck check = run->checkOutputs();
     QVERIFY2(check.verdict == OutputCheck::Verdict::Equal, check.message.c_str());
 }

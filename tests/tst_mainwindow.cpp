@@ -89,6 +89,7 @@ private slots:
     void playNeverBlocksTheWindow();
     void inspectorShowsParametersAndHistogram();
     void inputBarComposesSpecsWithDtype();
+    void inputsWithDefaultsMayBeLeftEmpty();
     void inputThatCannotBeMadeIsNotRemembered();
     void panelsFollowTheSelectionAndComeBack();
     void playStopsAtBreakpoints();
@@ -542,6 +543,24 @@ void TestMainWindow::inputBarComposesSpecsWithDtype() {
     spec->setText("file:/tmp/x.pt");
     QVERIFY(!dtype->isEnabled());
     QCOMPARE(bar->specs(), QStringList{"file:/tmp/x.pt"});
+}
+
+// forward(x, bias=None, scale=2.0): the fields of bias and scale say their defaults and may stay
+// empty; x alone given, the run goes through with the defaults.
+void TestMainWindow::inputsWithDefaultsMayBeLeftEmpty() {
+    window_->openModel(QString::fromStdString(fixture("interpreter_ops_scripted.pt")));
+    QVERIFY(settle(*window_));
+    QList<QLineEdit*> fields = window_->inputBar()->findChildren<QLineEdit*>("inputSpec");
+    QCOMPARE(fields.size(), 3);
+    QCOMPARE(fields[1]->placeholderText(), QString("default: None"));
+    QCOMPARE(fields[2]->placeholderText(), QString("default: 2.0"));
+    fields[0]->setText("4x3");
+    QCOMPARE(window_->inputBar()->specs(), QStringList{"4x3"});
+    QTest::keyClick(fields[0], Qt::Key_Return);
+    QVERIFY(settle(*window_));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(settle(*window_));
+    QVERIFY2(settledStatus(*window_).contains("finished"), qPrintable(settledStatus(*window_)));
 }
 
 // An input too big to make is refused with a sentence and never remembered; one remembered from

@@ -46,14 +46,15 @@ InputBar::InputBar(QWidget* parent) : QToolBar("Input", parent) {
 }
 
 void InputBar::setInputs(const QStringList& placeholders, const std::vector<InputSpec>& specs,
-                         const QString& note) {
+                         const QString& note, const QStringList& defaults) {
     qDeleteAll(fieldActions_); // each takes its widget with it
     fieldActions_.clear();
     fields_.clear();
     for (int i = 0; i < placeholders.size(); ++i)
-        addField(placeholders[i], static_cast<std::size_t>(i) < specs.size()
-                                      ? &specs[static_cast<std::size_t>(i)]
-                                      : nullptr);
+        addField(placeholders[i],
+                 static_cast<std::size_t>(i) < specs.size() ? &specs[static_cast<std::size_t>(i)]
+                                                            : nullptr,
+                 i < defaults.size() ? defaults[i] : QString());
     setNote(note);
 }
 
@@ -63,15 +64,19 @@ void InputBar::setNote(const QString& note) {
     note_->setToolTip(note);
 }
 
-void InputBar::addField(const QString& placeholder, const InputSpec* spec) {
+void InputBar::addField(const QString& placeholder, const InputSpec* spec,
+                        const QString& defaultText) {
     auto place = [this](QWidget* widget) {
         fieldActions_.append(insertWidget(seedAction_, widget));
     };
     place(new QLabel(" " + placeholder + " "));
     Field field{new QLineEdit(spec ? shapeText(*spec) : QString()), new QComboBox};
-    field.spec->setPlaceholderText("1x3x224x224 or file:…");
-    field.spec->setToolTip("Shape of a random input (sizes joined by x), or file:PATH of a tensor "
-                           "saved with torch.save");
+    field.spec->setPlaceholderText(defaultText.isEmpty() ? "1x3x224x224 or file:…"
+                                                         : "default: " + defaultText);
+    field.spec->setToolTip(
+        "Shape of a random input (sizes joined by x), or file:PATH of what torch.save wrote: a "
+        "tensor, a list of tensors, or a tuple of all the inputs (in the first field)" +
+        QString(defaultText.isEmpty() ? "" : "; leave empty for the default, " + defaultText));
     field.spec->setMaximumWidth(200);
     field.spec->setObjectName("inputSpec");
     for (const std::string& dtype : supportedDtypes())
@@ -112,8 +117,13 @@ void InputBar::browse(const Field& field) {
 }
 
 QStringList InputBar::specs() const {
+    // Empty fields at the end are left out: their inputs take forward's defaults, or, after a
+    // file holding a tuple of all the inputs, come from it.
+    int used = static_cast<int>(fields_.size());
+    while (used > 0 && fields_[used - 1].spec->text().trimmed().isEmpty())
+        --used;
     QStringList out;
-    for (const Field& f : fields_) {
+    for (const Field& f : fields_.mid(0, used)) {
         QString text = f.spec->text().trimmed();
         QString dtype = f.dtype->currentText();
         out << (isFile(text) || dtype == "float32" || text.contains(':') ? text

@@ -21,8 +21,10 @@ class InputBar : public QToolBar {
 public:
     explicit InputBar(QWidget* parent = nullptr);
 
+    // `defaults`: per placeholder, the default forward gives it ("None"), or "" for none; a
+    // field with a default may be left empty.
     void setInputs(const QStringList& placeholders, const std::vector<InputSpec>& specs,
-                   const QString& note);
+                   const QString& note, const QStringList& defaults = {});
     void setNote(const QString& note); // where the input in use came from
     // Each field's spec in fxtrace's syntax, the dtype appended when it is not float32.
     QStringList specs() const;
@@ -37,7 +39,7 @@ private:
         QLineEdit* spec;
         QComboBox* dtype;
     };
-    void addField(const QString& placeholder, const InputSpec* spec);
+    void addField(const QString& placeholder, const InputSpec* spec, const QString& defaultText);
     void browse(const Field& field);
 
     QList<Field> fields_;

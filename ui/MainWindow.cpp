@@ -451,11 +451,14 @@ void MainWindow::showModel(const LoadedModel& model) {
             note[0] = note[0].toUpper();
         showBanner(note, false);
     }
-    QStringList placeholders;
+    QStringList placeholders, defaults;
     for (const Node& n : model.graph.nodes)
-        if (n.op == Op::Placeholder)
+        if (n.op == Op::Placeholder) {
             placeholders << QString::fromStdString(n.name);
-    inputBar_->setInputs(placeholders, model.inputs, model.inputNote);
+            defaults << (n.args.empty() ? QString()
+                                        : QString::fromStdString(formatArgument(n.args[0])));
+        }
+    inputBar_->setInputs(placeholders, model.inputs, model.inputNote, defaults);
     setWindowTitle(QFileInfo(source_).fileName() + " — fxview");
     statusBar()->clearMessage();
     updateStatus();

@@ -28,9 +28,9 @@ protected:
 
 private:
     QGraphicsView* main_;
-    QPixmap picture_; // the scene as this view shows it; null when it must be drawn again
+    QPixmap picture_;       // the scene as this view shows it; null when it must be drawn again
     bool dragging_ = false; // the left button is down in this view
-    QTimer redraw_;   // started by a change of the scene; drops the picture when it fires
+    QTimer redraw_;         // started by a change of the scene; drops the picture when it fires
 };
 
 } // namespace fxview

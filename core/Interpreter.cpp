@@ -621,12 +621,13 @@ InputChoice Interpreter::guessInputs() const {
         }
         for (const std::string& userName : node.users) {
             const Node* user = d->graph.find(userName);
-            if (!user || user->hidden)
+            if (!user || user->hidden || user->op != Op::CallModule)
                 continue;
-            if (user->op == Op::CallModule)
-                if (auto m = submodule(d->model->d().module, user->target))
-                    source = guessFromModule(*m, user->moduleType, user->target, spec);
-            break; // the first consumer decides, as a person reading the graph would
+            if (auto m = submodule(d->model->d().module, user->target))
+                source = guessFromModule(*m, user->moduleType, user->target, spec);
+            // The first module that consumes it decides, as a person reading the graph would
+            // (vit_b_16 reads x.shape before its conv_proj).
+            break;
         }
         if (source.empty()) {
             choice.error = "Cannot guess an input for '" + node.name +

@@ -200,8 +200,8 @@ private:
         std::string path, type;
         while (const Interpreter* inner = at->steppedInto()) {
             std::string node = at->steppedIntoNode();
-            if (const Node* n = at->graph().find(node))
-                type = n->moduleType;
+            if (const Node* n = at->graph().find(node)) // a module's class, a function's target
+                type = n->op == Op::CallModule ? n->moduleType : n->target;
             path += (path.empty() ? "" : ".") + node;
             at = inner;
         }

@@ -48,7 +48,7 @@ struct ExecutedView {
 // as a debugger shows the source of the function it stepped into.
 struct ModuleFrame {
     std::string node;       // the call_module stepped into: "fc1", "layer1_0.conv1" two deep
-    std::string moduleType; // "torch.nn.Linear"
+    std::string moduleType; // "torch.nn.Linear"; for a function stepped into, its target
     Graph graph;
     GraphLayout layout;
     std::string graphText;

@@ -1034,9 +1034,10 @@ private:
 
 } // namespace
 
-TraceResult traceModule(const torch::jit::Module& module, const std::string& source) {
+// A module's forward or a function, traced; what the tracer cannot follow becomes a sentence.
+template <class Code> TraceResult traceOrExplain(Code& code, const std::string& source) {
     try {
-        return Tracer().trace(module);
+        return Tracer().trace(code);
     } catch (const std::exception& e) {
         TraceResult result;
         result.error = "Cannot follow the code of '" + source + "': " + firstLineOf(e) +
@@ -1045,15 +1046,12 @@ TraceResult traceModule(const torch::jit::Module& module, const std::string& sou
     }
 }
 
+TraceResult traceModule(const torch::jit::Module& module, const std::string& source) {
+    return traceOrExplain(module, source);
+}
+
 TraceResult traceFunction(torch::jit::Function& function, const std::string& source) {
-    try {
-        return Tracer().trace(function);
-    } catch (const std::exception& e) {
-        TraceResult result;
-        result.error = "Cannot follow the code of '" + source + "': " + firstLineOf(e) +
-                       "; please report this model so fxview can learn its construct.";
-        return result;
-    }
+    return traceOrExplain(function, source);
 }
 
 TraceResult traceModel(const Model& model) {

@@ -277,20 +277,7 @@ void TestInterpreter::histogramEqualsHistc() {
 void TestInterpreter::shapesEqualShapeProp_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("variant");
-    for (const char* model : {"resnet18", "mobilenet_v2"})
-        for (const char* variant : {"scripted", "traced"})
-            QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
-    QTest::newRow("densenet121 scripted") << "densenet121"
-                                          << "scripted";
-    QTest::newRow("densenet121 traced") << "densenet121"
-                                        << "traced";
-    for (const char* model : {"mnasnet0_5", "regnet_y_400mf", "convnext_tiny"})
-        for (const char* variant : {"scripted", "traced"})
-            if (std::string(model) != "convnext_tiny" || std::string(variant) == "scripted")
-                QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
-    // convnext_tiny traced has no stochastic_depth calls: tracing in eval mode left none.
-    QTest::newRow("swin_t scripted") << "swin_t"
-                                     << "scripted";
+    addVisionRows();
 }
 
 // "1x3x224x224": the input the generator ran ShapeProp on.

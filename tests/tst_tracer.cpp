@@ -75,23 +75,7 @@ void TestTracer::tinyNetPrintsLikeTorchFx() {
 void TestTracer::nodesEqualSymbolicTrace_data() {
     QTest::addColumn<QString>("model");
     QTest::addColumn<QString>("variant");
-    for (const char* model : {"resnet18", "mobilenet_v2"})
-        for (const char* variant : {"scripted", "traced"})
-            QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
-    // Its feature list grows by append: each cat takes the items the list had at that point.
-    QTest::newRow("densenet121 scripted") << "densenet121"
-                                          << "scripted";
-    QTest::newRow("densenet121 traced") << "densenet121"
-                                        << "traced";
-    // x.mean(...)/x.flatten(...) as methods (source ranges), traced attribute order:
-    for (const char* model : {"mnasnet0_5", "regnet_y_400mf", "convnext_tiny"})
-        for (const char* variant : {"scripted", "traced"})
-            if (std::string(model) != "convnext_tiny" || std::string(variant) == "scripted")
-                QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
-    // convnext_tiny traced has no stochastic_depth calls: tracing in eval mode left none.
-    // stochastic_depth, shifted_window_attention...: one call_function each (torch.fx.wrap).
-    QTest::newRow("swin_t scripted") << "swin_t"
-                                     << "scripted";
+    addVisionRows();
 }
 
 void TestTracer::nodesEqualSymbolicTrace() {

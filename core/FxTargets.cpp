@@ -279,7 +279,19 @@ std::string functionalName(const std::string& qualifiedName) {
     if (qualifiedName.rfind(prefix, 0) != 0)
         return {};
     std::string rest = qualifiedName.substr(prefix.size());
-    return rest.find('.') == std::string::npos ? rest : std::string();
+    if (rest.find('.') != std::string::npos)
+        return {};
+    // F.max_pool2d and its kin are boolean_dispatch objects named after the public function;
+    // TorchScript compiles the branch taken (_max_pool2d), torch.fx records the name called.
+    static const std::set<std::string> dispatched = {"_max_pool1d",
+                                                     "_max_pool2d",
+                                                     "_max_pool3d",
+                                                     "_adaptive_max_pool1d",
+                                                     "_adaptive_max_pool2d",
+                                                     "_adaptive_max_pool3d",
+                                                     "_fractional_max_pool2d",
+                                                     "_fractional_max_pool3d"};
+    return dispatched.count(rest) ? rest.substr(1) : rest;
 }
 
 std::string fxWrappedFunction(const std::string& qualifiedName) {

@@ -18,6 +18,7 @@ private slots:
     void graphText();
     void callSpelling_data();
     void callSpelling();
+    void functionalNames();
 };
 
 void TestFxText::floatRepr_data() {
@@ -150,6 +151,21 @@ void TestFxText::callSpelling() {
     Spelling got = wholeLine ? spellingInLine(text.toStdString(), op.toStdString())
                              : spellingOf(text.toStdString(), op.toStdString());
     QCOMPARE(static_cast<int>(got), spelling);
+}
+
+void TestFxText::functionalNames() {
+    QCOMPARE(functionalName("__torch__.torch.nn.functional.relu"), std::string("relu"));
+    // boolean_dispatch: F.max_pool2d compiles to _max_pool2d (inception_v3's case).
+    QCOMPARE(functionalName("__torch__.torch.nn.functional._max_pool2d"),
+             std::string("max_pool2d"));
+    QCOMPARE(functionalName("__torch__.torch.nn.functional._pad"), std::string("_pad"));
+    QCOMPARE(functionalName("__torch__.torchvision.ops.x"), std::string());
+    QCOMPARE(fxWrappedFunction("__torch__.torchvision.ops.stochastic_depth.stochastic_depth"),
+             std::string("torchvision.ops.stochastic_depth.stochastic_depth"));
+    QCOMPARE(fxWrappedFunction("__torch__.torchvision.models.swin_transformer.___torch_mangle_7."
+                               "shifted_window_attention"),
+             std::string("torchvision.models.swin_transformer.shifted_window_attention"));
+    QCOMPARE(fxWrappedFunction("__torch__.mymodel.helper"), std::string());
 }
 
 QTEST_APPLESS_MAIN(TestFxText)

@@ -7,14 +7,15 @@
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
-#include <fstream>
 #include <optional>
 #include <unordered_map>
 
 #include "FxTargets.h"
+#include "InterpreterOps.h"
 #include "ModelPrivate.h"
 #include "NodeNamer.h"
 #include "PlanPrivate.h"
+#include "SourceSpelling.h"
 #include "TorchValues.h"
 #include "TracerPrivate.h"
 
@@ -232,7 +233,7 @@ private:
     std::string scope_;
     std::unordered_map<std::string, Binding> getAttrNodes_; // attribute path -> its node
     int tensorConstants_ = 0;
-    std::unordered_map<std::string, std::vector<std::string>> sourceFiles_; // see sourceLine
+    SourceSpelling sourceSpelling_; // method or function, as the model's code wrote it
     // Tensor attributes read but not yet used: path and value (see traceGetAttr).
     struct PendingAttribute {
         const jit::Value* value;
@@ -789,54 +790,6 @@ private:
         return true;
     }
 
-    // How the model's own code spelled the call at `n` (its source range): a method or a
-    // function. Code without kept source says nothing.
-    Spelling spellingAt(const jit::Node* n, const std::string& opName) {
-        try {
-            // The archive's code/ always spells torch.mean(x): only the range of the model's
-            // own source (kept in .debug_pkl) says how it was written.
-            std::optional<jit::SourceRange> original =
-                n->sourceRange().findSourceRangeThatGenerated();
-            if (!original || !original->source())
-                return Spelling::Unknown;
-            // A traced node keeps the Python stack it was recorded from ("path(161): forward"):
-            // its line, if that file is on this machine. A scripted one, the call's own text.
-            std::string stack = original->source()->text_str().str();
-            std::string first = stack.substr(0, stack.find('\n'));
-            std::size_t open = first.rfind('('), close = first.rfind("): ");
-            if (open == std::string::npos || close == std::string::npos || close < open ||
-                first.find_first_not_of("0123456789", open + 1) != close)
-                return spellingOf(original->text().str(), opName);
-            // Recorded inside torch.nn.functional's own code: the model called F.<function>
-            // (F.relu(x, inplace=True) runs torch.relu_ there).
-            const std::string file = first.substr(0, open), function = first.substr(close + 3);
-            const std::string functional = "/torch/nn/functional.py";
-            if (file.size() > functional.size() &&
-                file.compare(file.size() - functional.size(), functional.size(), functional) == 0)
-                return function + "_" == opName ? Spelling::Functional : Spelling::Unknown;
-            const std::string* line =
-                sourceLine(file, std::stoi(first.substr(open + 1, close - open - 1)));
-            return line ? spellingInLine(*line, opName) : Spelling::Unknown;
-        } catch (const std::exception&) {
-            return Spelling::Unknown;
-        }
-    }
-
-    // Line `number` (1-based) of a Python file a traced archive names, read once per file.
-    const std::string* sourceLine(const std::string& path, int number) {
-        auto it = sourceFiles_.find(path);
-        if (it == sourceFiles_.end()) {
-            std::vector<std::string> lines;
-            std::ifstream in(path);
-            for (std::string l; std::getline(in, l);)
-                lines.push_back(l);
-            it = sourceFiles_.emplace(path, std::move(lines)).first;
-        }
-        if (number < 1 || static_cast<std::size_t>(number) > it->second.size())
-            return nullptr;
-        return &it->second[static_cast<std::size_t>(number) - 1];
-    }
-
     void traceOperator(const jit::Node* n, Frame& frame) {
         if (foldable(n, frame)) {
             std::vector<c10::IValue> values = evaluate(n, frame);
@@ -860,7 +813,7 @@ private:
         }
         // `x + y` has alpha 1; anything else was spelled torch.add(x, y, alpha=...).
         bool operatorForm = node.kwargs.empty();
-        FxCall call = fxCallFor(ns, opName, operatorForm, spellingAt(n, opName));
+        FxCall call = fxCallFor(ns, opName, operatorForm, sourceSpelling_.at(n, opName));
         node.op = call.op;
         node.target = call.target;
         // warnings.warn is Python's, not a tensor op: torch.fx records no node for it. It runs,
@@ -897,71 +850,6 @@ private:
 
     static HeldTensor heldTensor(const std::string& name, const at::Tensor& t) {
         return HeldTensor{name, t.sizes().vec(), dtypeName(t.scalar_type())};
-    }
-
-    // The operation that runs `n`: LibTorch's registered operator, or for the nodes TorchScript's
-    // interpreter runs with instructions of its own (interpreter/code_impl.h, emitNode), the
-    // same work done here. Throws when there is neither.
-    static jit::Operation interpreterOperation(const jit::Node* n) {
-        switch (n->kind()) {
-        case c10::prim::ListConstruct:
-            return makeList(n);
-        case c10::prim::DictConstruct:
-            return makeDict(n);
-        case c10::prim::isinstance: {
-            // ISINSTANCE: true when the value's type is a subtype of any of the node's types.
-            std::vector<c10::TypePtr> types = n->tys(c10::attr::types);
-            return jit::Operation([types](jit::Stack& stack) {
-                c10::TypePtr type = jit::pop(stack).type();
-                bool match = false;
-                for (const c10::TypePtr& candidate : types)
-                    match = match || type->isSubtypeOf(*candidate);
-                jit::push(stack, match);
-            });
-        }
-        case c10::prim::TupleSlice: { // t[1:3] with constant bounds
-            std::int64_t begin = n->i(c10::attr::beg), end = n->i(c10::attr::end);
-            return jit::Operation([begin, end](jit::Stack& stack) {
-                auto tuple = jit::pop(stack).toTuple();
-                std::vector<c10::IValue> items(tuple->elements().begin() + begin,
-                                               tuple->elements().begin() + end);
-                jit::push(stack, c10::ivalue::Tuple::create(std::move(items)));
-            });
-        }
-        default:
-            return n->getOperation();
-        }
-    }
-
-    // A list made by a node of its own (see mutatedElsewhere): a new list each time it runs,
-    // as the script's `[a, b]` is. LibTorch registers no operator for prim::ListConstruct.
-    static jit::Operation makeList(const jit::Node* n) {
-        c10::TypePtr element = n->output()->type()->expectRef<c10::ListType>().getElementType();
-        std::size_t count = n->inputs().size();
-        return jit::Operation([element, count](jit::Stack& stack) {
-            c10::impl::GenericList list(element);
-            list.reserve(count);
-            for (std::size_t i = stack.size() - count; i < stack.size(); ++i)
-                list.push_back(stack[i]);
-            jit::drop(stack, count);
-            stack.emplace_back(std::move(list));
-        });
-    }
-
-    // A dict literal ({"logits": x, "aux": [y]}): implemented by TorchScript's interpreter
-    // itself, not registered as an operator. Inputs alternate key, value.
-    static jit::Operation makeDict(const jit::Node* n) {
-        const auto& type = n->output()->type()->expectRef<c10::DictType>();
-        c10::TypePtr key = type.getKeyType(), value = type.getValueType();
-        std::size_t count = n->inputs().size();
-        return jit::Operation([key, value, count](jit::Stack& stack) {
-            c10::impl::GenericDict dict(key, value);
-            dict.reserve(count / 2);
-            for (std::size_t i = stack.size() - count; i < stack.size(); i += 2)
-                dict.insert_or_assign(stack[i], stack[i + 1]);
-            jit::drop(stack, count);
-            stack.emplace_back(std::move(dict));
-        });
     }
 
     // Fills args and kwargs the way Python code would have written the call: keyword-only

@@ -254,7 +254,7 @@ FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorFo
             return {Op::CallFunction, "operator." + op->second, op->second};
         if (spelling == Spelling::Method) // as written: x.mean(1), x.relu_()
             return {Op::CallMethod, name, name};
-        if (spelling == Spelling::Functional && inplace) // F.relu(x, inplace=True)
+        if (spelling == Spelling::Functional) // F.layer_norm(...), F.relu(x, inplace=True)
             return {Op::CallFunction,
                     (nnBuiltins().count(base) ? "torch._C._nn." : "torch.nn.functional.") + base,
                     base};

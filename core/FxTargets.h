@@ -17,8 +17,9 @@ struct FxCall {
 // How the model's source spelled a call: `x.mean(1)` (a Tensor method, torch.fx's call_method)
 // or `torch.mean(x, 1)` (call_function); Unknown when the text says neither (`x + y`, code
 // without source, a call whose name is not the op's).
-// Functional: an in-place op reached through torch.nn.functional (`F.relu(x, inplace=True)`
-// traces to aten::relu_), which torch.fx records as the F call.
+// Functional: an op reached through the torch.nn.functional function of its name (traced
+// `F.layer_norm(...)` is aten::layer_norm, `F.relu(x, inplace=True)` aten::relu_), which
+// torch.fx records as the F call.
 enum class Spelling { Unknown, Method, Function, Functional };
 
 // The spelling of the op `name` in `callText`, the source range TorchScript kept for its node

@@ -5,13 +5,10 @@
 #include "Interpreter.h"
 
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <unordered_set>
-
-#include <unistd.h>
 
 #include "ExecutedPath.h"
 #include "FxText.h"

@@ -28,12 +28,13 @@ Spelling SourceSpelling::at(const jit::Node* n, const std::string& opName) {
             first.find_first_not_of("0123456789", open + 1) != close)
             return spellingOf(original->text().str(), opName);
         // Recorded inside torch.nn.functional's own code: the model called F.<function>
-        // (F.relu(x, inplace=True) runs torch.relu_ there).
+        // (F.layer_norm runs torch.layer_norm there, F.relu(x, inplace=True) torch.relu_).
         const std::string file = first.substr(0, open), function = first.substr(close + 3);
         const std::string functional = "/torch/nn/functional.py";
         if (file.size() > functional.size() &&
             file.compare(file.size() - functional.size(), functional.size(), functional) == 0)
-            return function + "_" == opName ? Spelling::Functional : Spelling::Unknown;
+            return function == opName || function + "_" == opName ? Spelling::Functional
+                                                                  : Spelling::Unknown;
         const std::string* line =
             sourceLine(file, std::stoi(first.substr(open + 1, close - open - 1)));
         return line ? spellingInLine(*line, opName) : Spelling::Unknown;

@@ -176,9 +176,9 @@ public:
     }
 
 private:
-    TraceResult traceGraph(const jit::Graph& graphIn, const c10::FunctionSchema& schema,
+    TraceResult traceGraph(const jit::Graph& graph, const c10::FunctionSchema& schema,
                            const Binding* self) {
-        const jit::Graph* g = &graphIn;
+        const jit::Graph* g = &graph;
         out_ = &graph_.nodes;
         outSteps_ = &plan_->top;
         Frame frame;
@@ -416,11 +416,13 @@ private:
             frame[n->output()] = b;
         } else if (value.isTensor()) {
             // torch.fx records a get_attr where Python reads the attribute, right at its use; a
-            // traced graph reads them all up front. Read where first used (when every use is
-            // in this block: one inside a branch must not be the only place it is read).
+            // traced graph reads them all up front. Read where first used when every use is a
+            // node of this block (one inside a branch must not be the only place it is read,
+            // and the block's return is no node the tracer visits: `return self.w`).
             bool sameBlock = true;
             for (const jit::Use& use : n->output()->uses())
-                sameBlock = sameBlock && use.user->owningBlock() == n->owningBlock();
+                sameBlock = sameBlock && use.user->owningBlock() == n->owningBlock() &&
+                            use.user != n->owningBlock()->return_node();
             if (sameBlock && !getAttrNodes_.count(path)) {
                 pendingAttributes_.push_back({n->output(), path, value});
                 return;
@@ -457,23 +459,21 @@ private:
                 }
     }
 
+    // One get_attr node per parameter or buffer, reused by every access like torch.fx.
     Binding attributeNode(const std::string& path, const c10::IValue& value) {
-        {
-            // One get_attr node per parameter or buffer, reused by every access like torch.fx.
-            auto it = getAttrNodes_.find(path);
-            if (it == getAttrNodes_.end()) {
-                Node node;
-                node.op = Op::GetAttr;
-                node.target = path;
-                node.tensors.push_back(heldTensor(path, value.toTensor()));
-                Step step;
-                step.kind = Step::Kind::Attribute;
-                step.attribute = value;
-                it = getAttrNodes_.emplace(path, emitValue(std::move(node), path, std::move(step)))
-                         .first;
-            }
-            return it->second;
+        auto it = getAttrNodes_.find(path);
+        if (it == getAttrNodes_.end()) {
+            Node node;
+            node.op = Op::GetAttr;
+            node.target = path;
+            node.tensors.push_back(heldTensor(path, value.toTensor()));
+            Step step;
+            step.kind = Step::Kind::Attribute;
+            step.attribute = value;
+            it = getAttrNodes_.emplace(path, emitValue(std::move(node), path, std::move(step)))
+                     .first;
         }
+        return it->second;
     }
 
     void traceCallMethod(const jit::Node* n, Frame& frame) {

@@ -5,6 +5,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <map>
+
 #include "FxText.h"
 #include "GraphJson.h"
 #include "Model.h"
@@ -47,6 +49,7 @@ private slots:
     void tinyNetPrintsLikeTorchFx();
     void nodesEqualSymbolicTrace_data();
     void nodesEqualSymbolicTrace();
+    void tracedConvnextTargetsEqualTorchFx();
     void resnet18TextEqualsTorchFx();
     void printingRulesEqualTorchFx();
     void tracedAndScriptedAgree_data();
@@ -92,6 +95,30 @@ void TestTracer::nodesEqualSymbolicTrace() {
         if (node.op != Op::Output) // torch.fx's output target is the literal 'output' too
             QCOMPARE(QString::fromStdString(node.target), fx["target"].toString());
     }
+}
+
+// Traced convnext_tiny has no stochastic_depth calls (eval mode left none), so its list is
+// shorter; every node it shares with torch.fx by name and op has torch.fx's target: its
+// F.layer_norm is torch.nn.functional.layer_norm (recorded inside torch.nn.functional), its
+// x.permute a method, its layer_scale read before the block runs.
+void TestTracer::tracedConvnextTargetsEqualTorchFx() {
+    Graph graph = tracedGraph(fixture("convnext_tiny_traced.pt"));
+    std::map<std::string, const Node*> ours;
+    for (const Node& n : graph.nodes)
+        ours[n.name] = &n;
+    int compared = 0, layerNorms = 0;
+    for (const QJsonValue& value : fxReference("convnext_tiny")["nodes"].toArray()) {
+        QJsonObject fx = value.toObject();
+        auto it = ours.find(fx["name"].toString().toStdString());
+        if (it == ours.end() || fx["op"] == "output")
+            continue;
+        QCOMPARE(QString(opName(it->second->op)), fx["op"].toString());
+        QCOMPARE(QString::fromStdString(it->second->target), fx["target"].toString());
+        ++compared;
+        layerNorms += fx["target"] == "torch.nn.functional.layer_norm";
+    }
+    QCOMPARE(compared, 214 - 1); // all but the output: 18 stochastic_depth calls are missing
+    QVERIFY(layerNorms > 0);
 }
 
 void TestTracer::resnet18TextEqualsTorchFx() {

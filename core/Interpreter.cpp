@@ -333,6 +333,9 @@ struct Interpreter::Private {
                                         : whole.toListRef().at(index);
                 break;
             }
+            case Step::Kind::PassThrough:
+                value = resolve(s.inputs[0]);
+                break;
             case Step::Kind::Warn: {
                 // warnings.warn(message): the message goes on the node's record, the run on.
                 stack = resolveAll(s.inputs);

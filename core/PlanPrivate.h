@@ -58,6 +58,7 @@ struct Step {
         Operator,
         Function,
         GetItem,
+        PassThrough, // a traced call whose module returned its input unchanged (see Tracer)
         If,
         Loop,
         Raise,

@@ -157,6 +157,15 @@ bool isRaiseOnlyGuard(const jit::Node* n) {
     return false;
 }
 
+// A Python number the tracer turned into a tensor: 0-dim, on the CPU, int64, float64 or bool
+// (torch.tensor(3.0) would be float32, a tensor constant of the model's own).
+bool isTracedScalar(const at::Tensor& t) {
+    auto type = t.scalar_type();
+    return t.dim() == 0 && t.device().is_cpu() && !t.requires_grad() &&
+           (type == c10::ScalarType::Long || type == c10::ScalarType::Double ||
+            type == c10::ScalarType::Bool);
+}
+
 class Tracer {
 public:
     TraceResult trace(const jit::Module& root) {
@@ -384,6 +393,18 @@ private:
         c10::optional<c10::IValue> value = jit::toIValue(out);
         if (!value)
             throw TraceError("a constant of type " + out->type()->repr_str() + " cannot be read");
+        if (value->isTensor() && isTracedScalar(value->toTensor())) {
+            // Tracing `x * 2` stores the 2 as a 0-dim int64 (a Python float: float64) tensor
+            // constant; torch.fx shows the number. The op still runs on the tensor, as traced.
+            const at::Tensor& t = value->toTensor();
+            Argument literal = t.scalar_type() == c10::ScalarType::Bool
+                                   ? Argument::ofBool(t.item<bool>())
+                               : t.scalar_type() == c10::ScalarType::Long
+                                   ? Argument::ofInt(t.item<std::int64_t>())
+                                   : Argument::ofFloat(t.item<double>());
+            frame[out] = data(std::move(literal), ValueSource::ofConstant(*value));
+            return;
+        }
         if (value->isTensor()) {
             // torch.fx keeps tensor constants as attributes named _tensor_constantN.
             Node node;
@@ -484,6 +505,10 @@ private:
             return;
         }
         std::string pythonClass = pythonClassName(self.module.type()->name()->qualifiedName());
+        std::shared_ptr<jit::Graph> callee = self.module.get_method(method).graph();
+        if (const jit::Value* passed = elidedIdentityArgument(n, *callee))
+            if (traceIdentityCall(n, self, pythonClass, passed, frame))
+                return;
         // Tracing names the second call of a module forward1, forward2...: still a module call.
         if (isLeafModuleClass(pythonClass) && method.rfind("forward", 0) == 0) {
             Node node;
@@ -502,11 +527,69 @@ private:
             emitFor(n, std::move(node), self.path, std::move(step), frame);
             return;
         }
-        std::shared_ptr<jit::Graph> callee = self.module.get_method(method).graph();
         std::string savedScope = scope_;
         scope_ = self.path;
         inlineCall(*callee, n, 0, frame);
         scope_ = savedScope;
+    }
+
+    // A traced call of a module whose forward returned its input unchanged (nn.Identity,
+    // StochasticDepth in eval mode) keeps the call but neither its argument nor its result:
+    // `%14 : NoneType = prim::CallMethod[name="forward"](%stochastic_depth)`, the next op using
+    // the value from before the call. torch.fx records the call on that value. The argument is
+    // taken to be the latest tensor made before the call that is used after it (the call's
+    // own argument in `x = self.sd(x); x + y`), and the uses after the call see the call's node.
+    static const jit::Value* elidedIdentityArgument(const jit::Node* n, const jit::Graph& callee) {
+        bool empty = n->inputs().size() == 1 && n->outputs().size() == 1 &&
+                     n->output()->type()->kind() == c10::TypeKind::NoneType &&
+                     callee.inputs().size() == 1 && callee.outputs().size() == 1 &&
+                     callee.outputs()[0]->type()->kind() == c10::TypeKind::NoneType;
+        for (const jit::Node* inner : callee.nodes())
+            empty = empty && inner->kind() == c10::prim::Constant;
+        if (!empty)
+            return nullptr;
+        auto usedAfter = [n](const jit::Value* v) {
+            if (v->type()->kind() != c10::TypeKind::TensorType)
+                return false;
+            for (const jit::Use& use : v->uses())
+                if (use.user->isAfter(n))
+                    return true;
+            return false;
+        };
+        for (const jit::Node* p = n->prev(); p != n->owningBlock()->param_node(); p = p->prev())
+            for (std::size_t i = p->outputs().size(); i-- > 0;)
+                if (usedAfter(p->outputs()[i]))
+                    return p->outputs()[i];
+        for (std::size_t i = n->owningBlock()->inputs().size(); i-- > 0;)
+            if (usedAfter(n->owningBlock()->inputs()[i]))
+                return n->owningBlock()->inputs()[i];
+        return nullptr;
+    }
+
+    // Emits the identity call torch.fx would record, if it records one: a leaf module is a
+    // call_module; StochasticDepth calls torch.fx.wrap'ped stochastic_depth (its p and mode are
+    // not in a traced archive: only the input is shown). Any other module's forward returned
+    // its input in Python too, which torch.fx traces through, recording nothing.
+    bool traceIdentityCall(const jit::Node* n, const Binding& self, const std::string& pythonClass,
+                           const jit::Value* passed, Frame& frame) {
+        bool leaf = isLeafModuleClass(pythonClass);
+        bool stochasticDepth = pythonClass == "torchvision.ops.stochastic_depth.StochasticDepth";
+        if (!leaf && !stochasticDepth)
+            return false;
+        const Binding& input = dataOf(frame, passed);
+        Node node;
+        node.op = leaf ? Op::CallModule : Op::CallFunction;
+        node.target = leaf ? self.path : "torchvision.ops.stochastic_depth.stochastic_depth";
+        if (leaf)
+            node.moduleType = publicClassName(pythonClass);
+        node.args.push_back(input.arg);
+        Step step;
+        step.kind = Step::Kind::PassThrough;
+        step.inputs = {input.source};
+        frame[passed] =
+            emitValue(std::move(node), leaf ? self.path : "stochastic_depth", std::move(step));
+        frame[n->output()] = constant(c10::IValue());
+        return true;
     }
 
     void traceCallFunction(const jit::Node* n, Frame& frame) {

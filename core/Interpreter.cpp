@@ -329,6 +329,12 @@ struct Interpreter::Private {
             case Step::Kind::GetItem: {
                 c10::IValue whole = resolve(s.inputs[0]);
                 auto index = static_cast<std::size_t>(s.index);
+                std::size_t size = whole.isTuple() ? whole.toTupleRef().elements().size()
+                                                   : whole.toListRef().size();
+                if (s.unpacked >= 0 && size != static_cast<std::size_t>(s.unpacked))
+                    throw std::runtime_error("Expected " + std::to_string(s.unpacked) +
+                                             " elements in a list but found " +
+                                             std::to_string(size));
                 value = whole.isTuple() ? whole.toTupleRef().elements().at(index)
                                         : whole.toListRef().at(index);
                 break;
@@ -356,6 +362,13 @@ struct Interpreter::Private {
                 }
                 throw std::runtime_error(message);
             }
+            case Step::Kind::Assert:
+                stack = resolveAll(s.inputs);
+                if (!stack.at(0).toBool())
+                    throw std::runtime_error("AssertionError: " + (stack.at(1).isString()
+                                                                       ? stack[1].toStringRef()
+                                                                       : std::string()));
+                break;
             case Step::Kind::Output:
                 value = resolve(s.inputs[0]);
                 output = value;

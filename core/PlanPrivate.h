@@ -62,7 +62,8 @@ struct Step {
         If,
         Loop,
         Raise,
-        Warn, // aten::warn, which TorchScript's interpreter implements itself: noted, run goes on
+        Assert, // torch._assert(condition, message): raises AssertionError when it is false
+        Warn,   // aten::warn, which TorchScript's interpreter implements itself: noted, run goes on
         Output
     };
     Kind kind = Kind::Operator;
@@ -79,7 +80,8 @@ struct Step {
     torch::jit::Function* function = nullptr; // CallModule (the method) and Function
     c10::IValue attribute;                    // Attribute: the parameter, buffer or tensor constant
     int index = 0;                            // Placeholder: which input; GetItem: which item
-    std::vector<StepBlock> blocks;            // If: the branches; Loop: the body
+    int unpacked = -1;             // GetItem of `a, b = items`: how many items there must be
+    std::vector<StepBlock> blocks; // If: the branches; Loop: the body
 };
 
 // One of forward's arguments: what it accepts and, when it may be left out, its default.

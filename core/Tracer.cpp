@@ -11,11 +11,13 @@
 #include <unordered_map>
 
 #include "FxTargets.h"
+#include "FxText.h"
 #include "InterpreterOps.h"
 #include "ModelPrivate.h"
 #include "NodeNamer.h"
 #include "PlanPrivate.h"
 #include "SourceSpelling.h"
+#include "TensorSubscript.h"
 #include "TorchValues.h"
 #include "TracerPrivate.h"
 
@@ -243,6 +245,7 @@ private:
     std::unordered_map<std::string, Binding> getAttrNodes_; // attribute path -> its node
     int tensorConstants_ = 0;
     SourceSpelling sourceSpelling_; // method or function, as the model's code wrote it
+    TensorSubscript subscript_{sourceSpelling_};
     // Tensor attributes read but not yet used: path and value (see traceGetAttr).
     struct PendingAttribute {
         const jit::Value* value;
@@ -250,6 +253,7 @@ private:
         c10::IValue attribute;
     };
     std::vector<PendingAttribute> pendingAttributes_; // in the order the graph reads them
+    std::vector<std::string> assertMessages_;         // the nodes formatting torch._assert messages
 
     static Binding data(Argument arg, ValueSource source,
                         std::optional<c10::IValue> constant = std::nullopt) {
@@ -335,7 +339,9 @@ private:
                 frame[n->outputs()[i]] = getItem(value, i);
     }
 
-    Binding getItem(const Binding& source, std::size_t index) {
+    // Item `index` of a tuple or list; `unpacked`, when it is one of `a, b = items`: how many
+    // items there must be (TorchScript's ListUnpack raises otherwise).
+    Binding getItem(const Binding& source, std::size_t index, int unpacked = -1) {
         Node node;
         node.op = Op::CallFunction;
         node.target = "operator.getitem";
@@ -343,6 +349,7 @@ private:
         Step step;
         step.kind = Step::Kind::GetItem;
         step.index = static_cast<int>(index);
+        step.unpacked = unpacked;
         step.inputs = {source.source};
         return emitValue(std::move(node), "getitem", std::move(step));
     }
@@ -397,11 +404,10 @@ private:
             // Tracing `x * 2` stores the 2 as a 0-dim int64 (a Python float: float64) tensor
             // constant; torch.fx shows the number. The op still runs on the tensor, as traced.
             const at::Tensor& t = value->toTensor();
-            Argument literal = t.scalar_type() == c10::ScalarType::Bool
-                                   ? Argument::ofBool(t.item<bool>())
-                               : t.scalar_type() == c10::ScalarType::Long
-                                   ? Argument::ofInt(t.item<std::int64_t>())
-                                   : Argument::ofFloat(t.item<double>());
+            Argument literal =
+                t.scalar_type() == c10::ScalarType::Bool   ? Argument::ofBool(t.item<bool>())
+                : t.scalar_type() == c10::ScalarType::Long ? Argument::ofInt(t.item<std::int64_t>())
+                                                           : Argument::ofFloat(t.item<double>());
             frame[out] = data(std::move(literal), ValueSource::ofConstant(*value));
             return;
         }
@@ -764,7 +770,91 @@ private:
         }
         Binding whole = source;
         for (std::size_t i = 0; i < n->outputs().size(); ++i)
-            frame[n->outputs()[i]] = getItem(whole, i);
+            frame[n->outputs()[i]] = getItem(whole, i, static_cast<int>(n->outputs().size()));
+    }
+
+    // The message of `torch._assert(cond, message)`, which TorchScript inlines from its builtin
+    // `def _assert(condition, message): assert condition, message` as an if whose false branch
+    // raises "AssertionError: " + message (one constant string when the message is one). The
+    // message, and the value it came from (none for a constant), or nullopt for any other if.
+    std::optional<std::pair<Binding, const jit::Value*>> assertMessage(const jit::Node* n,
+                                                                       const Frame& frame) {
+        if (!isRaiseOnlyGuard(n) || n->blocks().size() != 2 ||
+            n->blocks()[0]->nodes().begin() != n->blocks()[0]->nodes().end() ||
+            sourceSpelling_.builtinDefinition(n) != "_assert")
+            return std::nullopt;
+        std::vector<const jit::Node*> raise(n->blocks()[1]->nodes().begin(),
+                                            n->blocks()[1]->nodes().end());
+        if (raise.empty() || raise.back()->kind() != c10::prim::RaiseException)
+            return std::nullopt;
+        if (raise.size() == 2 && raise[0]->kind() == c10::aten::add &&
+            raise[0]->inputs().size() == 2)
+            return std::make_pair(dataOf(frame, raise[0]->inputs()[1]), raise[0]->inputs()[1]);
+        const Binding& whole = dataOf(frame, raise.back()->inputs()[0]);
+        const std::string prefix = "AssertionError: ";
+        if (raise.size() != 1 || !whole.constant || !whole.constant->isString() ||
+            whole.constant->toStringRef().rfind(prefix, 0) != 0)
+            return std::nullopt;
+        return std::make_pair(
+            constant(c10::IValue(whole.constant->toStringRef().substr(prefix.size()))),
+            static_cast<const jit::Value*>(nullptr));
+    }
+
+    // torch.fx records torch._assert as a call: `_assert(eq, 'Wrong image height! Expected 224
+    // but got Proxy(getitem_2)!')`, its f-string made while tracing, a Proxy printed as
+    // Proxy(name). fxview shows that text and keeps the aten::format that builds the real
+    // message hidden (torch.fx has no node for it); the step raises with the real message.
+    void traceAssert(const Binding& condition, const Binding& message,
+                     const jit::Value* messageValue, Frame& frame) {
+        Node node;
+        node.op = Op::CallFunction;
+        node.target = "torch._assert";
+        node.args = {condition.arg,
+                     Argument::ofString(tracedMessage(message, messageValue, frame))};
+        Step step;
+        step.kind = Step::Kind::Assert;
+        step.inputs = {condition.source, message.source};
+        if (message.arg.isNode())
+            assertMessages_.push_back(message.arg.text);
+        emitValue(std::move(node), "_assert", std::move(step));
+    }
+
+    // The message torch.fx's trace would have made: an f-string's `{}` filled with each value's
+    // str(), a traced value's being "Proxy(name)".
+    std::string tracedMessage(const Binding& b, const jit::Value* message,
+                              const Frame& frame) const {
+        if (b.constant && b.constant->isString())
+            return b.constant->toStringRef();
+        if (!message)
+            return std::string();
+        const jit::Node* format = message->node();
+        if (format->kind() != c10::aten::format || format->inputs().empty() ||
+            !dataOf(frame, format->inputs()[0]).constant)
+            return b.arg.isNode() ? "Proxy(" + b.arg.text + ")" : std::string();
+        std::string pattern = dataOf(frame, format->inputs()[0]).constant->toStringRef();
+        std::string text;
+        std::size_t next = 1;
+        for (std::size_t i = 0; i < pattern.size(); ++i) {
+            if (pattern.compare(i, 2, "{}") != 0 || next >= format->inputs().size()) {
+                text += pattern[i];
+                continue;
+            }
+            const Binding& value = dataOf(frame, format->inputs()[next++]);
+            text += value.arg.isNode() ? "Proxy(" + value.arg.text + ")" : pythonStr(value);
+            ++i;
+        }
+        return text;
+    }
+
+    static std::string pythonStr(const Binding& b) {
+        if (!b.constant)
+            return formatArgument(b.arg);
+        const c10::IValue& v = *b.constant;
+        if (v.isString())
+            return v.toStringRef();
+        if (v.isDouble())
+            return pythonFloatRepr(v.toDouble());
+        return formatArgument(b.arg);
     }
 
     void traceIf(const jit::Node* n, Frame& frame) {
@@ -778,6 +868,8 @@ private:
                 frame[n->outputs()[i]] = lookup(frame, taken->outputs()[i]);
             return;
         }
+        if (auto message = assertMessage(n, frame))
+            return traceAssert(condition, message->first, message->second, frame);
         Node node;
         node.op = Op::CallFunction;
         node.target = "prim::If";
@@ -873,6 +965,46 @@ private:
         return true;
     }
 
+    // A Tensor subscript's index when `n` is the last link of one that torch.fx would record as
+    // one getitem (see TensorSubscript).
+    std::optional<Argument> subscriptIndex(const jit::Node* n, const Frame& frame) {
+        std::vector<const jit::Node*> chain = subscript_.chainEndingAt(n);
+        if (chain.empty())
+            return std::nullopt;
+        return TensorSubscript::index(
+            chain, [&](const jit::Value* v) -> std::optional<c10::IValue> {
+                if (v->node()->kind() == c10::prim::Constant)
+                    return jit::toIValue(v);
+                auto it = frame.find(v);
+                if (it == frame.end() || it->second.kind != Binding::Kind::Data)
+                    return std::nullopt;
+                return it->second.constant;
+            });
+    }
+
+    // Whether `n` is an earlier link of a subscript whose last link becomes one getitem.
+    bool subscriptContinues(const jit::Node* n, const Frame& frame) {
+        if (!subscript_.continues(n))
+            return false;
+        const jit::Node* last = n;
+        while (subscript_.continues(last))
+            last = last->output()->uses()[0].user;
+        return subscriptIndex(last, frame).has_value();
+    }
+
+    // The Tensor attribute `n` reads, if the model's code read one: TorchScript compiles
+    // `x.dtype` to prim::dtype, `x.shape` to aten::size(x) and `x.ndim` to aten::dim(x); the
+    // last two are method calls too (`x.size()`), which only the source tells apart.
+    std::string tensorAttributeRead(const jit::Node* n) {
+        const c10::Symbol kind = n->kind();
+        if (kind == c10::prim::dtype || kind == c10::prim::device)
+            return kind.toUnqualString();
+        if (n->inputs().size() != 1 || (kind != c10::aten::size && kind != c10::aten::dim))
+            return {};
+        std::string read = sourceSpelling_.attributeRead(n);
+        return read == (kind == c10::aten::size ? "shape" : "ndim") ? read : std::string();
+    }
+
     void traceOperator(const jit::Node* n, Frame& frame) {
         if (foldable(n, frame)) {
             std::vector<c10::IValue> values = evaluate(n, frame);
@@ -897,12 +1029,25 @@ private:
         // `x + y` has alpha 1; anything else was spelled torch.add(x, y, alpha=...).
         bool operatorForm = node.kwargs.empty();
         FxCall call = fxCallFor(ns, opName, operatorForm, sourceSpelling_.at(n, opName));
+        if (std::optional<Argument> index = subscriptIndex(n, frame)) {
+            // x[:, 0]: one getitem on the subscripted tensor, as torch.fx records it.
+            call = {Op::CallFunction, "operator.getitem", "getitem"};
+            node.args = {dataOf(frame, subscript_.chainEndingAt(n)[0]->inputs()[0]).arg, *index};
+            node.kwargs.clear();
+        }
+        node.hidden = subscriptContinues(n, frame); // the earlier links of such a subscript
+        if (std::string attribute = tensorAttributeRead(n); !attribute.empty()) {
+            // `x.shape`, `x.dtype`: torch.fx records the attribute read as getattr(x, 'shape').
+            call = {Op::CallFunction, "builtins.getattr", "getattr"};
+            node.args = {node.args.at(0), Argument::ofString(attribute)};
+            node.kwargs.clear();
+        }
         node.op = call.op;
         node.target = call.target;
         // warnings.warn is Python's, not a tensor op: torch.fx records no node for it. It runs,
         // hidden, and its message reaches the person through the run (status bar, fxtrace).
         // print() likewise (torch.fx's trace prints a Proxy and records nothing).
-        node.hidden = n->kind() == c10::aten::warn || n->kind() == c10::prim::Print;
+        node.hidden = node.hidden || n->kind() == c10::aten::warn || n->kind() == c10::prim::Print;
 
         Step step;
         // The script's own `raise`/`assert`: run by the interpreter so its message is the one
@@ -1000,6 +1145,11 @@ private:
                 }
             }
         }
+        // What builds a torch._assert's message is hidden, though its inputs are not: torch.fx
+        // records `x.shape` in `f"... {x.shape}"` and nothing for the f-string.
+        for (const std::string& name : assertMessages_)
+            if (auto it = byName.find(name); it != byName.end())
+                it->second->hidden = true;
     }
 };
 

@@ -1,5 +1,6 @@
 #pragma once
-// Shared by the Qt Tests that run models: an interpreter on a model with inputs made from specs.
+// Shared by the Qt Tests that run models: an interpreter on a model with inputs made from specs,
+// and the nodes of a graph a person sees.
 
 #include <memory>
 
@@ -7,6 +8,16 @@
 #include "TestSupport.h"
 
 namespace fxview {
+
+// The top-level nodes a person sees (hidden guards and the work feeding them left out), in order:
+// what torch.fx's node list is compared with.
+inline std::vector<const Node*> shownNodes(const Graph& graph) {
+    std::vector<const Node*> shown;
+    for (const Node& node : graph.nodes)
+        if (!node.hidden)
+            shown.push_back(&node);
+    return shown;
+}
 
 inline std::unique_ptr<Interpreter> session(const std::string& source,
                                             const std::vector<std::string>& specs,

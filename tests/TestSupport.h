@@ -1,6 +1,8 @@
 #pragma once
 // Shared by the Qt Tests: readable failure messages for std types, and where fixtures live.
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QString>
 #include <QtTest>
 #include <string>
@@ -30,6 +32,12 @@ inline QByteArray readFile(const std::string& path) {
     return file.readAll();
 }
 
+// What the generator recorded of torch.fx for `model`: graph_text, nodes (op, name, target,
+// ShapeProp's shape and dtype), input_shape.
+inline QJsonObject fxReference(const std::string& model) {
+    return QJsonDocument::fromJson(readFile(fixture(model + ".fx.json"))).object();
+}
+
 // Data rows ("model", "variant") of the torchvision fixtures whose node list equals
 // symbolic_trace's, node for node.
 inline void addVisionRows() {
@@ -41,12 +49,14 @@ inline void addVisionRows() {
                                           << "scripted";
     QTest::newRow("densenet121 traced") << "densenet121"
                                         << "traced";
-    // x.mean(...)/x.flatten(...) as methods (source ranges), traced attribute order:
+    // x.mean(...)/x.flatten(...) as methods (source ranges), traced attribute order; traced
+    // convnext's StochasticDepth calls are kept with neither argument nor result (eval mode).
     for (const char* model : {"mnasnet0_5", "regnet_y_400mf", "convnext_tiny"})
         for (const char* variant : {"scripted", "traced"})
-            if (std::string(model) != "convnext_tiny" || std::string(variant) == "scripted")
-                QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
-    // convnext_tiny traced has no stochastic_depth calls: tracing in eval mode left none.
+            QTest::newRow((std::string(model) + " " + variant).c_str()) << model << variant;
+    // x.shape as getattr, torch._assert as a call (its f-string made as torch.fx makes it).
+    QTest::newRow("vit_b_16 scripted") << "vit_b_16"
+                                       << "scripted";
     // stochastic_depth, shifted_window_attention...: one call_function each (torch.fx.wrap).
     QTest::newRow("swin_t scripted") << "swin_t"
                                      << "scripted";

@@ -19,6 +19,8 @@ private slots:
     void stepIntoAWrappedFunction();
     void inputsFromFiles_data();
     void inputsFromFiles();
+    void subscriptsPrintLikeTorchFx();
+    void tracedIdentityCallsAreKept();
 };
 
 void TestFidelity::interpreterOpsRun_data() {
@@ -148,6 +150,46 @@ void TestFidelity::inputsFromFiles() {
     auto run = session(fixture(model.toStdString() + "_scripted.pt"),
                        {"file:" + fixture(file.toStdString())});
     QCOMPARE(shortDescription(run->inputSummaries().at(0)), explanation.toStdString());
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    OutputCheck check = run->checkOutputs();
+    QVERIFY2(check.verdict == OutputCheck::Verdict::Equal, check.message.c_str());
+}
+
+// x.shape/x.ndim/x.dtype, torch._assert and x[:, 0]-style subscripts print byte for byte as
+// torch.fx prints them; the asserts still run, with the model's own message.
+void TestFidelity::subscriptsPrintLikeTorchFx() {
+    auto run = session(fixture("subscripts_scripted.pt"), {"4x6"});
+    QCOMPARE(QString::fromStdString(formatGraph(run->graph())),
+             fxReference("subscripts")["graph_text"].toString() + "\n");
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    OutputCheck check = run->checkOutputs();
+    QVERIFY2(check.verdict == OutputCheck::Verdict::Equal, check.message.c_str());
+    for (auto [input, message] : {std::pair<const char*, const char*>{"4x5", "AssertionError: "
+                                                                             "expected 6 columns, "
+                                                                             "got 5"},
+                                  {"4x6x1", "Expected 2 elements in a list but found 3"}}) {
+        auto failing = session(fixture("subscripts_scripted.pt"), {input});
+        QCOMPARE(failing->runToEnd(), StopReason::Failed);
+        QVERIFY2(failing->failure().find(message) != std::string::npos, failing->failure().c_str());
+    }
+}
+
+// A traced archive keeps a call of a module that returned its input (nn.Identity,
+// StochasticDepth in eval mode) with neither argument nor result: torch.fx's nodes all the same.
+void TestFidelity::tracedIdentityCallsAreKept() {
+    auto run = session(fixture("identity_calls_traced.pt"), {"2x4"});
+    QJsonArray expected = fxReference("identity_calls")["nodes"].toArray();
+    std::vector<const Node*> shown = shownNodes(run->graph());
+    QCOMPARE(static_cast<int>(shown.size()), expected.size());
+    for (int i = 0; i < expected.size(); ++i) {
+        const Node& node = *shown[static_cast<std::size_t>(i)];
+        QCOMPARE(QString::fromStdString(node.name), expected[i].toObject()["name"].toString());
+        if (node.op != Op::Output)
+            QCOMPARE(QString::fromStdString(node.target),
+                     expected[i].toObject()["target"].toString());
+    }
+    // The identity's node is the one its user reads: `id_1(add)`, `mul(id_1, 2)`.
+    QCOMPARE(formatArgument(run->graph().find("mul")->args.at(0)), std::string("%id_1"));
     QCOMPARE(run->runToEnd(), StopReason::Finished);
     OutputCheck check = run->checkOutputs();
     QVERIFY2(check.verdict == OutputCheck::Verdict::Equal, check.message.c_str());

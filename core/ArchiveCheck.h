@@ -7,18 +7,19 @@
 namespace fxview {
 
 enum class ArchiveKind {
-    Missing,       // no such file
-    NotAFile,      // a directory or something else that can't be read as a file
-    Unreadable,    // exists but can't be opened (permissions)
-    Empty,         // 0 bytes
-    LegacyPickle,  // torch.save with _use_new_zipfile_serialization=False, or plain pickle
-    NotZip,        // neither zip nor pickle
-    TruncatedZip,  // starts like a zip but its central directory is missing or cut
-    StateDict,     // zip from torch.save(model.state_dict())
-    PickledModule, // zip from torch.save(model): a whole nn.Module pickled
-    PickledObject, // zip from torch.save of something else (a tensor, a dict of tensors)
-    ForeignZip,    // a zip that is not a PyTorch archive at all
-    TorchScript,   // has code/ and constants.pkl: worth handing to torch::jit::load
+    Missing,         // no such file
+    NotAFile,        // a directory or something else that can't be read as a file
+    Unreadable,      // exists but can't be opened (permissions)
+    Empty,           // 0 bytes
+    LegacyPickle,    // torch.save with _use_new_zipfile_serialization=False, or plain pickle
+    NotZip,          // neither zip nor pickle
+    TruncatedZip,    // starts like a zip but its central directory is missing or cut
+    StateDict,       // zip from torch.save(model.state_dict())
+    PickledModule,   // zip from torch.save(model): a whole nn.Module pickled
+    PickledObject,   // zip from torch.save of something else (a tensor, a dict of tensors)
+    ForeignZip,      // a zip that is not a PyTorch archive at all
+    TorchScript,     // has code/ and constants.pkl: worth handing to torch::jit::load
+    ExportedProgram, // torch.export.save's .pt2: serialized_exported_program.json and weights
 };
 
 struct ArchiveCheck {

@@ -68,6 +68,10 @@ struct HeldTensor {
     std::string dtype;
 };
 
+// What a placeholder stands for: an input of forward, or (in a torch.export program, whose
+// signature lifts them into placeholders) a parameter, buffer or tensor constant.
+enum class PlaceholderKind { Input, Parameter, Buffer, Constant };
+
 struct Node {
     Op op = Op::CallFunction;
     std::string name;       // unique in the graph, named the way torch.fx names nodes
@@ -81,6 +85,11 @@ struct Node {
     bool hidden = false;             // a raise-only guard or work that only feeds one
     std::vector<Block> blocks;       // prim::If branches or prim::Loop body
     std::vector<HeldTensor> tensors; // call_module: its parameters; get_attr: the tensor
+    PlaceholderKind placeholderKind = PlaceholderKind::Input; // placeholder only
+
+    bool isInput() const {
+        return op == Op::Placeholder && placeholderKind == PlaceholderKind::Input;
+    }
 };
 
 struct Graph {

@@ -8,6 +8,7 @@
 
 #include "ArchiveCheck.h"
 #include "Examples.h"
+#include "ExportImporter.h"
 #include "ModelPrivate.h"
 #include "Versions.h"
 
@@ -21,6 +22,8 @@ const std::string& Model::source() const {
 }
 
 std::string Model::className() const {
+    if (d_->exported)
+        return "torch.export program";
     return d_->module.type()->name()->qualifiedName();
 }
 
@@ -103,6 +106,7 @@ std::string explain(const std::string& path, const ArchiveCheck& check) {
         return "Cannot open " + p + ": it is a zip file but not a PyTorch archive; " + kSaveHint +
                ".";
     case ArchiveKind::TorchScript:
+    case ArchiveKind::ExportedProgram:
         break;
     }
     return {};
@@ -162,6 +166,17 @@ LoadResult loadModel(const std::string& source) {
         return loadExample(source, source.substr(examplePrefix.size()));
 
     ArchiveCheck check = checkArchive(source);
+    if (check.kind == ArchiveKind::ExportedProgram) {
+        try {
+            auto d = std::make_unique<Model::Private>();
+            d->source = source;
+            d->exported = readExportedModel(source);
+            return {std::make_shared<Model>(std::move(d)), {}};
+        } catch (const std::exception& e) {
+            return failure("Cannot open '" + source +
+                           "' (a torch.export program): " + firstLineOf(e) + ".");
+        }
+    }
     if (check.kind != ArchiveKind::TorchScript)
         return failure(explain(source, check));
 

@@ -3,13 +3,18 @@
 
 #include <torch/script.h>
 
+#include <memory>
+
 #include "Model.h"
 
 namespace fxview {
 
+struct ExportedModel; // ExportImporter.h
+
 struct Model::Private {
     std::string source;
-    torch::jit::Module module;
+    torch::jit::Module module;               // a TorchScript archive or a built-in example
+    std::shared_ptr<ExportedModel> exported; // or a torch.export program (.pt2)
 };
 
 } // namespace fxview

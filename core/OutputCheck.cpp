@@ -102,4 +102,11 @@ OutputCheck forwardFailed(const std::string& why) {
                 "), so this run's output could not be checked against it."};
 }
 
+OutputCheck noReference() {
+    return {OutputCheck::Verdict::NoReference,
+            "A torch.export program has no forward that LibTorch can run, so this run's output "
+            "was not checked here: compare `fxtrace run --save-outputs` with "
+            "torch.export.load(path).module() in Python."};
+}
+
 } // namespace fxview

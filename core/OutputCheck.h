@@ -17,6 +17,7 @@ struct OutputCheck {
         Differs,          // fxview computed something else: a bug of fxview's
         Nondeterministic, // the graph has a random op: two runs need not agree
         ForwardFailed,    // the module's own forward raised on this input
+        NoReference,      // a torch.export program: LibTorch has no forward of it to run
     };
     Verdict verdict = Verdict::NotChecked;
     std::string message; // one sentence for the banner and fxtrace; "" when Equal
@@ -32,5 +33,6 @@ OutputCheck outputsEqual();
 OutputCheck outputsDiffer(const std::string& outputNode);
 OutputCheck outputsRandom(const std::string& randomNode);
 OutputCheck forwardFailed(const std::string& why);
+OutputCheck noReference();
 
 } // namespace fxview

@@ -10,6 +10,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "ExportImporter.h"
 #include "FxTargets.h"
 #include "FxText.h"
 #include "InterpreterOps.h"
@@ -1176,6 +1177,8 @@ TraceResult traceFunction(torch::jit::Function& function, const std::string& sou
 }
 
 TraceResult traceModel(const Model& model) {
+    if (model.d().exported)
+        return importExportedProgram(*model.d().exported);
     return traceModule(model.d().module, model.source());
 }
 

@@ -453,7 +453,7 @@ void MainWindow::showModel(const LoadedModel& model) {
     }
     QStringList placeholders, defaults;
     for (const Node& n : model.graph.nodes)
-        if (n.op == Op::Placeholder) {
+        if (n.isInput()) {
             placeholders << QString::fromStdString(n.name);
             defaults << (n.args.empty() ? QString()
                                         : QString::fromStdString(formatArgument(n.args[0])));
@@ -560,6 +560,8 @@ QString outputCheckNote(const OutputCheck& check) {
         return ", output not checked (random op)";
     case OutputCheck::Verdict::ForwardFailed:
         return ", output not checked (forward failed)";
+    case OutputCheck::Verdict::NoReference:
+        return ", output not checked (.pt2: no forward to run)";
     case OutputCheck::Verdict::NotChecked:
         break;
     }

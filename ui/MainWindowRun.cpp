@@ -204,7 +204,8 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
             selectNode(guarded->name());
         }
     } else if (snapshot.finished && snapshot.outputCheck.verdict != OutputCheck::Verdict::Equal &&
-               snapshot.outputCheck.verdict != OutputCheck::Verdict::NotChecked) {
+               snapshot.outputCheck.verdict != OutputCheck::Verdict::NotChecked &&
+               snapshot.outputCheck.verdict != OutputCheck::Verdict::NoReference) {
         showOutputCheck(snapshot.outputCheck);
     } else if (banner_->property("runFailure").toBool()) {
         banner_->setVisible(false);

@@ -16,6 +16,7 @@ FXVIEW_PACKAGES=(
   libopenblas0-pthread          # LibTorch's BLAS: without it Debian falls back to the reference
                                 # BLAS, ~30x slower (vit_b_16's forward 18.7 s)
   libgraphviz-dev graphviz
+  nlohmann-json3-dev            # reads torch.export's serialized_exported_program.json
   qt6-base-dev qt6-svg-dev
   qt6-svg-plugins               # the SVG icon engine: without it every toolbar icon is blank
   python3-torch python3-torchvision python3-torchaudio   # fixtures are written by real PyTorch

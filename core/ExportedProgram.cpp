@@ -1,0 +1,322 @@
+#include "ExportedProgram.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include <nlohmann/json.hpp>
+
+namespace fxview {
+
+namespace {
+
+using Json = nlohmann::json;
+
+// JSON has no inf or nan: torch.export writes them as strings.
+double realOf(const Json& j) {
+    if (j.is_number())
+        return j.get<double>();
+    std::string s = j.get<std::string>();
+    if (s == "Infinity" || s == "inf")
+        return std::numeric_limits<double>::infinity();
+    if (s == "-Infinity" || s == "-inf")
+        return -std::numeric_limits<double>::infinity();
+    return std::numeric_limits<double>::quiet_NaN();
+}
+
+// A SymIntArgument: a concrete int, or the name of the node computing a symbolic one.
+ExportedValue symInt(const Json& j) {
+    ExportedValue v;
+    if (j.contains("as_int")) {
+        v.kind = ExportedValue::Kind::Int;
+        v.integer = j["as_int"].get<std::int64_t>();
+    } else {
+        v.kind = ExportedValue::Kind::SymInt;
+        v.name = j.at("as_name").get<std::string>();
+    }
+    return v;
+}
+
+ExportedValue valueOf(const Json& j) {
+    using K = ExportedValue::Kind;
+    ExportedValue v;
+    if (!j.is_object() || j.size() != 1)
+        throw std::runtime_error("an argument is not one of schema.py's kinds");
+    const std::string key = j.begin().key();
+    const Json& x = j.begin().value();
+    if (key == "as_none") {
+        v.kind = K::None;
+    } else if (key == "as_tensor") {
+        v.kind = K::Tensor;
+        v.name = x.at("name").get<std::string>();
+    } else if (key == "as_tensors" || key == "as_optional_tensors") {
+        v.kind = K::Tensors;
+        for (const Json& t : x)
+            v.names.push_back(t.contains("name")        ? t["name"].get<std::string>()
+                              : t.contains("as_tensor") ? t["as_tensor"]["name"].get<std::string>()
+                                                        : std::string());
+    } else if (key == "as_int") {
+        v.kind = K::Int;
+        v.integer = x.get<std::int64_t>();
+    } else if (key == "as_sym_int") {
+        v = symInt(x);
+    } else if (key == "as_ints" || key == "as_sym_ints") {
+        v.kind = K::Ints;
+        for (const Json& i : x) {
+            ExportedValue item = key == "as_ints" ? ExportedValue{} : symInt(i);
+            if (key == "as_ints") {
+                item.kind = K::Int;
+                item.integer = i.get<std::int64_t>();
+            }
+            if (item.kind == K::Int)
+                v.ints.push_back(item.integer);
+            v.items.push_back(item);
+        }
+    } else if (key == "as_float") {
+        v.kind = K::Float;
+        v.real = realOf(x);
+    } else if (key == "as_floats") {
+        v.kind = K::Floats;
+        for (const Json& f : x)
+            v.floats.push_back(realOf(f));
+    } else if (key == "as_bool") {
+        v.kind = K::Bool;
+        v.boolean = x.get<bool>();
+    } else if (key == "as_bools") {
+        v.kind = K::Bools;
+        for (const Json& b : x)
+            v.bools.push_back(b.get<bool>());
+    } else if (key == "as_string") {
+        v.kind = K::String;
+        v.text = x.get<std::string>();
+    } else if (key == "as_strings") {
+        v.kind = K::Strings;
+        v.strings = x.get<std::vector<std::string>>();
+    } else if (key == "as_scalar_type" || key == "as_memory_format" || key == "as_layout") {
+        v.kind = key == "as_scalar_type"     ? K::ScalarType
+                 : key == "as_memory_format" ? K::MemoryFormat
+                                             : K::Layout;
+        v.integer = x.get<std::int64_t>();
+    } else if (key == "as_device") {
+        v.kind = K::Device;
+        v.text = x.at("type").get<std::string>();
+        v.integer = x.contains("index") && !x["index"].is_null() ? x["index"].get<int>() : -1;
+    } else {
+        v.kind = K::Unsupported;
+        v.text = key;
+    }
+    return v;
+}
+
+ExportedInput inputOf(const Json& spec) {
+    using K = ExportedInput::Kind;
+    ExportedInput in;
+    const std::string key = spec.begin().key();
+    const Json& x = spec.begin().value();
+    auto tensorName = [](const Json& arg) {
+        return arg.contains("as_tensor") ? arg["as_tensor"]["name"].get<std::string>()
+               : arg.contains("name")    ? arg["name"].get<std::string>()
+                                         : std::string();
+    };
+    if (key == "user_input") {
+        in.kind = K::UserInput;
+        in.name = tensorName(x.at("arg"));
+    } else if (key == "parameter") {
+        in.kind = K::Parameter;
+        in.name = tensorName(x.at("arg"));
+        in.target = x.at("parameter_name").get<std::string>();
+    } else if (key == "buffer") {
+        in.kind = K::Buffer;
+        in.name = tensorName(x.at("arg"));
+        in.target = x.at("buffer_name").get<std::string>();
+        in.persistent = x.value("persistent", true);
+    } else if (key == "tensor_constant") {
+        in.kind = K::TensorConstant;
+        in.name = tensorName(x.at("arg"));
+        in.target = x.at("tensor_constant_name").get<std::string>();
+    } else if (key == "token") {
+        in.kind = K::Token;
+        in.name = tensorName(x.at("arg"));
+    } else if (key == "constant_input") {
+        in.kind = K::Constant;
+        in.name = x.at("name").get<std::string>();
+    } else {
+        in.kind = K::CustomObject;
+        in.name = x.at("arg").value("name", std::string());
+    }
+    return in;
+}
+
+ExportedOutput outputOf(const Json& spec) {
+    using K = ExportedOutput::Kind;
+    ExportedOutput out;
+    const std::string key = spec.begin().key();
+    const Json& x = spec.begin().value();
+    out.kind = key == "user_output"           ? K::UserOutput
+               : key == "loss_output"         ? K::LossOutput
+               : key == "buffer_mutation"     ? K::BufferMutation
+               : key == "user_input_mutation" ? K::UserInputMutation
+               : key == "token"               ? K::Token
+                                              : K::Other;
+    const Json& arg = x.at("arg");
+    // user outputs hold an Argument; the others a TensorArgument ({"name": ...}).
+    if (arg.contains("name") && arg.size() == 1) {
+        out.value.kind = ExportedValue::Kind::Tensor;
+        out.value.name = arg["name"].get<std::string>();
+    } else {
+        out.value = valueOf(arg);
+    }
+    out.target = x.value("buffer_name", x.value("user_input_name", std::string()));
+    return out;
+}
+
+} // namespace
+
+ExportedProgram parseExportedProgram(const std::string& text) {
+    Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object())
+        throw std::runtime_error("its serialized_exported_program.json is not valid JSON");
+    ExportedProgram p;
+    try {
+        p.schemaMajor = doc.at("schema_version").at("major").get<int>();
+        p.schemaMinor = doc.at("schema_version").at("minor").get<int>();
+        p.torchVersion = doc.value("torch_version", std::string());
+        if (p.schemaMajor != kExportSchemaMajor)
+            throw std::runtime_error("it was written by PyTorch " + p.torchVersion +
+                                     "'s exporter, schema " + std::to_string(p.schemaMajor) + "." +
+                                     std::to_string(p.schemaMinor) + "; fxview reads schema " +
+                                     std::to_string(kExportSchemaMajor) +
+                                     " (PyTorch 2.6): export it again with PyTorch 2.6");
+        const Json& module = doc.at("graph_module");
+        const Json& graph = module.at("graph");
+        for (const Json& spec : module.at("signature").at("input_specs"))
+            p.inputs.push_back(inputOf(spec));
+        for (const Json& spec : module.at("signature").at("output_specs"))
+            p.outputs.push_back(outputOf(spec));
+        for (const Json& n : graph.at("nodes")) {
+            ExportedNode node;
+            node.target = n.at("target").get<std::string>();
+            for (const Json& input : n.at("inputs"))
+                node.inputs.emplace_back(input.at("name").get<std::string>(),
+                                         valueOf(input.at("arg")));
+            for (const Json& output : n.at("outputs"))
+                node.outputs.push_back(valueOf(output));
+            const Json& meta = n.value("metadata", Json::object());
+            node.stackTrace = meta.value("stack_trace", std::string());
+            node.nnModuleStack = meta.value("nn_module_stack", std::string());
+            p.nodes.push_back(std::move(node));
+        }
+        for (const auto& [name, meta] : graph.at("tensor_values").items()) {
+            ExportedTensorMeta m;
+            m.dtype = meta.at("dtype").get<int>();
+            for (const Json& size : meta.at("sizes"))
+                m.sizes.push_back(size.contains("as_int") ? size["as_int"].get<std::int64_t>()
+                                                          : -1);
+            p.tensors[name] = m;
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw std::runtime_error("its serialized_exported_program.json lacks what schema " +
+                                 std::to_string(kExportSchemaMajor) + " has (" + e.what() + ")");
+    }
+    return p;
+}
+
+std::string exportedDtypeName(int scalarType) {
+    switch (scalarType) {
+    case 1:
+        return "torch.uint8";
+    case 2:
+        return "torch.int8";
+    case 3:
+        return "torch.int16";
+    case 4:
+        return "torch.int32";
+    case 5:
+        return "torch.int64";
+    case 6:
+        return "torch.float16";
+    case 7:
+        return "torch.float32";
+    case 8:
+        return "torch.float64";
+    case 9:
+        return "torch.complex32";
+    case 10:
+        return "torch.complex64";
+    case 11:
+        return "torch.complex128";
+    case 12:
+        return "torch.bool";
+    case 13:
+        return "torch.bfloat16";
+    case 28:
+        return "torch.uint16";
+    default:
+        return "torch.unknown";
+    }
+}
+
+Argument exportedArgument(const ExportedValue& v) {
+    using K = ExportedValue::Kind;
+    switch (v.kind) {
+    case K::None:
+        return Argument::none();
+    case K::Tensor:
+    case K::SymInt:
+        return Argument::ofNode(v.name);
+    case K::Tensors: {
+        std::vector<Argument> items;
+        for (const std::string& n : v.names)
+            items.push_back(n.empty() ? Argument::none() : Argument::ofNode(n));
+        return Argument::ofList(std::move(items));
+    }
+    case K::Int:
+        return Argument::ofInt(v.integer);
+    case K::Ints: {
+        std::vector<Argument> items;
+        for (const ExportedValue& item : v.items)
+            items.push_back(exportedArgument(item));
+        return Argument::ofList(std::move(items));
+    }
+    case K::Float:
+        return Argument::ofFloat(v.real);
+    case K::Floats: {
+        std::vector<Argument> items;
+        for (double f : v.floats)
+            items.push_back(Argument::ofFloat(f));
+        return Argument::ofList(std::move(items));
+    }
+    case K::Bool:
+        return Argument::ofBool(v.boolean);
+    case K::Bools: {
+        std::vector<Argument> items;
+        for (bool b : v.bools)
+            items.push_back(Argument::ofBool(b));
+        return Argument::ofList(std::move(items));
+    }
+    case K::String:
+        return Argument::ofString(v.text);
+    case K::Strings: {
+        std::vector<Argument> items;
+        for (const std::string& s : v.strings)
+            items.push_back(Argument::ofString(s));
+        return Argument::ofList(std::move(items));
+    }
+    case K::ScalarType:
+        return Argument::ofRepr(exportedDtypeName(static_cast<int>(v.integer)));
+    case K::MemoryFormat: {
+        const char* names[] = {"None", "torch.contiguous_format", "torch.channels_last",
+                               "torch.channels_last_3d", "torch.preserve_format"};
+        return Argument::ofRepr(v.integer >= 0 && v.integer <= 4 ? names[v.integer] : "None");
+    }
+    case K::Layout:
+        return Argument::ofRepr(v.integer == 7 ? "torch.strided" : "torch.sparse_coo");
+    case K::Device:
+        return Argument::ofRepr(v.integer >= 0 ? v.text + ":" + std::to_string(v.integer) : v.text);
+    case K::Unsupported:
+        return Argument::ofRepr("<" + v.text + ">");
+    }
+    return Argument::none();
+}
+
+} // namespace fxview

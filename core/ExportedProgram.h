@@ -1,0 +1,101 @@
+#pragma once
+// A torch.export program (.pt2) as its serialized_exported_program.json says, in plain C++: no
+// LibTorch types, so the graph can be read and drawn before (or without) loading the weights.
+// The format is PyTorch 2.6's torch/_export/serde/schema.py (schema 8.x).
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "Graph.h"
+
+namespace fxview {
+
+// One serialized `Argument` (schema.py): a tensor by name, a literal, or a list of them.
+struct ExportedValue {
+    enum class Kind {
+        None,
+        Tensor,
+        Tensors, // names; "" for a None inside as_optional_tensors
+        Int,     // as_int, a concrete as_sym_int
+        Ints,    // as_ints, concrete as_sym_ints
+        SymInt,  // a symbolic int: `name` is the node that computes it
+        Float,
+        Floats,
+        Bool,
+        Bools,
+        String,
+        Strings,
+        ScalarType,   // `integer` is schema.py's ScalarType
+        MemoryFormat, // schema.py's MemoryFormat
+        Layout,       // schema.py's Layout
+        Device,       // `text` "cpu", `integer` the index or -1
+        Unsupported   // `text` names the JSON key (as_graph, as_custom_obj...)
+    };
+    Kind kind = Kind::None;
+    std::string name; // Tensor, SymInt
+    std::vector<std::string> names;
+    std::int64_t integer = 0;
+    double real = 0.0;
+    bool boolean = false;
+    std::string text;
+    std::vector<std::int64_t> ints;
+    std::vector<double> floats;
+    std::vector<bool> bools;
+    std::vector<std::string> strings;
+    std::vector<ExportedValue> items; // Ints with symbolic members: each one
+};
+
+struct ExportedNode {
+    std::string target;                                        // "torch.ops.aten.linear.default"
+    std::vector<std::pair<std::string, ExportedValue>> inputs; // schema argument name -> value
+    std::vector<ExportedValue> outputs;
+    std::string stackTrace;    // metadata: `  File "m.py", line 7, in forward\n    code\n`
+    std::string nnModuleStack; // metadata: "key,path,type;key,path,type"
+};
+
+struct ExportedInput {
+    enum class Kind { UserInput, Parameter, Buffer, TensorConstant, CustomObject, Token, Constant };
+    Kind kind = Kind::UserInput;
+    std::string name;   // the placeholder's name
+    std::string target; // the parameter's, buffer's or constant's name: "fc1.weight"
+    bool persistent = true;
+};
+
+struct ExportedOutput {
+    enum class Kind { UserOutput, LossOutput, BufferMutation, UserInputMutation, Token, Other };
+    Kind kind = Kind::UserOutput;
+    ExportedValue value;
+    std::string target; // the buffer or input it mutates
+};
+
+struct ExportedTensorMeta {
+    int dtype = 0;                   // schema.py's ScalarType
+    std::vector<std::int64_t> sizes; // -1 where symbolic
+};
+
+struct ExportedProgram {
+    int schemaMajor = 0, schemaMinor = 0;
+    std::string torchVersion;
+    std::vector<ExportedInput> inputs; // the graph's placeholders, in order, with their roles
+    std::vector<ExportedOutput> outputs;
+    std::vector<ExportedNode> nodes;
+    std::map<std::string, ExportedTensorMeta> tensors;
+};
+
+// The schema major version this reader follows (PyTorch 2.6 writes 8.2).
+constexpr int kExportSchemaMajor = 8;
+
+// Parses the JSON text; throws std::runtime_error with a sentence when it is not an exported
+// program this reader understands.
+ExportedProgram parseExportedProgram(const std::string& json);
+
+// How torch.fx prints a literal argument (None, 3, [1, 1], torch.float32, ...); a Tensor's
+// reference is `%name`.
+Argument exportedArgument(const ExportedValue& value);
+
+// "torch.float32" for schema.py's ScalarType code.
+std::string exportedDtypeName(int scalarType);
+
+} // namespace fxview

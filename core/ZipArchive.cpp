@@ -1,0 +1,102 @@
+#include "ZipArchive.h"
+
+#include <filesystem>
+
+namespace fxview {
+
+namespace {
+
+std::uint32_t le32(const unsigned char* p) {
+    return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<std::uint32_t>(p[3]) << 24);
+}
+std::uint16_t le16(const unsigned char* p) {
+    return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
+}
+
+} // namespace
+
+bool ZipArchive::readRange(std::uint64_t offset, std::uint64_t length,
+                           std::vector<unsigned char>& out) {
+    if (offset > size_ || length > size_ - offset)
+        return false;
+    out.resize(length);
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(offset));
+    in_.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(length));
+    return static_cast<std::uint64_t>(in_.gcount()) == length;
+}
+
+bool ZipArchive::open(const std::string& path, std::string& why) {
+    std::error_code ec;
+    size_ = std::filesystem::file_size(path, ec);
+    in_.open(path, std::ios::binary);
+    if (ec || !in_) {
+        why = "it cannot be read";
+        return false;
+    }
+    const std::uint64_t eocdSize = 22;
+    why = "its zip directory is missing or cut short (the file may be truncated)";
+    if (size_ < eocdSize)
+        return false;
+    // The end-of-central-directory record sits in the last 64 KiB (it may carry a comment).
+    std::uint64_t tailStart = size_ > 65535 + eocdSize ? size_ - 65535 - eocdSize : 0;
+    std::vector<unsigned char> tail;
+    if (!readRange(tailStart, size_ - tailStart, tail))
+        return false;
+    for (std::size_t pos = tail.size() - eocdSize + 1; pos-- > 0;) {
+        if (le32(&tail[pos]) != 0x06054b50)
+            continue;
+        std::uint16_t count = le16(&tail[pos + 10]);
+        std::uint32_t cdSize = le32(&tail[pos + 12]);
+        std::uint32_t cdOffset = le32(&tail[pos + 16]);
+        if (cdOffset == 0xFFFFFFFF || count == 0xFFFF) {
+            zip64_ = true;
+            return true;
+        }
+        std::vector<unsigned char> cd;
+        if (!readRange(cdOffset, cdSize, cd))
+            return false;
+        std::size_t p = 0;
+        for (int i = 0; i < count; ++i) {
+            if (p + 46 > cd.size() || le32(&cd[p]) != 0x02014b50)
+                return false;
+            Entry e;
+            e.method = le16(&cd[p + 10]);
+            e.compressedSize = le32(&cd[p + 20]);
+            e.uncompressedSize = le32(&cd[p + 24]);
+            std::uint16_t nameLen = le16(&cd[p + 28]);
+            std::uint16_t extraLen = le16(&cd[p + 30]);
+            std::uint16_t commentLen = le16(&cd[p + 32]);
+            e.localHeaderOffset = le32(&cd[p + 42]);
+            if (p + 46 + nameLen > cd.size())
+                return false;
+            e.name.assign(reinterpret_cast<const char*>(&cd[p + 46]), nameLen);
+            entries_.push_back(e);
+            p += 46 + nameLen + extraLen + commentLen;
+        }
+        why.clear();
+        return true;
+    }
+    return false;
+}
+
+const ZipArchive::Entry* ZipArchive::find(const std::string& name) const {
+    for (const Entry& e : entries_)
+        if (e.name == name)
+            return &e;
+    return nullptr;
+}
+
+std::optional<std::string> ZipArchive::read(const Entry& e) {
+    std::vector<unsigned char> header;
+    if (e.method != 0 || !readRange(e.localHeaderOffset, 30, header) ||
+        le32(header.data()) != 0x04034b50)
+        return std::nullopt;
+    std::uint64_t start = e.localHeaderOffset + 30ull + le16(&header[26]) + le16(&header[28]);
+    std::vector<unsigned char> content;
+    if (!readRange(start, e.compressedSize, content))
+        return std::nullopt;
+    return std::string(content.begin(), content.end());
+}
+
+} // namespace fxview

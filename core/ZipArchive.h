@@ -1,0 +1,44 @@
+#pragma once
+// Reads a zip's directory and its stored (uncompressed) members without LibTorch: how fxview
+// tells what a file is before LibTorch sees it, and reads a torch.export archive's graph (the
+// JSON) without loading the weights beside it. torch.save and torch.export.save both store.
+
+#include <cstdint>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fxview {
+
+class ZipArchive {
+public:
+    struct Entry {
+        std::string name;
+        std::uint16_t method = 0; // 0: stored
+        std::uint64_t compressedSize = 0;
+        std::uint64_t uncompressedSize = 0;
+        std::uint64_t localHeaderOffset = 0;
+    };
+
+    // Opens `path` and reads its central directory; false (and a reason) if it has none or the
+    // directory runs past the end of the file (a cut download).
+    bool open(const std::string& path, std::string& why);
+    const std::vector<Entry>& entries() const { return entries_; }
+    // Whether the directory is zip64's, which this reader leaves to LibTorch's.
+    bool zip64() const { return zip64_; }
+    std::uint64_t size() const { return size_; }
+    const Entry* find(const std::string& name) const;
+    // A stored member's bytes; nullopt when it is compressed or cut short.
+    std::optional<std::string> read(const Entry& entry);
+    // The bytes at [offset, offset + length) of the file itself.
+    bool readRange(std::uint64_t offset, std::uint64_t length, std::vector<unsigned char>& out);
+
+private:
+    std::ifstream in_;
+    std::uint64_t size_ = 0;
+    bool zip64_ = false;
+    std::vector<Entry> entries_;
+};
+
+} // namespace fxview

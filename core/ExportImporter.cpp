@@ -171,7 +171,8 @@ private:
         if (in.kind == K::UserInput) {
             step.kind = Step::Kind::Placeholder;
             step.index = plan_->placeholders++;
-            PlaceholderSpec spec{in.name, c10::TensorType::get(), std::nullopt};
+            PlaceholderSpec spec{in.name, c10::TensorType::get(), std::nullopt,
+                                 "the shape of the archive's example input"};
             auto meta = model_.program.tensors.find(in.name);
             if (meta != model_.program.tensors.end() &&
                 std::find(meta->second.sizes.begin(), meta->second.sizes.end(), -1) ==

@@ -628,7 +628,7 @@ InputChoice Interpreter::guessInputs() const {
         std::string source;
         if (specFromTracedType(wanted.type, spec)) {
             choice.explanation +=
-                "input " + node.name + ": " + spec.text() + ", the shape it was traced with\n";
+                "input " + node.name + ": " + spec.text() + ", " + wanted.typeOrigin + "\n";
             choice.specs.push_back(spec);
             continue;
         }

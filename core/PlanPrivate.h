@@ -89,6 +89,8 @@ struct PlaceholderSpec {
     std::string name;
     c10::TypePtr type;
     std::optional<c10::IValue> defaultValue;
+    // Where a complete tensor type came from, for the input note.
+    std::string typeOrigin = "the shape it was traced with";
 };
 
 struct ExecutionPlan {

@@ -58,6 +58,11 @@ private slots:
     void exportJson();
     void exportResnetRunShowsEveryShape();
     void exportRefusesHugePng();
+    void exportedGraphPrintsLikePyTorch_data();
+    void exportedGraphPrintsLikePyTorch();
+    void exportedRunEqualsItsModule_data();
+    void exportedRunEqualsItsModule();
+    void exportedDefaultsToItsExampleShape();
 };
 
 void TestFxtrace::graphOfTinyNet_data() {
@@ -159,6 +164,8 @@ void TestFxtrace::badFilesExitOne_data() {
                            << "the file is empty";
     QTest::newRow("missing") << "missing.pt"
                              << "there is no such file";
+    QTest::newRow(".pt2 without weights") << "missing_weights.pt2"
+                                          << "it lacks serialized_state_dict.pt";
 }
 
 void TestFxtrace::badFilesExitOne() {
@@ -327,6 +334,61 @@ void TestFxtrace::exportRefusesHugePng() {
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains("over the limit; export it as SVG or PDF"), qPrintable(run.err));
     QVERIFY(!QFile::exists(path));
+}
+
+void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {
+    QTest::addColumn<QString>("name");
+    for (const char* name : {"tinynet", "resnet18", "resnet18_core", "mobilenet_v2"})
+        QTest::newRow(name) << name;
+}
+
+// Byte for byte what print(torch.export.load(path).graph) printed in PyTorch 2.6: placeholders in
+// the signature's order, ATen overloads as targets, arguments with defaults as keywords.
+void TestFxtrace::exportedGraphPrintsLikePyTorch() {
+    QFETCH(QString, name);
+    Run run = fxtrace({"graph", QString::fromStdString(fixture(name.toStdString() + ".pt2"))});
+    QCOMPARE(run.exitCode, 0);
+    QCOMPARE(run.out, QString::fromUtf8(readFile(fixture(name.toStdString() + ".pt2.txt"))));
+}
+
+void TestFxtrace::exportedRunEqualsItsModule_data() {
+    exportedGraphPrintsLikePyTorch_data();
+}
+
+// Run node by node with LibTorch's ATen operators on the archive's example inputs, the graph's
+// user output is torch.equal to torch.export.load(path).module()'s (PyTorch 2.6, the generator).
+void TestFxtrace::exportedRunEqualsItsModule() {
+    QFETCH(QString, name);
+    QTemporaryDir dir;
+    QString saved = dir.filePath("out.pt");
+    std::string base = fixture(name.toStdString());
+    Run run = fxtrace({"run", QString::fromStdString(base + ".pt2"), "--input",
+                       QString::fromStdString("file:" + base + "_pt2_input.pt"), "--save-outputs",
+                       saved});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY(run.out.contains("Outputs equal: not checked (a .pt2 has no forward to run)"));
+    QProcess python;
+    python.start(FXVIEW_PYTHON_PATH, {"-c",
+                                      "import sys, torch\n"
+                                      "out = torch.load(sys.argv[1])\n"
+                                      "ref = torch.load(sys.argv[2])\n"
+                                      "assert isinstance(out, tuple) and len(out) == 1, out\n"
+                                      "assert torch.equal(out[0], ref)\n"
+                                      "print('equal')\n",
+                                      saved, QString::fromStdString(base + "_pt2_reference.pt")});
+    QVERIFY(python.waitForFinished(120000));
+    QCOMPARE(QString::fromUtf8(python.readAllStandardError()), QString());
+    QCOMPARE(QString::fromUtf8(python.readAllStandardOutput()), QString("equal\n"));
+}
+
+// Without --input a .pt2 runs on its example input's shape, and says so; its parameters are
+// placeholders of the graph but no inputs to give.
+void TestFxtrace::exportedDefaultsToItsExampleShape() {
+    Run run = fxtrace({"run", QString::fromStdString(fixture("tinynet.pt2"))});
+    QCOMPARE(run.exitCode, 0);
+    QVERIFY2(run.err.contains("input x: 3x4, the shape of the archive's example input") ||
+                 run.out.contains("input x: 3x4, the shape of the archive's example input"),
+             qPrintable(run.out + run.err));
 }
 
 QTEST_APPLESS_MAIN(TestFxtrace)

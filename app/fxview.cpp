@@ -38,10 +38,12 @@ struct CommandLine {
                                          "and step through it on sample input.");
         parser.addHelpOption();
         parser.addOption(version);
-        parser.addPositionalArgument("MODEL",
-                                     "a TorchScript archive (.pt/.pth/.zip) or example:NAME "
-                                     "(tinynet, branchy, smallcnn); default example:tinynet",
-                                     "[MODEL]");
+        parser.addPositionalArgument(
+            "MODEL",
+            "a TorchScript archive (.pt/.pth/.zip), a torch.export program (.pt2) "
+            "or example:NAME "
+            "(tinynet, branchy, smallcnn); default example:tinynet",
+            "[MODEL]");
         parser.addOption(input);
         parser.addOption(reportOpenTime);
     }

@@ -720,7 +720,7 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
 void MainWindow::chooseFile() {
     QString path =
         QFileDialog::getOpenFileName(this, "Open TorchScript model", QString(),
-                                     "TorchScript models (*.pt *.pth *.zip);;All files (*)");
+                                     "PyTorch models (*.pt *.pth *.zip *.pt2);;All files (*)");
     if (!path.isEmpty())
         openModel(path);
 }

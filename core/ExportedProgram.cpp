@@ -256,6 +256,18 @@ std::string exportedDtypeName(int scalarType) {
     }
 }
 
+namespace {
+
+// A list argument, each item made by `make`.
+template <class Items, class Make> Argument listOf(const Items& items, Make make) {
+    std::vector<Argument> made;
+    for (const auto& item : items)
+        made.push_back(make(item));
+    return Argument::ofList(std::move(made));
+}
+
+} // namespace
+
 Argument exportedArgument(const ExportedValue& v) {
     using K = ExportedValue::Kind;
     switch (v.kind) {
@@ -264,44 +276,26 @@ Argument exportedArgument(const ExportedValue& v) {
     case K::Tensor:
     case K::SymInt:
         return Argument::ofNode(v.name);
-    case K::Tensors: {
-        std::vector<Argument> items;
-        for (const std::string& n : v.names)
-            items.push_back(n.empty() ? Argument::none() : Argument::ofNode(n));
-        return Argument::ofList(std::move(items));
-    }
+    case K::Tensors:
+        return listOf(v.names, [](const std::string& n) {
+            return n.empty() ? Argument::none() : Argument::ofNode(n);
+        });
     case K::Int:
         return Argument::ofInt(v.integer);
-    case K::Ints: {
-        std::vector<Argument> items;
-        for (const ExportedValue& item : v.items)
-            items.push_back(exportedArgument(item));
-        return Argument::ofList(std::move(items));
-    }
+    case K::Ints:
+        return listOf(v.items, exportedArgument);
     case K::Float:
         return Argument::ofFloat(v.real);
-    case K::Floats: {
-        std::vector<Argument> items;
-        for (double f : v.floats)
-            items.push_back(Argument::ofFloat(f));
-        return Argument::ofList(std::move(items));
-    }
+    case K::Floats:
+        return listOf(v.floats, Argument::ofFloat);
     case K::Bool:
         return Argument::ofBool(v.boolean);
-    case K::Bools: {
-        std::vector<Argument> items;
-        for (bool b : v.bools)
-            items.push_back(Argument::ofBool(b));
-        return Argument::ofList(std::move(items));
-    }
+    case K::Bools:
+        return listOf(v.bools, Argument::ofBool);
     case K::String:
         return Argument::ofString(v.text);
-    case K::Strings: {
-        std::vector<Argument> items;
-        for (const std::string& s : v.strings)
-            items.push_back(Argument::ofString(s));
-        return Argument::ofList(std::move(items));
-    }
+    case K::Strings:
+        return listOf(v.strings, Argument::ofString);
     case K::ScalarType:
         return Argument::ofRepr(exportedDtypeName(static_cast<int>(v.integer)));
     case K::MemoryFormat: {

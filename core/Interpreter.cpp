@@ -502,17 +502,22 @@ struct Interpreter::Private {
         }
     }
 
+    // Nodes a step runs along with the next one a person steps to: hidden guards, and a
+    // torch.export program's parameter, buffer and constant placeholders (weights, not inputs:
+    // resnet18 has 62 of them before its input).
+    static bool runsAlong(const Node* n) {
+        return n && (n->hidden || (n->op == Op::Placeholder && !n->isInput()));
+    }
+
     bool nextIsHidden() const {
         int id = nextStep();
-        const Node* n = id < 0 ? nullptr : nodeOf[static_cast<std::size_t>(id)];
-        return n && n->hidden;
+        return runsAlong(id < 0 ? nullptr : nodeOf[static_cast<std::size_t>(id)]);
     }
 
     bool lastWasHidden() const {
         auto it = plan->stepOf.find(last);
-        const Node* n =
-            it == plan->stepOf.end() ? nullptr : nodeOf[static_cast<std::size_t>(it->second)];
-        return n && n->hidden;
+        return runsAlong(it == plan->stepOf.end() ? nullptr
+                                                  : nodeOf[static_cast<std::size_t>(it->second)]);
     }
 
     int nextStep() const {

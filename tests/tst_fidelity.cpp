@@ -21,6 +21,7 @@ private slots:
     void inputsFromFiles();
     void subscriptsPrintLikeTorchFx();
     void tracedIdentityCallsAreKept();
+    void exportedWeightsRunAlong();
 };
 
 void TestFidelity::interpreterOpsRun_data() {
@@ -193,6 +194,17 @@ void TestFidelity::tracedIdentityCallsAreKept() {
     QCOMPARE(run->runToEnd(), StopReason::Finished);
     OutputCheck check = run->checkOutputs();
     QVERIFY2(check.verdict == OutputCheck::Verdict::Equal, check.message.c_str());
+}
+
+// A torch.export program's weights are placeholders; a step runs them along with the input, so
+// the first step lands on x and the second on the first op.
+void TestFidelity::exportedWeightsRunAlong() {
+    auto run = session(fixture("tinynet.pt2"), {"3x4"});
+    QCOMPARE(run->step(), StopReason::Stepped);
+    QCOMPARE(run->nextNode(), std::string("linear"));
+    QCOMPARE(run->record("p_fc1_weight")->runs, 1);
+    QCOMPARE(run->runToEnd(), StopReason::Finished);
+    QCOMPARE(run->checkOutputs().verdict, OutputCheck::Verdict::NoReference);
 }
 
 QTEST_APPLESS_MAIN(TestFidelity)

@@ -17,6 +17,7 @@
 #include "ModelPrivate.h"
 #include "NodeNamer.h"
 #include "PlanPrivate.h"
+#include "TorchValues.h"
 #include "ZipArchive.h"
 
 namespace fxview {
@@ -186,16 +187,17 @@ private:
                                    : in.kind == K::TensorConstant ? PlaceholderKind::Constant
                                                                   : PlaceholderKind::Buffer;
             step.kind = Step::Kind::Attribute;
-            const auto& from = in.kind == K::TensorConstant ? model_.constants : model_.stateDict;
+            // Non-persistent buffers travel with the constants, not the state dict, as
+            // ExportedProgram._graph_module_flat_inputs reads them.
+            bool constant =
+                in.kind == K::TensorConstant || (in.kind == K::Buffer && !in.persistent);
+            const auto& from = constant ? model_.constants : model_.stateDict;
             auto it = from.find(in.target);
             if (it == from.end())
                 throw std::runtime_error("its weights do not match its signature: " + in.target +
                                          " is missing");
             step.attribute = it->second;
-            node.tensors.push_back(
-                {in.target,
-                 std::vector<std::int64_t>(it->second.sizes().begin(), it->second.sizes().end()),
-                 std::string(c10::toString(it->second.scalar_type()))});
+            node.tensors.push_back(heldTensor(in.target, it->second));
         }
         emit(std::move(node), std::move(step));
     }
@@ -336,9 +338,11 @@ private:
             emit(std::move(node), std::move(step));
             return;
         }
-        std::string op_ = n.target.substr(n.target.rfind("torch.ops.") == 0 ? 10 : 0);
-        op_ = op_.substr(op_.find('.') + 1);
-        node.name = NodeNamer::snakeCase(op_);
+        // "torch.ops.aten._native_batch_norm_legit_no_training.default" ->
+        // "_native_batch_norm_legit_no_training_default", as torch.fx names an OpOverload.
+        const std::string prefix = "torch.ops.";
+        std::string overload = n.target.substr(n.target.rfind(prefix, 0) == 0 ? prefix.size() : 0);
+        node.name = NodeNamer::snakeCase(overload.substr(overload.find('.') + 1));
         for (char& c : node.name)
             c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
         int id = emit(std::move(node), std::move(step));

@@ -218,6 +218,10 @@ void tensorStats(const at::Tensor& t, ValueSummary& s) {
 
 } // namespace
 
+HeldTensor heldTensor(const std::string& name, const at::Tensor& t) {
+    return HeldTensor{name, t.sizes().vec(), dtypeName(t.scalar_type())};
+}
+
 std::string dtypeName(c10::ScalarType type) {
     for (const auto& [t, name] : dtypeNames())
         if (t == type)

@@ -3,6 +3,7 @@
 
 #include <torch/script.h>
 
+#include "Graph.h"
 #include "RunRecord.h"
 
 namespace fxview {
@@ -14,6 +15,9 @@ bool scalarTypeFromName(const std::string& name, c10::ScalarType& type);
 
 // Shapes only (cheap metadata) or full statistics of every tensor.
 ValueSummary summarize(const c10::IValue& value, bool withStats);
+
+// What a node holding `t` shows of it: its name, shape and dtype.
+HeldTensor heldTensor(const std::string& name, const at::Tensor& t);
 
 // torch::equal all the way down tuples and lists; scalars compare with ==.
 bool exactlyEqual(const c10::IValue& a, const c10::IValue& b);

@@ -966,14 +966,15 @@ private:
         return true;
     }
 
-    // A Tensor subscript's index when `n` is the last link of one that torch.fx would record as
-    // one getitem (see TensorSubscript).
-    std::optional<Argument> subscriptIndex(const jit::Node* n, const Frame& frame) {
+    // When `n` is the last link of a Tensor subscript that torch.fx would record as one
+    // getitem (see TensorSubscript): the subscripted tensor and the index.
+    std::optional<std::pair<Argument, Argument>> subscriptOf(const jit::Node* n,
+                                                             const Frame& frame) {
         std::vector<const jit::Node*> chain = subscript_.chainEndingAt(n);
         if (chain.empty())
             return std::nullopt;
-        return TensorSubscript::index(
-            chain, [&](const jit::Value* v) -> std::optional<c10::IValue> {
+        std::optional<Argument> index =
+            TensorSubscript::index(chain, [&](const jit::Value* v) -> std::optional<c10::IValue> {
                 if (v->node()->kind() == c10::prim::Constant)
                     return jit::toIValue(v);
                 auto it = frame.find(v);
@@ -981,6 +982,9 @@ private:
                     return std::nullopt;
                 return it->second.constant;
             });
+        if (!index)
+            return std::nullopt;
+        return std::make_pair(dataOf(frame, chain[0]->inputs()[0]).arg, *index);
     }
 
     // Whether `n` is an earlier link of a subscript whose last link becomes one getitem.
@@ -990,7 +994,7 @@ private:
         const jit::Node* last = n;
         while (subscript_.continues(last))
             last = last->output()->uses()[0].user;
-        return subscriptIndex(last, frame).has_value();
+        return subscriptOf(last, frame).has_value();
     }
 
     // The Tensor attribute `n` reads, if the model's code read one: TorchScript compiles
@@ -1030,10 +1034,10 @@ private:
         // `x + y` has alpha 1; anything else was spelled torch.add(x, y, alpha=...).
         bool operatorForm = node.kwargs.empty();
         FxCall call = fxCallFor(ns, opName, operatorForm, sourceSpelling_.at(n, opName));
-        if (std::optional<Argument> index = subscriptIndex(n, frame)) {
+        if (auto subscript = subscriptOf(n, frame)) {
             // x[:, 0]: one getitem on the subscripted tensor, as torch.fx records it.
             call = {Op::CallFunction, "operator.getitem", "getitem"};
-            node.args = {dataOf(frame, subscript_.chainEndingAt(n)[0]->inputs()[0]).arg, *index};
+            node.args = {subscript->first, subscript->second};
             node.kwargs.clear();
         }
         node.hidden = subscriptContinues(n, frame); // the earlier links of such a subscript
@@ -1075,10 +1079,6 @@ private:
             step.unsupported = node.schema;
         }
         emitFor(n, std::move(node), call.candidate, std::move(step), frame);
-    }
-
-    static HeldTensor heldTensor(const std::string& name, const at::Tensor& t) {
-        return HeldTensor{name, t.sizes().vec(), dtypeName(t.scalar_type())};
     }
 
     // Fills args and kwargs the way Python code would have written the call: keyword-only

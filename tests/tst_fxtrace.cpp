@@ -338,7 +338,7 @@ void TestFxtrace::exportRefusesHugePng() {
 
 void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {
     QTest::addColumn<QString>("name");
-    for (const char* name : {"tinynet", "resnet18", "resnet18_core", "mobilenet_v2"})
+    for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2"})
         QTest::newRow(name) << name;
 }
 

@@ -6,17 +6,16 @@
 
 #include "ExportImporter.h"
 
-#include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/runtime/operator.h>
-#include <torch/csrc/jit/serialization/import_read.h>
 
-#include <cstring>
 #include <set>
 #include <stdexcept>
 
 #include "ModelPrivate.h"
 #include "NodeNamer.h"
 #include "PlanPrivate.h"
+#include "SymbolicOps.h"
+#include "TorchSave.h"
 #include "TorchValues.h"
 #include "ZipArchive.h"
 
@@ -25,93 +24,6 @@ namespace fxview {
 namespace {
 
 namespace jit = torch::jit;
-
-// A torch.save archive held in memory (a member of the .pt2), for LibTorch's zip reader.
-class BytesReader : public caffe2::serialize::ReadAdapterInterface {
-public:
-    explicit BytesReader(const std::string& bytes) : bytes_(bytes) {}
-    size_t size() const override { return bytes_.size(); }
-    size_t read(uint64_t pos, void* buf, size_t n, const char*) const override {
-        if (pos >= bytes_.size())
-            return 0;
-        n = std::min<size_t>(n, bytes_.size() - pos);
-        std::memcpy(buf, bytes_.data() + pos, n);
-        return n;
-    }
-
-private:
-    const std::string& bytes_;
-};
-
-// torch.save's state dicts hold nn.Parameters, pickled as torch._utils._rebuild_parameter(data,
-// requires_grad, hooks), which LibTorch's unpickler does not know: it is read as an object whose
-// one slot is the tensor, unwrapped below.
-std::map<std::string, at::Tensor> readTensorDict(const std::string& bytes,
-                                                 const std::string& what) {
-    auto cu = std::make_shared<jit::CompilationUnit>();
-    auto resolver = [cu](const c10::QualifiedName& name) -> c10::StrongTypePtr {
-        if (name.qualifiedName() != "torch._utils._rebuild_parameter" &&
-            name.qualifiedName() != "torch._utils._rebuild_parameter_with_state")
-            throw std::runtime_error("it holds a " + name.qualifiedName() + ", not tensors");
-        auto type = c10::ClassType::create(name, cu);
-        type->addAttribute("data", c10::TensorType::get());
-        return c10::StrongTypePtr(cu, type);
-    };
-    auto loader = [](const c10::StrongTypePtr& type, c10::IValue args) {
-        auto object = c10::ivalue::Object::create(type, 1);
-        object->setSlot(0, args.isTuple() ? args.toTupleRef().elements().at(0) : args);
-        return object;
-    };
-    std::map<std::string, at::Tensor> tensors;
-    try {
-        caffe2::serialize::PyTorchStreamReader reader(std::make_unique<BytesReader>(bytes));
-        c10::IValue dict = jit::readArchiveAndTensors("data", "", "", resolver, loader,
-                                                      c10::Device(c10::kCPU), reader);
-        if (!dict.isGenericDict())
-            throw std::runtime_error("it is not a dict of tensors");
-        for (const auto& item : dict.toGenericDict()) {
-            c10::IValue v = item.value();
-            if (v.isObject())
-                v = v.toObjectRef().getSlot(0);
-            if (item.key().isString() && v.isTensor())
-                tensors[item.key().toStringRef()] = v.toTensor();
-        }
-    } catch (const std::exception& e) {
-        throw std::runtime_error("its " + what + " cannot be read (" + firstLineOf(e) + ")");
-    }
-    return tensors;
-}
-
-c10::ScalarType scalarTypeOf(int code) {
-    switch (code) {
-    case 1:
-        return c10::kByte;
-    case 2:
-        return c10::kChar;
-    case 3:
-        return c10::kShort;
-    case 4:
-        return c10::kInt;
-    case 5:
-        return c10::kLong;
-    case 6:
-        return c10::kHalf;
-    case 7:
-        return c10::kFloat;
-    case 8:
-        return c10::kDouble;
-    case 10:
-        return c10::kComplexFloat;
-    case 11:
-        return c10::kComplexDouble;
-    case 12:
-        return c10::kBool;
-    case 13:
-        return c10::kBFloat16;
-    default:
-        return c10::kFloat;
-    }
-}
 
 // Python keywords that are also schema argument names: deserialize_inputs passes them
 // positionally (a keyword argument cannot be spelled `from=`).
@@ -124,15 +36,38 @@ bool isPythonKeyword(const std::string& name) {
     return keywords.count(name) > 0;
 }
 
+// A Python number passed where the schema wants a Tensor (`mul.Tensor(sum_1, sym_size_int_1)`):
+// Python's argument parser makes it a 0-dim "wrapped number" tensor, which type promotion treats
+// as a scalar; the operation does the same to the stack entries at `positions`.
+jit::Operation wrappingNumbers(jit::Operation op, std::vector<std::size_t> positions,
+                               std::size_t arity) {
+    return jit::Operation([op, positions, arity](jit::Stack& stack) mutable {
+        std::size_t base = stack.size() - arity;
+        for (std::size_t i : positions) {
+            c10::IValue& v = stack[base + i];
+            if (v.isTensor())
+                continue;
+            at::Tensor t = c10::scalar_to_tensor(v.toScalar());
+            t.unsafeGetTensorImpl()->set_wrapped_number(true);
+            v = t;
+        }
+        op(stack);
+    });
+}
+
 class Importer {
 public:
-    explicit Importer(const ExportedModel& model) : model_(model) {}
+    explicit Importer(const ExportedModel& model) : model_(model) {
+        top_.nodes = &graph_.nodes;
+        top_.steps = &plan_->top;
+        scope_ = &top_;
+    }
 
     TraceResult run() {
         const ExportedProgram& p = model_.program;
         for (const ExportedInput& in : p.inputs)
             placeholder(in);
-        for (const ExportedNode& n : p.nodes)
+        for (const ExportedNode& n : p.graph.nodes)
             callFunction(n);
         output();
         graph_.recomputeUsers();
@@ -143,23 +78,49 @@ public:
     }
 
 private:
+    // A graph's namespace: the program's, or a subgraph's (torch.cond's branches name their
+    // placeholders x, p_fc_weight... again). A subgraph's nodes are shown as
+    // `true_graph_0.sin`, so every name in the whole Graph stays unique.
+    struct Namespace {
+        std::string prefix;
+        NodeNamer namer;
+        std::map<std::string, int> slotOf; // serialized value name -> slot
+        std::vector<Node>* nodes = nullptr;
+        std::vector<int>* steps = nullptr;
+    };
+
     const ExportedModel& model_;
     Graph graph_;
     std::shared_ptr<ExecutionPlan> plan_ = std::make_shared<ExecutionPlan>();
-    NodeNamer namer_;
-    std::map<std::string, int> slotOf_; // serialized value name -> slot
+    Namespace top_;
+    Namespace* scope_;
 
-    int emit(Node node, Step step) {
-        node.name = namer_.create(node.name);
+    // Appends the node and its step; returns the node's name in its namespace.
+    std::string emit(Node node, Step step) {
+        std::string local = scope_->namer.create(node.name);
+        node.name = scope_->prefix + local;
+        if (!scope_->prefix.empty()) {
+            for (Argument& a : node.args)
+                prefixRefs(a);
+            for (KeywordArgument& k : node.kwargs)
+                prefixRefs(k.value);
+        }
         step.name = node.name;
         step.slot = plan_->slotCount++;
         int id = static_cast<int>(plan_->steps.size());
         plan_->stepOf[node.name] = id;
-        slotOf_[node.name] = step.slot;
-        graph_.nodes.push_back(std::move(node));
-        plan_->top.push_back(id);
+        scope_->slotOf[local] = step.slot;
+        scope_->nodes->push_back(std::move(node));
+        scope_->steps->push_back(id);
         plan_->steps.push_back(std::move(step));
-        return id;
+        return local;
+    }
+
+    void prefixRefs(Argument& a) const {
+        if (a.kind == Argument::Kind::NodeRef)
+            a.text = scope_->prefix + a.text;
+        for (Argument& item : a.items)
+            prefixRefs(item);
     }
 
     void placeholder(const ExportedInput& in) {
@@ -172,16 +133,7 @@ private:
         if (in.kind == K::UserInput) {
             step.kind = Step::Kind::Placeholder;
             step.index = plan_->placeholders++;
-            PlaceholderSpec spec{in.name, c10::TensorType::get(), std::nullopt,
-                                 "the shape of the archive's example input"};
-            auto meta = model_.program.tensors.find(in.name);
-            if (meta != model_.program.tensors.end() &&
-                std::find(meta->second.sizes.begin(), meta->second.sizes.end(), -1) ==
-                    meta->second.sizes.end())
-                spec.type = c10::TensorType::createContiguous(scalarTypeOf(meta->second.dtype),
-                                                              c10::Device(c10::kCPU),
-                                                              c10::IntArrayRef(meta->second.sizes));
-            plan_->inputs.push_back(std::move(spec));
+            plan_->inputs.push_back(inputSpec(in.name));
         } else {
             node.placeholderKind = in.kind == K::Parameter        ? PlaceholderKind::Parameter
                                    : in.kind == K::TensorConstant ? PlaceholderKind::Constant
@@ -202,11 +154,38 @@ private:
         emit(std::move(node), std::move(step));
     }
 
-    ValueSource sourceOf(const ExportedValue& v) {
+    // A user input: its example value (serialized_example_inputs.pt) when the archive has one,
+    // else its recorded shape; a dynamic dimension keeps its declared range for the check.
+    PlaceholderSpec inputSpec(const std::string& name) const {
+        std::size_t index = plan_->inputs.size();
+        PlaceholderSpec spec;
+        spec.name = name;
+        spec.type = c10::TensorType::get();
+        spec.typeOrigin = "the archive's example input";
+        if (index < model_.exampleInputs.size())
+            spec.example = model_.exampleInputs[index];
+        auto meta = model_.program.tensors.find(name);
+        if (meta == model_.program.tensors.end())
+            return spec;
+        const ExportedTensorMeta& m = meta->second;
+        spec.exportedSizes = m.sizes;
+        for (std::size_t d = 0; d < m.symbols.size(); ++d) {
+            auto range = model_.program.ranges.find(m.symbols[d]);
+            if (!m.symbols[d].empty() && range != model_.program.ranges.end())
+                spec.dynamicDims.push_back(
+                    {static_cast<int>(d), m.symbols[d], range->second.min, range->second.max});
+        }
+        if (std::find(m.sizes.begin(), m.sizes.end(), -1) == m.sizes.end())
+            spec.type = c10::TensorType::createContiguous(
+                scalarTypeOfExported(m.dtype), c10::Device(c10::kCPU), c10::IntArrayRef(m.sizes));
+        return spec;
+    }
+
+    ValueSource sourceOf(const ExportedValue& v) const {
         using K = ExportedValue::Kind;
         auto slot = [&](const std::string& name) {
-            auto it = slotOf_.find(name);
-            if (it == slotOf_.end())
+            auto it = scope_->slotOf.find(name);
+            if (it == scope_->slotOf.end())
                 throw std::runtime_error("value %" + name + " is used before it is made");
             return ValueSource::ofSlot(it->second);
         };
@@ -215,6 +194,7 @@ private:
             return ValueSource::ofConstant(c10::IValue());
         case K::Tensor:
         case K::SymInt:
+        case K::Graph:
             return slot(v.name);
         case K::Tensors: {
             ValueSource list;
@@ -255,7 +235,7 @@ private:
             return ValueSource::ofConstant(c10::List<std::string>(v.strings));
         case K::ScalarType:
             return ValueSource::ofConstant(
-                static_cast<std::int64_t>(scalarTypeOf(static_cast<int>(v.integer))));
+                static_cast<std::int64_t>(scalarTypeOfExported(static_cast<int>(v.integer))));
         case K::MemoryFormat: {
             const c10::MemoryFormat formats[] = {
                 c10::MemoryFormat::Contiguous, c10::MemoryFormat::Contiguous,
@@ -289,24 +269,54 @@ private:
                                  overload == "default" ? "" : overload);
     }
 
+    // torch.fx's name for a node of this target when nothing names it:
+    // "torch.ops.aten.split.Tensor" -> "split_tensor", "torch.ops.higher_order.cond" -> "cond".
+    static std::string autoName(const std::string& target) {
+        const std::string prefix = "torch.ops.";
+        std::string overload = target.substr(target.rfind(prefix, 0) == 0 ? prefix.size() : 0);
+        std::string name = NodeNamer::snakeCase(overload.substr(overload.find('.') + 1));
+        for (char& c : name)
+            c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+        return name;
+    }
+
+    static bool namesItsNode(const ExportedValue& v) {
+        return v.kind == ExportedValue::Kind::Tensor || v.kind == ExportedValue::Kind::SymInt;
+    }
+
     void callFunction(const ExportedNode& n) {
         Node node;
         node.op = Op::CallFunction;
         node.target = n.target;
         node.scope = scopeOf(n.nnModuleStack);
+        node.sourceTrace = n.stackTrace;
+        if (n.target == "torch.ops.higher_order.cond")
+            return cond(n, std::move(node));
         Step step;
         step.kind = Step::Kind::Operator;
+        if (auto symbolic = symbolicOperation(n.target, static_cast<int>(n.inputs.size()))) {
+            // deserialize_sym_op_inputs: every input positional, the node named after its value.
+            node.target = symbolicTargetName(n.target);
+            for (const auto& input : n.inputs) {
+                node.args.push_back(exportedArgument(input.second));
+                step.inputs.push_back(sourceOf(input.second));
+            }
+            step.operation = *symbolic;
+            node.name = n.outputs.empty() ? autoName(n.target) : n.outputs[0].name;
+            emit(std::move(node), std::move(step));
+            return;
+        }
         std::shared_ptr<jit::Operator> op;
         if (auto name = operatorName(n.target))
             op = jit::findOperatorFor(*name);
         std::map<std::string, const ExportedValue*> actual;
         for (const auto& [argName, value] : n.inputs)
             actual[argName] = &value;
-        bool singleTensor = false;
         if (op) {
             const c10::FunctionSchema& schema = op->schema();
             node.schema = schema.operator_name().name +
                           (schema.overload_name().empty() ? "" : "." + schema.overload_name());
+            std::vector<std::size_t> numbersAsTensors;
             for (const c10::Argument& formal : schema.arguments()) {
                 auto it = actual.find(formal.name());
                 bool positional = !formal.default_value() && !formal.kwarg_only();
@@ -317,61 +327,149 @@ private:
                 } else if (it != actual.end()) {
                     node.kwargs.push_back({formal.name(), exportedArgument(*it->second)});
                 }
+                if (it != actual.end() && formal.type()->kind() == c10::TypeKind::TensorType &&
+                    it->second->kind != ExportedValue::Kind::Tensor)
+                    numbersAsTensors.push_back(step.inputs.size());
                 step.inputs.push_back(it != actual.end()
                                           ? sourceOf(*it->second)
                                           : ValueSource::ofConstant(*formal.default_value()));
             }
             step.operation = op->getOperation();
+            if (!numbersAsTensors.empty())
+                step.operation =
+                    wrappingNumbers(*step.operation, numbersAsTensors, step.inputs.size());
             step.outputs = static_cast<int>(schema.returns().size());
-            singleTensor = schema.returns().size() == 1 &&
-                           schema.returns()[0].type()->kind() == c10::TypeKind::TensorType;
         } else {
             // Kept in the graph, its inputs as keywords; running it stops there with a sentence.
             for (const auto& [argName, value] : n.inputs)
                 node.kwargs.push_back({argName, exportedArgument(value)});
             step.unsupported = n.target;
         }
-        // Named after its tensor output, else after the op (torch.fx's _target_to_str).
-        if (singleTensor && n.outputs.size() == 1 &&
-            n.outputs[0].kind == ExportedValue::Kind::Tensor) {
-            node.name = n.outputs[0].name;
-            emit(std::move(node), std::move(step));
+        // One tensor or symbolic output names the node (deserialize_outputs' sync_fx_node);
+        // otherwise torch.fx names it after the op and getitem nodes take the outputs' names.
+        bool named = n.outputs.size() == 1 && namesItsNode(n.outputs[0]);
+        node.name = named ? n.outputs[0].name : autoName(n.target);
+        std::string whole = emit(std::move(node), std::move(step));
+        if (!named)
+            getItems(n.outputs, whole);
+    }
+
+    // deserialize_multiple_outputs: a getitem per output; a list output gets a getitem of its own
+    // whose items are getitems again; a single list output's items are the node's.
+    void getItems(const std::vector<ExportedValue>& outputs, const std::string& whole) {
+        using K = ExportedValue::Kind;
+        if (outputs.size() == 1 && outputs[0].kind == K::Tensors) {
+            listItems(outputs[0].names, whole);
             return;
         }
-        // "torch.ops.aten._native_batch_norm_legit_no_training.default" ->
-        // "_native_batch_norm_legit_no_training_default", as torch.fx names an OpOverload.
-        const std::string prefix = "torch.ops.";
-        std::string overload = n.target.substr(n.target.rfind(prefix, 0) == 0 ? prefix.size() : 0);
-        node.name = NodeNamer::snakeCase(overload.substr(overload.find('.') + 1));
-        for (char& c : node.name)
-            c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-        int id = emit(std::move(node), std::move(step));
-        std::string whole = plan_->steps[static_cast<std::size_t>(id)].name;
-        for (std::size_t i = 0; i < n.outputs.size(); ++i) {
-            const ExportedValue& out = n.outputs[i];
-            if (out.kind != ExportedValue::Kind::Tensor && out.kind != ExportedValue::Kind::SymInt)
-                continue;
-            Node item;
-            item.op = Op::CallFunction;
-            item.target = "operator.getitem";
-            item.name = out.name;
-            item.scope = graph_.nodes.back().scope;
-            item.args = {Argument::ofNode(whole), Argument::ofInt(static_cast<std::int64_t>(i))};
-            Step get;
-            get.kind = Step::Kind::GetItem;
-            get.index = static_cast<int>(i);
-            get.inputs = {ValueSource::ofSlot(slotOf_.at(whole))};
-            emit(std::move(item), std::move(get));
+        for (std::size_t i = 0; i < outputs.size(); ++i) {
+            const ExportedValue& out = outputs[i];
+            if (namesItsNode(out))
+                getItem(whole, i, out.name);
+            else if (out.kind == K::None)
+                getItem(whole, i, "as_none");
+            else if (out.kind == K::Tensors)
+                listItems(out.names, getItem(whole, i, "getitem"));
         }
     }
 
+    void listItems(const std::vector<std::string>& names, const std::string& list) {
+        for (std::size_t i = 0; i < names.size(); ++i)
+            getItem(list, i, names[i]);
+    }
+
+    std::string getItem(const std::string& whole, std::size_t index, const std::string& name) {
+        const Node& from = scope_->nodes->back();
+        Node item;
+        item.op = Op::CallFunction;
+        item.target = "operator.getitem";
+        item.name = name;
+        item.scope = from.scope;
+        item.sourceTrace = from.sourceTrace;
+        item.args = {Argument::ofNode(whole), Argument::ofInt(static_cast<std::int64_t>(index))};
+        Step get;
+        get.kind = Step::Kind::GetItem;
+        get.index = static_cast<int>(index);
+        get.inputs = {ValueSource::ofSlot(scope_->slotOf.at(whole))};
+        return emit(std::move(item), std::move(get));
+    }
+
+    // torch.ops.higher_order.cond(pred, true_graph_0, false_graph_0, operands): each branch a
+    // get_attr of its subgraph, then the cond node holding both as blocks, run like
+    // TorchScript's if: the branch's placeholders take the operands, its outputs are a list.
+    void cond(const ExportedNode& n, Node node) {
+        Step step;
+        step.kind = Step::Kind::If;
+        step.yieldsList = true;
+        for (const auto& input : n.inputs) {
+            const ExportedValue& v = input.second;
+            node.args.push_back(exportedArgument(v));
+            if (v.kind == ExportedValue::Kind::Graph) {
+                auto [block, stepBlock] = subgraph(v.name, *v.graph, node.scope);
+                node.blocks.push_back(std::move(block));
+                step.blocks.push_back(std::move(stepBlock));
+                Node attr;
+                attr.op = Op::GetAttr;
+                attr.name = attr.target = v.name;
+                attr.scope = node.scope;
+                Step get;
+                get.kind = Step::Kind::Attribute;
+                emit(std::move(attr), std::move(get));
+            } else if (v.kind == ExportedValue::Kind::Tensors) {
+                for (const ValueSource& item : sourceOf(v).items)
+                    step.inputs.push_back(item);
+            } else {
+                step.inputs.push_back(sourceOf(v));
+            }
+        }
+        bool named = n.outputs.size() == 1 && n.outputs[0].kind == ExportedValue::Kind::Tensor;
+        node.name = named ? n.outputs[0].name : autoName(n.target);
+        std::string whole = emit(std::move(node), std::move(step));
+        if (!named)
+            getItems(n.outputs, whole);
+    }
+
+    std::pair<Block, StepBlock> subgraph(const std::string& name, const ExportedGraph& g,
+                                         const std::string& scope) {
+        Block block;
+        block.label = name;
+        block.subgraph = true;
+        StepBlock steps;
+        Namespace inner;
+        inner.prefix = scope_->prefix + name + ".";
+        inner.nodes = &block.nodes;
+        inner.steps = &steps.steps;
+        Namespace* outer = scope_;
+        scope_ = &inner;
+        for (const ExportedValue& in : g.inputs) {
+            std::string local = inner.namer.create(in.name);
+            block.params.push_back(inner.prefix + local);
+            steps.params.push_back(plan_->slotCount);
+            inner.slotOf[local] = plan_->slotCount++;
+        }
+        for (const ExportedNode& n : g.nodes)
+            callFunction(n);
+        for (const ExportedValue& out : g.outputs) {
+            Argument result = exportedArgument(out);
+            prefixRefs(result);
+            block.results.push_back(result);
+            steps.results.push_back(sourceOf(out));
+        }
+        for (Node& n : block.nodes)
+            if (n.scope.empty())
+                n.scope = scope;
+        scope_ = outer;
+        return {std::move(block), std::move(steps)};
+    }
+
     // The innermost module of "L__self__,,__main__.TinyNet;L__self___fc1,L['self'].fc1,..."
-    // as a module path: "fc1".
+    // as a module path: "fc1". Nodes export adds itself (sym_size for a dynamic dimension) carry
+    // a placeholder entry, "_empty_nn_module_stack_from_metadata_hook": no module.
     static std::string scopeOf(const std::string& stack) {
         std::size_t last = stack.rfind(';');
-        if (last == std::string::npos)
+        std::string entry = last == std::string::npos ? stack : stack.substr(last + 1);
+        if (last == std::string::npos && entry.find("L['self']") == std::string::npos)
             return {};
-        std::string entry = stack.substr(last + 1);
         std::size_t c1 = entry.find(',');
         std::size_t c2 = entry.rfind(',');
         if (c1 == std::string::npos || c1 == c2)
@@ -382,6 +480,8 @@ private:
             path = path.substr(self.size());
         else if (path.rfind("L['", 0) == 0 && path.find("'].") != std::string::npos)
             path = path.substr(path.find("'].") + 3);
+        else
+            return {};
         return path;
     }
 
@@ -425,6 +525,16 @@ std::shared_ptr<ExportedModel> readExportedModel(const std::string& path) {
     model->program = parseExportedProgram(member("serialized_exported_program.json"));
     model->stateDict = readTensorDict(member("serialized_state_dict.pt"), "weights");
     model->constants = readTensorDict(member("serialized_constants.pt"), "constants");
+    // (args, kwargs) as export was called; optional (an ExportedProgram may have none).
+    if (const ZipArchive::Entry* e = zip.find("serialized_example_inputs.pt")) {
+        std::optional<std::string> bytes = zip.read(*e);
+        c10::IValue examples = bytes ? readTorchSave(*bytes, "example inputs") : c10::IValue();
+        if (examples.isTuple() && !examples.toTupleRef().elements().empty() &&
+            examples.toTupleRef().elements()[0].isTuple())
+            for (const c10::IValue& arg :
+                 examples.toTupleRef().elements()[0].toTupleRef().elements())
+                model->exampleInputs.push_back(arg);
+    }
     return model;
 }
 

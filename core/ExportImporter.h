@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/script.h>
 
@@ -18,6 +19,7 @@ struct ExportedModel {
     ExportedProgram program;
     std::map<std::string, at::Tensor> stateDict; // "fc1.weight" -> its tensor
     std::map<std::string, at::Tensor> constants; // tensor constants by name
+    std::vector<c10::IValue> exampleInputs;      // the positional example inputs, if saved
 };
 
 // Reads `path`'s program and tensors; throws std::runtime_error with a sentence saying what is

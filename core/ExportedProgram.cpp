@@ -24,12 +24,21 @@ double realOf(const Json& j) {
     return std::numeric_limits<double>::quiet_NaN();
 }
 
-// A SymIntArgument: a concrete int, or the name of the node computing a symbolic one.
+ExportedGraph graphOf(const Json& graph);
+
+// A SymIntArgument (SymFloat-, SymBoolArgument): a concrete value, or the name of the node
+// computing a symbolic one.
 ExportedValue symInt(const Json& j) {
     ExportedValue v;
     if (j.contains("as_int")) {
         v.kind = ExportedValue::Kind::Int;
         v.integer = j["as_int"].get<std::int64_t>();
+    } else if (j.contains("as_float")) {
+        v.kind = ExportedValue::Kind::Float;
+        v.real = realOf(j["as_float"]);
+    } else if (j.contains("as_bool")) {
+        v.kind = ExportedValue::Kind::Bool;
+        v.boolean = j["as_bool"].get<bool>();
     } else {
         v.kind = ExportedValue::Kind::SymInt;
         v.name = j.at("as_name").get<std::string>();
@@ -58,8 +67,12 @@ ExportedValue valueOf(const Json& j) {
     } else if (key == "as_int") {
         v.kind = K::Int;
         v.integer = x.get<std::int64_t>();
-    } else if (key == "as_sym_int") {
+    } else if (key == "as_sym_int" || key == "as_sym_float" || key == "as_sym_bool") {
         v = symInt(x);
+    } else if (key == "as_graph") {
+        v.kind = K::Graph;
+        v.name = x.at("name").get<std::string>();
+        v.graph = std::make_shared<const ExportedGraph>(graphOf(x.at("graph")));
     } else if (key == "as_ints" || key == "as_sym_ints") {
         v.kind = K::Ints;
         for (const Json& i : x) {
@@ -106,6 +119,40 @@ ExportedValue valueOf(const Json& j) {
         v.text = key;
     }
     return v;
+}
+
+ExportedGraph graphOf(const Json& graph) {
+    ExportedGraph g;
+    for (const Json& input : graph.at("inputs"))
+        g.inputs.push_back(valueOf(input));
+    for (const Json& n : graph.at("nodes")) {
+        ExportedNode node;
+        node.target = n.at("target").get<std::string>();
+        for (const Json& input : n.at("inputs"))
+            node.inputs.emplace_back(input.at("name").get<std::string>(), valueOf(input.at("arg")));
+        for (const Json& output : n.at("outputs"))
+            node.outputs.push_back(valueOf(output));
+        const Json& meta = n.value("metadata", Json::object());
+        node.stackTrace = meta.value("stack_trace", std::string());
+        node.nnModuleStack = meta.value("nn_module_stack", std::string());
+        g.nodes.push_back(std::move(node));
+    }
+    for (const Json& output : graph.at("outputs"))
+        g.outputs.push_back(valueOf(output));
+    g.singleTensorReturn = graph.value("is_single_tensor_return", false);
+    return g;
+}
+
+// "Symbol('s0', positive=True, integer=True)" -> "s0"; "" for any other expression.
+std::string symbolOf(const Json& size) {
+    if (!size.contains("as_expr"))
+        return {};
+    std::string expr = size["as_expr"].value("expr_str", std::string());
+    const std::string head = "Symbol('";
+    if (expr.rfind(head, 0) != 0)
+        return {};
+    std::size_t end = expr.find('\'', head.size());
+    return end == std::string::npos ? std::string() : expr.substr(head.size(), end - head.size());
 }
 
 ExportedInput inputOf(const Json& spec) {
@@ -193,26 +240,27 @@ ExportedProgram parseExportedProgram(const std::string& text) {
             p.inputs.push_back(inputOf(spec));
         for (const Json& spec : module.at("signature").at("output_specs"))
             p.outputs.push_back(outputOf(spec));
-        for (const Json& n : graph.at("nodes")) {
-            ExportedNode node;
-            node.target = n.at("target").get<std::string>();
-            for (const Json& input : n.at("inputs"))
-                node.inputs.emplace_back(input.at("name").get<std::string>(),
-                                         valueOf(input.at("arg")));
-            for (const Json& output : n.at("outputs"))
-                node.outputs.push_back(valueOf(output));
-            const Json& meta = n.value("metadata", Json::object());
-            node.stackTrace = meta.value("stack_trace", std::string());
-            node.nnModuleStack = meta.value("nn_module_stack", std::string());
-            p.nodes.push_back(std::move(node));
-        }
+        p.graph = graphOf(graph);
         for (const auto& [name, meta] : graph.at("tensor_values").items()) {
             ExportedTensorMeta m;
             m.dtype = meta.at("dtype").get<int>();
-            for (const Json& size : meta.at("sizes"))
+            for (const Json& size : meta.at("sizes")) {
                 m.sizes.push_back(size.contains("as_int") ? size["as_int"].get<std::int64_t>()
                                                           : -1);
+                m.symbols.push_back(symbolOf(size));
+            }
             p.tensors[name] = m;
+        }
+        const Json ranges =
+            doc.contains("range_constraints") ? doc["range_constraints"] : Json::object();
+        for (const auto& [symbol, range] : ranges.items()) {
+            ExportedRange r;
+            const Json& lo = range.at("min_val");
+            const Json& hi = range.at("max_val");
+            r.min = lo.is_number_integer() ? lo.get<std::int64_t>() : 0;
+            if (hi.is_number_integer())
+                r.max = hi.get<std::int64_t>();
+            p.ranges[symbol] = r;
         }
     } catch (const nlohmann::json::exception& e) {
         throw std::runtime_error("its serialized_exported_program.json lacks what schema " +
@@ -307,6 +355,8 @@ Argument exportedArgument(const ExportedValue& v) {
         return Argument::ofRepr(v.integer == 7 ? "torch.strided" : "torch.sparse_coo");
     case K::Device:
         return Argument::ofRepr(v.integer >= 0 ? v.text + ":" + std::to_string(v.integer) : v.text);
+    case K::Graph:
+        return Argument::ofNode(v.name);
     case K::Unsupported:
         return Argument::ofRepr("<" + v.text + ">");
     }

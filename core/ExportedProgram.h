@@ -5,12 +5,16 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "Graph.h"
 
 namespace fxview {
+
+struct ExportedGraph;
 
 // One serialized `Argument` (schema.py): a tensor by name, a literal, or a list of them.
 struct ExportedValue {
@@ -20,7 +24,7 @@ struct ExportedValue {
         Tensors, // names; "" for a None inside as_optional_tensors
         Int,     // as_int, a concrete as_sym_int
         Ints,    // as_ints, concrete as_sym_ints
-        SymInt,  // a symbolic int: `name` is the node that computes it
+        SymInt,  // a symbolic int, float or bool: `name` is the node that computes it
         Float,
         Floats,
         Bool,
@@ -31,7 +35,8 @@ struct ExportedValue {
         MemoryFormat, // schema.py's MemoryFormat
         Layout,       // schema.py's Layout
         Device,       // `text` "cpu", `integer` the index or -1
-        Unsupported   // `text` names the JSON key (as_graph, as_custom_obj...)
+        Graph,        // a higher-order op's subgraph (torch.cond's branches): `name`, `graph`
+        Unsupported   // `text` names the JSON key (as_custom_obj...)
     };
     Kind kind = Kind::None;
     std::string name; // Tensor, SymInt
@@ -44,7 +49,8 @@ struct ExportedValue {
     std::vector<double> floats;
     std::vector<bool> bools;
     std::vector<std::string> strings;
-    std::vector<ExportedValue> items; // Ints with symbolic members: each one
+    std::vector<ExportedValue> items;           // Ints with symbolic members: each one
+    std::shared_ptr<const ExportedGraph> graph; // Graph
 };
 
 struct ExportedNode {
@@ -53,6 +59,15 @@ struct ExportedNode {
     std::vector<ExportedValue> outputs;
     std::string stackTrace;    // metadata: `  File "m.py", line 7, in forward\n    code\n`
     std::string nnModuleStack; // metadata: "key,path,type;key,path,type"
+};
+
+// A graph: the program's own, or a subgraph a higher-order op runs (its inputs are its
+// placeholders, named in its own namespace).
+struct ExportedGraph {
+    std::vector<ExportedValue> inputs;
+    std::vector<ExportedNode> nodes;
+    std::vector<ExportedValue> outputs;
+    bool singleTensorReturn = false;
 };
 
 struct ExportedInput {
@@ -71,8 +86,15 @@ struct ExportedOutput {
 };
 
 struct ExportedTensorMeta {
-    int dtype = 0;                   // schema.py's ScalarType
-    std::vector<std::int64_t> sizes; // -1 where symbolic
+    int dtype = 0;                    // schema.py's ScalarType
+    std::vector<std::int64_t> sizes;  // -1 where symbolic
+    std::vector<std::string> symbols; // per dimension: the symbol ("s0") where it is one, else ""
+};
+
+// A dynamic dimension's declared range (torch.export.Dim("batch", min=2, max=64)).
+struct ExportedRange {
+    std::int64_t min = 0;
+    std::optional<std::int64_t> max; // none: unbounded
 };
 
 struct ExportedProgram {
@@ -80,8 +102,9 @@ struct ExportedProgram {
     std::string torchVersion;
     std::vector<ExportedInput> inputs; // the graph's placeholders, in order, with their roles
     std::vector<ExportedOutput> outputs;
-    std::vector<ExportedNode> nodes;
-    std::map<std::string, ExportedTensorMeta> tensors;
+    ExportedGraph graph;
+    std::map<std::string, ExportedTensorMeta> tensors; // of the top graph
+    std::map<std::string, ExportedRange> ranges;       // symbol -> range_constraints' range
 };
 
 // The schema major version this reader follows (PyTorch 2.6 writes 8.2).

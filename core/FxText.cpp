@@ -130,6 +130,8 @@ struct Printer {
             out += "\n" + indent + formatNode(node);
             for (std::size_t b = 0; b < node.blocks.size(); ++b) {
                 const Block& block = node.blocks[b];
+                if (block.subgraph) // printed by torch.fx as a graph of its own
+                    continue;
                 std::string params;
                 for (std::size_t i = 0; i < block.params.size(); ++i)
                     params += (i ? ", %" : "%") + block.params[i];
@@ -199,13 +201,21 @@ std::string formatGraph(const Graph& graph, const FxTextOptions& options) {
 std::string formatNodeList(const Graph& graph, const FxTextOptions& options) {
     std::string out;
     int count = 0;
-    graph.forEachNode([&](const Node& n, int depth) {
-        if (n.hidden && !options.showHidden)
-            return;
-        out += std::string(static_cast<std::size_t>(depth) * 4, ' ') + opName(n.op) + " " + n.name +
-               "\n";
-        ++count;
-    });
+    // Like the printed graph, a subgraph's nodes (torch.cond's branches) are not the graph's.
+    std::function<void(const std::vector<Node>&, int)> list = [&](const std::vector<Node>& nodes,
+                                                                  int depth) {
+        for (const Node& n : nodes) {
+            if (n.hidden && !options.showHidden)
+                continue;
+            out += std::string(static_cast<std::size_t>(depth) * 4, ' ') + opName(n.op) + " " +
+                   n.name + "\n";
+            ++count;
+            for (const Block& b : n.blocks)
+                if (!b.subgraph)
+                    list(b.nodes, depth + 1);
+        }
+    };
+    list(graph.nodes, 0);
     return out + "Node count: " + std::to_string(count) + "\n";
 }
 

@@ -59,6 +59,9 @@ struct Block {
     std::vector<std::string> params; // values bound on entry (loop counter, carried values)
     std::vector<Node> nodes;
     std::vector<Argument> results; // what the block yields back to its node
+    // A higher-order op's subgraph (torch.cond's true_graph_0): torch.fx prints it as a graph of
+    // its own, not inside its node's line.
+    bool subgraph = false;
 };
 
 // A tensor a node holds: a call_module's parameter, or what a get_attr reads.
@@ -86,6 +89,9 @@ struct Node {
     std::vector<Block> blocks;       // prim::If branches or prim::Loop body
     std::vector<HeldTensor> tensors; // call_module: its parameters; get_attr: the tensor
     PlaceholderKind placeholderKind = PlaceholderKind::Input; // placeholder only
+    // Where in the model's source it was made, as Python prints a traceback:
+    // `File "/m.py", line 12, in forward\n    x = self.fc(x)` (a .pt2's stack_trace).
+    std::string sourceTrace;
 
     bool isInput() const {
         return op == Op::Placeholder && placeholderKind == PlaceholderKind::Input;

@@ -15,6 +15,8 @@ const std::vector<std::string>& supportedDtypes() {
 }
 
 std::string InputSpec::text() const {
+    if (example)
+        return "example";
     if (!file.empty())
         return "file:" + file;
     std::string out;
@@ -25,6 +27,10 @@ std::string InputSpec::text() const {
 
 bool parseInputSpec(const std::string& text, InputSpec& spec, std::string& error) {
     spec = InputSpec();
+    if (text == "example") {
+        spec.example = true;
+        return true;
+    }
     if (text.rfind("file:", 0) == 0) {
         spec.file = text.substr(5);
         if (spec.file.empty()) {
@@ -60,7 +66,7 @@ bool parseInputSpec(const std::string& text, InputSpec& spec, std::string& error
             });
         if (!digits) {
             error = "The input spec '" + text + "' is not a shape like 3x4 or 1x3x224x224 " +
-                    "(optionally :int64), nor file:PATH.";
+                    "(optionally :int64), nor file:PATH or example.";
             return false;
         }
         spec.shape.push_back(std::stoll(part));

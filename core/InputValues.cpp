@@ -110,6 +110,37 @@ bool spreads(const c10::IValue& v, const std::vector<PlaceholderSpec>& wanted) {
     return wanted.empty() || !conform(whole, wanted[0].type);
 }
 
+// A .pt2 was exported for one shape, bar its dynamic dimensions' ranges: what
+// torch.export.load(...).module() refuses (_check_input_constraints) is refused here too.
+std::string exportedShapeError(const c10::IValue& v, const PlaceholderSpec& wanted) {
+    if (!wanted.exportedSizes || !v.isTensor())
+        return {};
+    const std::vector<std::int64_t>& sizes = *wanted.exportedSizes;
+    at::IntArrayRef got = v.toTensor().sizes();
+    const std::string input = "Input '" + wanted.name + "'";
+    if (got.size() != sizes.size())
+        return input + " has " + std::to_string(got.size()) +
+               " dimensions but the program was "
+               "exported for " +
+               std::to_string(sizes.size()) + "; give a shape like the example's.";
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+        const std::string at = std::to_string(got[d]) + " at dimension " + std::to_string(d);
+        if (sizes[d] >= 0 && got[d] != sizes[d])
+            return input + " has " + at + " but the program was exported for " +
+                   std::to_string(sizes[d]) + " there (not a dynamic dimension); give " +
+                   std::to_string(sizes[d]) + ".";
+        for (const PlaceholderSpec::DynamicDim& dyn : wanted.dynamicDims)
+            if (dyn.dim == static_cast<int>(d) &&
+                (got[d] < dyn.min || (dyn.max && got[d] > *dyn.max)))
+                return input + " has " + at + " but the program was exported for " +
+                       std::to_string(dyn.min) + " to " +
+                       (dyn.max ? std::to_string(*dyn.max) : std::string("any size")) +
+                       " there (its dynamic dimension " + dyn.symbol +
+                       "); give a size in that range.";
+    }
+    return {};
+}
+
 std::string names(const std::vector<PlaceholderSpec>& wanted) {
     std::string out;
     for (std::size_t i = 0; i < wanted.size(); ++i)
@@ -125,6 +156,15 @@ std::string makeInputValues(const std::vector<InputSpec>& specs,
     std::vector<c10::IValue> values;
     for (const InputSpec& spec : specs) {
         c10::IValue v;
+        std::size_t i = values.size();
+        if (spec.example) {
+            if (i >= wanted.size() || !wanted[i].example)
+                return "This model has no example input" +
+                       (i < wanted.size() ? " for '" + wanted[i].name + "'" : std::string()) +
+                       " (only a .pt2 saves one); give a shape such as 1x3x224x224 instead.";
+            values.push_back(*wanted[i].example);
+            continue;
+        }
         std::string error = spec.file.empty() ? randomInput(spec, v) : fileInput(spec.file, v);
         if (!error.empty())
             return error;
@@ -156,6 +196,8 @@ std::string makeInputValues(const std::vector<InputSpec>& specs,
                                                                : "what was given is") +
                    " a " + values[i].type()->annotation_str() + "; give one of that type.";
         values[i] = std::move(v);
+        if (std::string error = exportedShapeError(values[i], wanted[i]); !error.empty())
+            return error;
     }
     made = std::move(values);
     return {};

@@ -397,11 +397,18 @@ struct Interpreter::Private {
         torch::jit::Stack operands = resolveAll(s.inputs);
         try {
             if (s.kind == Step::Kind::If) {
-                std::size_t taken = operands[0].toBool() ? 0 : 1;
+                // torch.cond's predicate is a one-element tensor, TorchScript's a bool.
+                bool condition = operands[0].isTensor() ? operands[0].toTensor().item<bool>()
+                                                        : operands[0].toBool();
+                std::size_t taken = condition ? 0 : 1;
                 r.blockRuns[taken] += 1;
                 for (std::size_t b = 0; b < s.blocks.size(); ++b)
                     if (b != taken)
                         markNotExecuted(s.blocks[b]);
+                // A subgraph's placeholders take the operands that follow the predicate.
+                const StepBlock& branch = s.blocks[taken];
+                for (std::size_t i = 0; i < branch.params.size() && i + 1 < operands.size(); ++i)
+                    slots[static_cast<std::size_t>(branch.params[i])] = operands[i + 1];
                 frames.push_back(Frame{&s.blocks[taken].steps, 0, id, 0, 0});
             } else {
                 std::int64_t trips = operands[0].toInt();
@@ -434,9 +441,10 @@ struct Interpreter::Private {
 
     void finishControl(int id, std::vector<c10::IValue> results, Clock::time_point start) {
         const Step& s = stepAt(id);
-        c10::IValue value = results.size() == 1 ? results[0]
-                            : results.empty()   ? c10::IValue()
-                                                : c10::ivalue::Tuple::create(std::move(results));
+        c10::IValue value = s.yieldsList          ? c10::ivalue::Tuple::create(results)
+                            : results.size() == 1 ? results[0]
+                            : results.empty()     ? c10::IValue()
+                                                  : c10::ivalue::Tuple::create(std::move(results));
         slots[static_cast<std::size_t>(s.slot)] = value;
         NodeRecord& r = records[static_cast<std::size_t>(id)];
         double entering = r.timeUs;
@@ -617,6 +625,20 @@ std::string Interpreter::setInputs(const std::vector<InputSpec>& specs, std::uin
     return {};
 }
 
+namespace {
+
+// "5x4 float32" for the input note.
+std::string describeExample(const c10::IValue& v) {
+    if (!v.isTensor())
+        return v.type()->annotation_str();
+    std::string shape;
+    for (std::int64_t size : v.toTensor().sizes())
+        shape += (shape.empty() ? "" : "x") + std::to_string(size);
+    return shape + " " + dtypeName(v.toTensor().scalar_type());
+}
+
+} // namespace
+
 InputChoice Interpreter::guessInputs() const {
     InputChoice choice;
     int index = 0;
@@ -631,6 +653,13 @@ InputChoice Interpreter::guessInputs() const {
         }
         InputSpec spec;
         std::string source;
+        if (wanted.example) { // a .pt2's own: the values it was exported with
+            spec.example = true;
+            choice.explanation += "input " + node.name + ": " + wanted.typeOrigin + " (" +
+                                  describeExample(*wanted.example) + ")\n";
+            choice.specs.push_back(spec);
+            continue;
+        }
         if (specFromTracedType(wanted.type, spec)) {
             choice.explanation +=
                 "input " + node.name + ": " + spec.text() + ", " + wanted.typeOrigin + "\n";

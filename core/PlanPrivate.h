@@ -82,6 +82,7 @@ struct Step {
     int index = 0;                            // Placeholder: which input; GetItem: which item
     int unpacked = -1;             // GetItem of `a, b = items`: how many items there must be
     std::vector<StepBlock> blocks; // If: the branches; Loop: the body
+    bool yieldsList = false;       // If of torch.cond: its value is the list of the results
 };
 
 // One of forward's arguments: what it accepts and, when it may be left out, its default.
@@ -91,6 +92,18 @@ struct PlaceholderSpec {
     std::optional<c10::IValue> defaultValue;
     // Where a complete tensor type came from, for the input note.
     std::string typeOrigin = "the shape it was traced with";
+    // A .pt2's example input, the default value (none for other archives).
+    std::optional<c10::IValue> example;
+    // A .pt2's dynamic dimensions (torch.export.Dim): an input outside the range is refused.
+    struct DynamicDim {
+        int dim;
+        std::string symbol;
+        std::int64_t min;
+        std::optional<std::int64_t> max;
+    };
+    std::vector<DynamicDim> dynamicDims;
+    // A .pt2 input's exported sizes, -1 at a dynamic dimension: other sizes are refused.
+    std::optional<std::vector<std::int64_t>> exportedSizes;
 };
 
 struct ExecutionPlan {

@@ -205,7 +205,9 @@ private:
             Node node;
             node.op = Op::Placeholder;
             node.target = target;
-            PlaceholderSpec spec{target, input->type(), std::nullopt};
+            PlaceholderSpec spec;
+            spec.name = target;
+            spec.type = input->type();
             if (i < schema.arguments().size() && schema.arguments()[i].default_value()) {
                 // torch.fx keeps a default as the placeholder's one arg: `(default=None)`.
                 spec.defaultValue = *schema.arguments()[i].default_value();

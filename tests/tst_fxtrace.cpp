@@ -62,7 +62,9 @@ private slots:
     void exportedGraphPrintsLikePyTorch();
     void exportedRunEqualsItsModule_data();
     void exportedRunEqualsItsModule();
-    void exportedDefaultsToItsExampleShape();
+    void exportedDefaultsToItsExampleInput();
+    void exportedInputOutsideItsRangeIsRefused_data();
+    void exportedInputOutsideItsRangeIsRefused();
 };
 
 void TestFxtrace::graphOfTinyNet_data() {
@@ -338,7 +340,8 @@ void TestFxtrace::exportRefusesHugePng() {
 
 void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {
     QTest::addColumn<QString>("name");
-    for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2"})
+    for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2",
+                             "transformer_block", "dynamic_batch", "cond"})
         QTest::newRow(name) << name;
 }
 
@@ -352,43 +355,84 @@ void TestFxtrace::exportedGraphPrintsLikePyTorch() {
 }
 
 void TestFxtrace::exportedRunEqualsItsModule_data() {
-    exportedGraphPrintsLikePyTorch_data();
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<QString>("variant"); // "": the example input, by default; "_1": another
+    for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2",
+                             "transformer_block", "dynamic_batch", "cond"})
+        QTest::newRow(name) << name << "";
+    QTest::newRow("dynamic_batch at batch 17") << "dynamic_batch"
+                                               << "_1";
+    QTest::newRow("cond, its false branch") << "cond"
+                                            << "_1";
 }
 
-// Run node by node with LibTorch's ATen operators on the archive's example inputs, the graph's
-// user output is torch.equal to torch.export.load(path).module()'s (PyTorch 2.6, the generator).
+// Run node by node with LibTorch's ATen operators on the archive's example inputs (no --input)
+// or another input file, the graph's user outputs are torch.equal to
+// torch.export.load(path).module()'s (PyTorch 2.6, the generator).
 void TestFxtrace::exportedRunEqualsItsModule() {
     QFETCH(QString, name);
+    QFETCH(QString, variant);
     QTemporaryDir dir;
     QString saved = dir.filePath("out.pt");
     std::string base = fixture(name.toStdString());
-    Run run = fxtrace({"run", QString::fromStdString(base + ".pt2"), "--input",
-                       QString::fromStdString("file:" + base + "_pt2_input.pt"), "--save-outputs",
-                       saved});
+    QStringList args = {"run", QString::fromStdString(base + ".pt2"), "--save-outputs", saved};
+    if (!variant.isEmpty())
+        args << "--input"
+             << QString::fromStdString("file:" + base + "_pt2_input" + variant.toStdString() +
+                                       ".pt");
+    Run run = fxtrace(args);
     QCOMPARE(run.exitCode, 0);
     QVERIFY(run.out.contains("Outputs equal: not checked (a .pt2 has no forward to run)"));
     QProcess python;
-    python.start(FXVIEW_PYTHON_PATH, {"-c",
-                                      "import sys, torch\n"
-                                      "out = torch.load(sys.argv[1])\n"
-                                      "ref = torch.load(sys.argv[2])\n"
-                                      "assert isinstance(out, tuple) and len(out) == 1, out\n"
-                                      "assert torch.equal(out[0], ref)\n"
-                                      "print('equal')\n",
-                                      saved, QString::fromStdString(base + "_pt2_reference.pt")});
+    python.start(FXVIEW_PYTHON_PATH,
+                 {"-c",
+                  "import sys, torch\n"
+                  "out = torch.load(sys.argv[1])\n"
+                  "ref = torch.load(sys.argv[2])\n"
+                  "ref = ref if isinstance(ref, (tuple, list)) else (ref,)\n"
+                  "assert isinstance(out, tuple) and len(out) == len(ref), out\n"
+                  "assert all(torch.equal(a, b) for a, b in zip(out, ref))\n"
+                  "print('equal')\n",
+                  saved,
+                  QString::fromStdString(base + "_pt2_reference" + variant.toStdString() + ".pt")});
     QVERIFY(python.waitForFinished(120000));
     QCOMPARE(QString::fromUtf8(python.readAllStandardError()), QString());
     QCOMPARE(QString::fromUtf8(python.readAllStandardOutput()), QString("equal\n"));
 }
 
-// Without --input a .pt2 runs on its example input's shape, and says so; its parameters are
+// Without --input a .pt2 runs on its example input, and says so; its parameters are
 // placeholders of the graph but no inputs to give.
-void TestFxtrace::exportedDefaultsToItsExampleShape() {
+void TestFxtrace::exportedDefaultsToItsExampleInput() {
     Run run = fxtrace({"run", QString::fromStdString(fixture("tinynet.pt2"))});
     QCOMPARE(run.exitCode, 0);
-    QVERIFY2(run.err.contains("input x: 3x4, the shape of the archive's example input") ||
-                 run.out.contains("input x: 3x4, the shape of the archive's example input"),
+    QVERIFY2((run.err + run.out).contains("input x: the archive's example input (3x4 float32)"),
              qPrintable(run.out + run.err));
+}
+
+// A dynamic dimension takes what its Dim declared, the others their exported size, as
+// torch.export.load(...).module() checks; anything else is one sentence with the range.
+void TestFxtrace::exportedInputOutsideItsRangeIsRefused_data() {
+    QTest::addColumn<QString>("input");
+    QTest::addColumn<QString>("sentence");
+    QTest::newRow("batch 65 > max 64")
+        << "65x4"
+        << "Input 'x' has 65 at dimension 0 but the program was exported for 2 to 64 there (its "
+           "dynamic dimension s0); give a size in that range.";
+    QTest::newRow("batch 1 < min 2") << "1x4"
+                                     << "exported for 2 to 64 there";
+    QTest::newRow("a static dimension")
+        << "8x5"
+        << "Input 'x' has 5 at dimension 1 but the program was exported for 4 there (not a dynamic "
+           "dimension); give 4.";
+}
+
+void TestFxtrace::exportedInputOutsideItsRangeIsRefused() {
+    QFETCH(QString, input);
+    QFETCH(QString, sentence);
+    Run run =
+        fxtrace({"run", QString::fromStdString(fixture("dynamic_batch.pt2")), "--input", input});
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2(run.err.contains(sentence), qPrintable(run.err));
 }
 
 QTEST_APPLESS_MAIN(TestFxtrace)

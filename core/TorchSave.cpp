@@ -1,0 +1,120 @@
+#include "TorchSave.h"
+
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/import_read.h>
+
+#include <cstring>
+#include <stdexcept>
+
+#include "ModelPrivate.h"
+
+namespace fxview {
+
+namespace {
+
+namespace jit = torch::jit;
+
+class BytesReader : public caffe2::serialize::ReadAdapterInterface {
+public:
+    explicit BytesReader(const std::string& bytes) : bytes_(bytes) {}
+    size_t size() const override { return bytes_.size(); }
+    size_t read(uint64_t pos, void* buf, size_t n, const char*) const override {
+        if (pos >= bytes_.size())
+            return 0;
+        n = std::min<size_t>(n, bytes_.size() - pos);
+        std::memcpy(buf, bytes_.data() + pos, n);
+        return n;
+    }
+
+private:
+    const std::string& bytes_;
+};
+
+// An object read for torch._utils._rebuild_parameter(data, requires_grad, hooks): its one slot
+// is the tensor.
+c10::IValue unwrapParameters(c10::IValue v) {
+    if (v.isObject())
+        return v.toObjectRef().getSlot(0);
+    if (v.isTuple()) {
+        std::vector<c10::IValue> items;
+        for (const c10::IValue& item : v.toTupleRef().elements())
+            items.push_back(unwrapParameters(item));
+        return c10::ivalue::Tuple::create(std::move(items));
+    }
+    return v;
+}
+
+} // namespace
+
+// torch.save's state dicts hold nn.Parameters, pickled as torch._utils._rebuild_parameter(...),
+// which LibTorch's unpickler does not know: it is read as an object holding the tensor.
+c10::IValue readTorchSave(const std::string& bytes, const std::string& what) {
+    auto cu = std::make_shared<jit::CompilationUnit>();
+    auto resolver = [cu](const c10::QualifiedName& name) -> c10::StrongTypePtr {
+        if (name.qualifiedName() != "torch._utils._rebuild_parameter" &&
+            name.qualifiedName() != "torch._utils._rebuild_parameter_with_state")
+            throw std::runtime_error("it holds a " + name.qualifiedName() + ", not tensors");
+        auto type = c10::ClassType::create(name, cu);
+        type->addAttribute("data", c10::TensorType::get());
+        return c10::StrongTypePtr(cu, type);
+    };
+    auto loader = [](const c10::StrongTypePtr& type, c10::IValue args) {
+        auto object = c10::ivalue::Object::create(type, 1);
+        object->setSlot(0, args.isTuple() ? args.toTupleRef().elements().at(0) : args);
+        return object;
+    };
+    try {
+        caffe2::serialize::PyTorchStreamReader reader(std::make_unique<BytesReader>(bytes));
+        return unwrapParameters(jit::readArchiveAndTensors("data", "", "", resolver, loader,
+                                                           c10::Device(c10::kCPU), reader));
+    } catch (const std::exception& e) {
+        throw std::runtime_error("its " + what + " cannot be read (" + firstLineOf(e) + ")");
+    }
+}
+
+std::map<std::string, at::Tensor> readTensorDict(const std::string& bytes,
+                                                 const std::string& what) {
+    c10::IValue dict = readTorchSave(bytes, what);
+    if (!dict.isGenericDict())
+        throw std::runtime_error("its " + what + " is not a dict of tensors");
+    std::map<std::string, at::Tensor> tensors;
+    for (const auto& item : dict.toGenericDict()) {
+        c10::IValue v = unwrapParameters(item.value());
+        if (item.key().isString() && v.isTensor())
+            tensors[item.key().toStringRef()] = v.toTensor();
+    }
+    return tensors;
+}
+
+c10::ScalarType scalarTypeOfExported(int code) {
+    switch (code) {
+    case 1:
+        return c10::kByte;
+    case 2:
+        return c10::kChar;
+    case 3:
+        return c10::kShort;
+    case 4:
+        return c10::kInt;
+    case 5:
+        return c10::kLong;
+    case 6:
+        return c10::kHalf;
+    case 7:
+        return c10::kFloat;
+    case 8:
+        return c10::kDouble;
+    case 10:
+        return c10::kComplexFloat;
+    case 11:
+        return c10::kComplexDouble;
+    case 12:
+        return c10::kBool;
+    case 13:
+        return c10::kBFloat16;
+    default:
+        return c10::kFloat;
+    }
+}
+
+} // namespace fxview

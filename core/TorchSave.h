@@ -1,0 +1,22 @@
+#pragma once
+// Core-internal: what torch.save wrote, held in memory (a member of a .pt2), read by LibTorch's
+// unpickler. Include only from core's .cpp files.
+
+#include <map>
+#include <string>
+
+#include <torch/script.h>
+
+namespace fxview {
+
+// The pickled value: a dict of tensors, a tuple of example inputs... nn.Parameters come back as
+// their tensors. Throws std::runtime_error("its WHAT cannot be read (...)").
+c10::IValue readTorchSave(const std::string& bytes, const std::string& what);
+
+// readTorchSave of a state dict or constants: name -> tensor.
+std::map<std::string, at::Tensor> readTensorDict(const std::string& bytes, const std::string& what);
+
+// schema.py's ScalarType code -> LibTorch's.
+c10::ScalarType scalarTypeOfExported(int code);
+
+} // namespace fxview

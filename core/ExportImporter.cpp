@@ -14,6 +14,7 @@
 #include "ModelPrivate.h"
 #include "NodeNamer.h"
 #include "PlanPrivate.h"
+#include "RunRecord.h"
 #include "SymbolicOps.h"
 #include "TorchSave.h"
 #include "TorchValues.h"
@@ -95,9 +96,16 @@ private:
     Namespace top_;
     Namespace* scope_;
 
-    // Appends the node and its step; returns the node's name in its namespace.
-    std::string emit(Node node, Step step) {
-        std::string local = scope_->namer.create(node.name);
+    // Appends the node and its step; returns the node's name in its namespace. A name from the
+    // program is kept as it is (sync_fx_node); one torch.fx makes up (`split_tensor`) is made
+    // unique.
+    enum class Naming { Program, Fresh };
+    std::string emit(Node node, Step step, Naming naming = Naming::Program) {
+        std::string local = node.name;
+        if (naming == Naming::Program)
+            scope_->namer.claim(local);
+        else
+            local = scope_->namer.create(local);
         node.name = scope_->prefix + local;
         if (!scope_->prefix.empty()) {
             for (Argument& a : node.args)
@@ -143,13 +151,22 @@ private:
             // ExportedProgram._graph_module_flat_inputs reads them.
             bool constant =
                 in.kind == K::TensorConstant || (in.kind == K::Buffer && !in.persistent);
-            const auto& from = constant ? model_.constants : model_.stateDict;
-            auto it = from.find(in.target);
-            if (it == from.end())
-                throw std::runtime_error("its weights do not match its signature: " + in.target +
-                                         " is missing");
-            step.attribute = it->second;
-            node.tensors.push_back(heldTensor(in.target, it->second));
+            HeldTensor held{in.target, {}, "unknown"};
+            auto meta = model_.program.tensors.find(in.name);
+            if (meta != model_.program.tensors.end()) {
+                held.shape = meta->second.sizes;
+                held.dtype = exportedDtypeName(meta->second.dtype).substr(6); // "torch."
+            }
+            node.tensors.push_back(held);
+            step.loadAttribute = [model = model_.shared_from_this(), held, constant]() {
+                at::Tensor t = model->weight(held.name, constant);
+                if (!held.shape.empty() && t.sizes().vec() != held.shape)
+                    throw std::runtime_error(
+                        "The archive's weights do not match its signature: " + held.name + " is " +
+                        formatShape(t.sizes().vec()) + " in the weights but " +
+                        formatShape(held.shape) + " in the graph; export it again");
+                return c10::IValue(t);
+            };
         }
         emit(std::move(node), std::move(step));
     }
@@ -302,8 +319,9 @@ private:
                 step.inputs.push_back(sourceOf(input.second));
             }
             step.operation = *symbolic;
-            node.name = n.outputs.empty() ? autoName(n.target) : n.outputs[0].name;
-            emit(std::move(node), std::move(step));
+            bool named = !n.outputs.empty();
+            node.name = named ? n.outputs[0].name : autoName(n.target);
+            emit(std::move(node), std::move(step), named ? Naming::Program : Naming::Fresh);
             return;
         }
         std::shared_ptr<jit::Operator> op;
@@ -349,7 +367,8 @@ private:
         // otherwise torch.fx names it after the op and getitem nodes take the outputs' names.
         bool named = n.outputs.size() == 1 && namesItsNode(n.outputs[0]);
         node.name = named ? n.outputs[0].name : autoName(n.target);
-        std::string whole = emit(std::move(node), std::move(step));
+        std::string whole =
+            emit(std::move(node), std::move(step), named ? Naming::Program : Naming::Fresh);
         if (!named)
             getItems(n.outputs, whole);
     }
@@ -367,9 +386,9 @@ private:
             if (namesItsNode(out))
                 getItem(whole, i, out.name);
             else if (out.kind == K::None)
-                getItem(whole, i, "as_none");
+                getItem(whole, i, "as_none", Naming::Fresh);
             else if (out.kind == K::Tensors)
-                listItems(out.names, getItem(whole, i, "getitem"));
+                listItems(out.names, getItem(whole, i, "getitem", Naming::Fresh));
         }
     }
 
@@ -378,7 +397,8 @@ private:
             getItem(list, i, names[i]);
     }
 
-    std::string getItem(const std::string& whole, std::size_t index, const std::string& name) {
+    std::string getItem(const std::string& whole, std::size_t index, const std::string& name,
+                        Naming naming = Naming::Program) {
         const Node& from = scope_->nodes->back();
         Node item;
         item.op = Op::CallFunction;
@@ -391,7 +411,7 @@ private:
         get.kind = Step::Kind::GetItem;
         get.index = static_cast<int>(index);
         get.inputs = {ValueSource::ofSlot(scope_->slotOf.at(whole))};
-        return emit(std::move(item), std::move(get));
+        return emit(std::move(item), std::move(get), naming);
     }
 
     // torch.ops.higher_order.cond(pred, true_graph_0, false_graph_0, operands): each branch a
@@ -424,7 +444,8 @@ private:
         }
         bool named = n.outputs.size() == 1 && n.outputs[0].kind == ExportedValue::Kind::Tensor;
         node.name = named ? n.outputs[0].name : autoName(n.target);
-        std::string whole = emit(std::move(node), std::move(step));
+        std::string whole =
+            emit(std::move(node), std::move(step), named ? Naming::Program : Naming::Fresh);
         if (!named)
             getItems(n.outputs, whole);
     }
@@ -442,10 +463,10 @@ private:
         Namespace* outer = scope_;
         scope_ = &inner;
         for (const ExportedValue& in : g.inputs) {
-            std::string local = inner.namer.create(in.name);
-            block.params.push_back(inner.prefix + local);
+            inner.namer.claim(in.name);
+            block.params.push_back(inner.prefix + in.name);
             steps.params.push_back(plan_->slotCount);
-            inner.slotOf[local] = plan_->slotCount++;
+            inner.slotOf[in.name] = plan_->slotCount++;
         }
         for (const ExportedNode& n : g.nodes)
             callFunction(n);
@@ -501,7 +522,7 @@ private:
         Step step;
         step.kind = Step::Kind::Output;
         step.inputs = {tuple};
-        emit(std::move(node), std::move(step));
+        emit(std::move(node), std::move(step), Naming::Fresh);
     }
 };
 
@@ -521,10 +542,21 @@ std::shared_ptr<ExportedModel> readExportedModel(const std::string& path) {
             throw std::runtime_error("its " + name + " is compressed or cut short");
         return *bytes;
     };
+    // Where a tensor archive lies in the file: read when the program first runs.
+    auto place = [&](const std::string& name) {
+        const ZipArchive::Entry* e = zip.find(name);
+        if (!e)
+            throw std::runtime_error("it lacks " + name + ", which torch.export.save writes");
+        std::optional<std::uint64_t> offset = zip.dataOffset(*e);
+        if (!offset)
+            throw std::runtime_error("its " + name + " is compressed or cut short");
+        return ExportedModel::Member{*offset, e->compressedSize};
+    };
     auto model = std::make_shared<ExportedModel>();
+    model->path_ = path;
     model->program = parseExportedProgram(member("serialized_exported_program.json"));
-    model->stateDict = readTensorDict(member("serialized_state_dict.pt"), "weights");
-    model->constants = readTensorDict(member("serialized_constants.pt"), "constants");
+    model->stateDictMember_ = place("serialized_state_dict.pt");
+    model->constantsMember_ = place("serialized_constants.pt");
     // (args, kwargs) as export was called; optional (an ExportedProgram may have none).
     if (const ZipArchive::Entry* e = zip.find("serialized_example_inputs.pt")) {
         std::optional<std::string> bytes = zip.read(*e);
@@ -536,6 +568,30 @@ std::shared_ptr<ExportedModel> readExportedModel(const std::string& path) {
                 model->exampleInputs.push_back(arg);
     }
     return model;
+}
+
+at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!read_) {
+        read_ = true;
+        try {
+            stateDict_ = readTensorDict(path_, stateDictMember_.offset, stateDictMember_.length,
+                                        "weights (serialized_state_dict.pt)");
+            constants_ = readTensorDict(path_, constantsMember_.offset, constantsMember_.length,
+                                        "constants (serialized_constants.pt)");
+        } catch (const std::exception& e) {
+            error_ = e.what();
+        }
+    }
+    if (!error_.empty())
+        throw std::runtime_error("The archive's " + error_.substr(4) + "; export it again");
+    const auto& from = constant ? constants_ : stateDict_;
+    auto it = from.find(name);
+    if (it == from.end())
+        throw std::runtime_error("The archive's weights do not match its signature: " + name +
+                                 " is missing from serialized_" +
+                                 (constant ? "constants" : "state_dict") + ".pt; export it again");
+    return it->second;
 }
 
 TraceResult importExportedProgram(const ExportedModel& model) {

@@ -297,6 +297,10 @@ struct Interpreter::Private {
                 value = inputs[static_cast<std::size_t>(s.index)];
                 break;
             case Step::Kind::Attribute:
+                if (s.loadAttribute) {
+                    value = s.loadAttribute();
+                    break;
+                }
                 value = s.attribute;
                 break;
             case Step::Kind::Operator:

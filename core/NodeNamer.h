@@ -12,6 +12,9 @@ class NodeNamer {
 public:
     // A fresh unique name derived from `candidate` ("layer1.0.conv1" -> "layer1_0_conv1").
     std::string create(const std::string& candidate);
+    // Takes `name` exactly as it is (a torch.export program's own value names, which its
+    // deserializer keeps even where they shadow a builtin: `input`), so create() avoids it.
+    void claim(const std::string& name) { used_.insert(name); }
 
     // torch.fx's Graph._target_to_str: CamelCase to snake_case, as used for function names.
     static std::string snakeCase(const std::string& name);

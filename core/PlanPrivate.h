@@ -79,7 +79,9 @@ struct Step {
     torch::jit::Module module;                // CallModule
     torch::jit::Function* function = nullptr; // CallModule (the method) and Function
     c10::IValue attribute;                    // Attribute: the parameter, buffer or tensor constant
-    int index = 0;                            // Placeholder: which input; GetItem: which item
+    // Attribute read when it first runs, not when the graph is made: a .pt2's weights.
+    std::function<c10::IValue()> loadAttribute;
+    int index = 0;                 // Placeholder: which input; GetItem: which item
     int unpacked = -1;             // GetItem of `a, b = items`: how many items there must be
     std::vector<StepBlock> blocks; // If: the branches; Loop: the body
     bool yieldsList = false;       // If of torch.cond: its value is the list of the results

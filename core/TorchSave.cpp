@@ -4,7 +4,12 @@
 #include <torch/csrc/jit/serialization/import_read.h>
 
 #include <cstring>
+
+#include <fcntl.h>
 #include <stdexcept>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "ModelPrivate.h"
 
@@ -14,20 +19,51 @@ namespace {
 
 namespace jit = torch::jit;
 
+// Bytes in memory (a string, or a member of a mapped file) for LibTorch's zip reader.
 class BytesReader : public caffe2::serialize::ReadAdapterInterface {
 public:
-    explicit BytesReader(const std::string& bytes) : bytes_(bytes) {}
-    size_t size() const override { return bytes_.size(); }
+    BytesReader(const char* data, size_t size) : data_(data), size_(size) {}
+    size_t size() const override { return size_; }
     size_t read(uint64_t pos, void* buf, size_t n, const char*) const override {
-        if (pos >= bytes_.size())
+        if (pos >= size_)
             return 0;
-        n = std::min<size_t>(n, bytes_.size() - pos);
-        std::memcpy(buf, bytes_.data() + pos, n);
+        n = std::min<size_t>(n, size_ - pos);
+        std::memcpy(buf, data_ + pos, n);
         return n;
     }
 
 private:
-    const std::string& bytes_;
+    const char* data_;
+    size_t size_;
+};
+
+// A file mapped read-only for as long as it lives: the pages LibTorch reads come from the page
+// cache, not from a copy of the whole member in memory.
+class MappedFile {
+public:
+    explicit MappedFile(const std::string& path) {
+        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            throw std::runtime_error("it cannot be opened again to read its weights");
+        struct stat st {};
+        if (::fstat(fd, &st) == 0 && st.st_size > 0) {
+            size_ = static_cast<size_t>(st.st_size);
+            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+            data_ = p == MAP_FAILED ? nullptr : static_cast<const char*>(p);
+        }
+        ::close(fd);
+        if (!data_)
+            throw std::runtime_error("it cannot be mapped to read its weights");
+    }
+    ~MappedFile() { ::munmap(const_cast<char*>(data_), size_); }
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    const char* data() const { return data_; }
+    size_t size() const { return size_; }
+
+private:
+    const char* data_ = nullptr;
+    size_t size_ = 0;
 };
 
 // An object read for torch._utils._rebuild_parameter(data, requires_grad, hooks): its one slot
@@ -44,11 +80,9 @@ c10::IValue unwrapParameters(c10::IValue v) {
     return v;
 }
 
-} // namespace
-
 // torch.save's state dicts hold nn.Parameters, pickled as torch._utils._rebuild_parameter(...),
 // which LibTorch's unpickler does not know: it is read as an object holding the tensor.
-c10::IValue readTorchSave(const std::string& bytes, const std::string& what) {
+c10::IValue readTorchSave(std::unique_ptr<BytesReader> bytes, const std::string& what) {
     auto cu = std::make_shared<jit::CompilationUnit>();
     auto resolver = [cu](const c10::QualifiedName& name) -> c10::StrongTypePtr {
         if (name.qualifiedName() != "torch._utils._rebuild_parameter" &&
@@ -64,7 +98,7 @@ c10::IValue readTorchSave(const std::string& bytes, const std::string& what) {
         return object;
     };
     try {
-        caffe2::serialize::PyTorchStreamReader reader(std::make_unique<BytesReader>(bytes));
+        caffe2::serialize::PyTorchStreamReader reader(std::move(bytes));
         return unwrapParameters(jit::readArchiveAndTensors("data", "", "", resolver, loader,
                                                            c10::Device(c10::kCPU), reader));
     } catch (const std::exception& e) {
@@ -72,9 +106,19 @@ c10::IValue readTorchSave(const std::string& bytes, const std::string& what) {
     }
 }
 
-std::map<std::string, at::Tensor> readTensorDict(const std::string& bytes,
-                                                 const std::string& what) {
-    c10::IValue dict = readTorchSave(bytes, what);
+} // namespace
+
+c10::IValue readTorchSave(const std::string& bytes, const std::string& what) {
+    return readTorchSave(std::make_unique<BytesReader>(bytes.data(), bytes.size()), what);
+}
+
+std::map<std::string, at::Tensor> readTensorDict(const std::string& path, std::uint64_t offset,
+                                                 std::uint64_t length, const std::string& what) {
+    MappedFile file(path);
+    if (offset > file.size() || length > file.size() - offset)
+        throw std::runtime_error("its " + what + " run past the end of the file");
+    c10::IValue dict =
+        readTorchSave(std::make_unique<BytesReader>(file.data() + offset, length), what);
     if (!dict.isGenericDict())
         throw std::runtime_error("its " + what + " is not a dict of tensors");
     std::map<std::string, at::Tensor> tensors;

@@ -2,6 +2,7 @@
 // Core-internal: what torch.save wrote, held in memory (a member of a .pt2), read by LibTorch's
 // unpickler. Include only from core's .cpp files.
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -13,8 +14,10 @@ namespace fxview {
 // their tensors. Throws std::runtime_error("its WHAT cannot be read (...)").
 c10::IValue readTorchSave(const std::string& bytes, const std::string& what);
 
-// readTorchSave of a state dict or constants: name -> tensor.
-std::map<std::string, at::Tensor> readTensorDict(const std::string& bytes, const std::string& what);
+// The state dict or constants torch.save wrote at [offset, offset + length) of the file at
+// `path` (a stored member of a .pt2), read through a read-only mapping: name -> tensor.
+std::map<std::string, at::Tensor> readTensorDict(const std::string& path, std::uint64_t offset,
+                                                 std::uint64_t length, const std::string& what);
 
 // schema.py's ScalarType code -> LibTorch's.
 c10::ScalarType scalarTypeOfExported(int code);

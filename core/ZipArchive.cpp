@@ -87,14 +87,21 @@ const ZipArchive::Entry* ZipArchive::find(const std::string& name) const {
     return nullptr;
 }
 
-std::optional<std::string> ZipArchive::read(const Entry& e) {
+std::optional<std::uint64_t> ZipArchive::dataOffset(const Entry& e) {
     std::vector<unsigned char> header;
     if (e.method != 0 || !readRange(e.localHeaderOffset, 30, header) ||
         le32(header.data()) != 0x04034b50)
         return std::nullopt;
     std::uint64_t start = e.localHeaderOffset + 30ull + le16(&header[26]) + le16(&header[28]);
+    if (start > size_ || e.compressedSize > size_ - start)
+        return std::nullopt;
+    return start;
+}
+
+std::optional<std::string> ZipArchive::read(const Entry& e) {
+    std::optional<std::uint64_t> start = dataOffset(e);
     std::vector<unsigned char> content;
-    if (!readRange(start, e.compressedSize, content))
+    if (!start || !readRange(*start, e.compressedSize, content))
         return std::nullopt;
     return std::string(content.begin(), content.end());
 }

@@ -31,6 +31,9 @@ public:
     const Entry* find(const std::string& name) const;
     // A stored member's bytes; nullopt when it is compressed or cut short.
     std::optional<std::string> read(const Entry& entry);
+    // Where a stored member's bytes start in the file; nullopt when it is compressed or they
+    // would run past the end.
+    std::optional<std::uint64_t> dataOffset(const Entry& entry);
     // The bytes at [offset, offset + length) of the file itself.
     bool readRange(std::uint64_t offset, std::uint64_t length, std::vector<unsigned char>& out);
 

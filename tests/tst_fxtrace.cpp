@@ -63,6 +63,8 @@ private slots:
     void exportedRunEqualsItsModule_data();
     void exportedRunEqualsItsModule();
     void exportedDefaultsToItsExampleInput();
+    void exportedGraphNeedsNoWeights_data();
+    void exportedGraphNeedsNoWeights();
     void exportedInputOutsideItsRangeIsRefused_data();
     void exportedInputOutsideItsRangeIsRefused();
 };
@@ -341,7 +343,7 @@ void TestFxtrace::exportRefusesHugePng() {
 void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {
     QTest::addColumn<QString>("name");
     for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2",
-                             "transformer_block", "dynamic_batch", "cond"})
+                             "transformer_block", "dynamic_batch", "cond", "linear"})
         QTest::newRow(name) << name;
 }
 
@@ -358,7 +360,7 @@ void TestFxtrace::exportedRunEqualsItsModule_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("variant"); // "": the example input, by default; "_1": another
     for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2",
-                             "transformer_block", "dynamic_batch", "cond"})
+                             "transformer_block", "dynamic_batch", "cond", "linear"})
         QTest::newRow(name) << name << "";
     QTest::newRow("dynamic_batch at batch 17") << "dynamic_batch"
                                                << "_1";
@@ -407,6 +409,36 @@ void TestFxtrace::exportedDefaultsToItsExampleInput() {
     QCOMPARE(run.exitCode, 0);
     QVERIFY2((run.err + run.out).contains("input x: the archive's example input (3x4 float32)"),
              qPrintable(run.out + run.err));
+}
+
+void TestFxtrace::exportedGraphNeedsNoWeights_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("sentence");
+    QTest::newRow("weights no torch.save archive")
+        << "damaged_weights.pt2"
+        << "The archive's weights (serialized_state_dict.pt) cannot be read (";
+    QTest::newRow("a weight of another shape")
+        << "mismatched_weights.pt2"
+        << "The archive's weights do not match its signature: weight is [3, 4] in the weights but "
+           "[2, 4] in the graph; export it again";
+}
+
+// The graph is read from the JSON alone (its picture does not wait for the weights), so a .pt2
+// whose weights are damaged or do not match still shows its graph; running it stops at the
+// first weight with the sentence.
+void TestFxtrace::exportedGraphNeedsNoWeights() {
+    QFETCH(QString, file);
+    QFETCH(QString, sentence);
+    QString path = QString::fromStdString(fixture(file.toStdString()));
+    Run graph = fxtrace({"graph", path});
+    QCOMPARE(graph.exitCode, 0);
+    QVERIFY(graph.out.contains(
+        "%linear : [num_users=1] = call_function[target=torch.ops.aten."
+        "linear.default](args = (%input, %p_fn_weight), kwargs = {bias: %p_fn_bias})"));
+    Run run = fxtrace({"run", path});
+    QVERIFY(!run.crashed);
+    QCOMPARE(run.exitCode, 1);
+    QVERIFY2((run.out + run.err).contains(sentence), qPrintable(run.out + run.err));
 }
 
 // A dynamic dimension takes what its Dim declared, the others their exported size, as

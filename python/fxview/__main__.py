@@ -1,0 +1,24 @@
+"""python3 -m fxview [MODEL] [APP ARGS...]: start the fxview app, passing every argument through
+(`python3 -m fxview model.pt2 --input 1x3x224x224`); exits with the app's exit code."""
+
+import subprocess
+import sys
+
+from . import AppNotFoundError, find_app
+
+
+def main(argv: list[str]) -> int:
+    try:
+        app = find_app()
+    except AppNotFoundError as error:
+        print(f"fxview: {error}", file=sys.stderr)
+        return 1
+    try:
+        code = subprocess.call([app, *argv])
+    except KeyboardInterrupt:  # the app, in the same process group, got the Ctrl+C too
+        return 130
+    return code if code >= 0 else 128 - code  # killed by signal N: exit 128+N, as a shell does
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

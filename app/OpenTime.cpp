@@ -28,7 +28,7 @@ double msSinceProcessStart() {
 
 class FirstPaint : public QObject {
 public:
-    explicit FirstPaint(MainWindow& window) : window_(window) {}
+    FirstPaint(MainWindow& window, bool thenStep) : window_(window), thenStep_(thenStep) {}
 
     bool eventFilter(QObject* watched, QEvent* event) override {
         if (shownAt_ >= 0 && event->type() == QEvent::Paint) {
@@ -48,20 +48,39 @@ public:
 
 private:
     void report() {
+        if (reported_)
+            return;
+        reported_ = true;
         std::printf("open time: %.0f ms (model shown after %.0f ms)\n", msSinceProcessStart(),
                     shownAt_);
         std::fflush(stdout);
-        QApplication::exit(0);
+        if (!thenStep_) {
+            QApplication::exit(0);
+            return;
+        }
+        QObject::connect(window_.engine(), &Engine::runUpdated, this, [](const RunSnapshot& run) {
+            if (run.failed)
+                std::fprintf(stderr, "%s\n", run.failure.c_str());
+            else if (run.last.empty())
+                return; // a reset, not the step
+            else
+                std::printf("first step: %.0f ms (%s)\n", msSinceProcessStart(), run.last.c_str());
+            std::fflush(stdout);
+            QApplication::exit(run.failed ? 1 : 0);
+        });
+        window_.engine()->command(RunCommand::Step);
     }
 
     MainWindow& window_;
+    const bool thenStep_;
+    bool reported_ = false;
     double shownAt_ = -1;
 };
 
 } // namespace
 
-void reportOpenTime(MainWindow& window) {
-    auto* watcher = new FirstPaint(window);
+void reportOpenTime(MainWindow& window, bool thenStep) {
+    auto* watcher = new FirstPaint(window, thenStep);
     watcher->setParent(&window);
     QObject::connect(&window, &MainWindow::modelShown, watcher,
                      [watcher] { watcher->modelShown(); });

@@ -59,8 +59,9 @@ const std::vector<Command>& commands() {
          "shape, dtype and time; then whether the outputs equal the module's own forward.\n"
          "  --input SPEC    one per placeholder: 3x4, 1x3x224x224, 2x8:int64 (integers are drawn\n"
          "                  from [0, 10)), or file:input.pt (torch.save of a tensor, a list of\n"
-         "                  tensors, or a tuple of all the inputs). Arguments with defaults\n"
-         "                  may be left out. Without it: a traced archive's own example shapes,\n"
+         "                  tensors, or a tuple of all the inputs), or example (a .pt2's own\n"
+         "                  example input). Arguments with defaults may be left out. Without\n"
+         "                  it: a .pt2's example inputs, a traced archive's own example shapes,\n"
          "                  else a guess from each placeholder's first module consumer (Linear,\n"
          "                  Conv, Embedding); stderr says which.\n"
          "  --seed N        torch.manual_seed(N) before torch.randn draws the input (default 0)\n"
@@ -71,7 +72,8 @@ const std::vector<Command>& commands() {
          "  --show-hidden   include the hidden guard nodes in the table\n"
          "  --save-outputs FILE  write the graph's outputs with LibTorch's pickler: Python's\n"
          "                  torch.load(FILE) reads them (a tensor, or the model's "
-         "tuple/list/dict)\n"
+         "tuple/list/dict;\n"
+         "                  a .pt2's user outputs as a tuple, without its buffer mutations)\n"
          "Exit code 1 when a node fails (the message names it) or the outputs differ.\n"},
         {"export",
          "fxtrace export MODEL -o FILE [--format F] [--input SPEC]... [--seed N] "

@@ -25,13 +25,16 @@ void nameApplication() {
 struct CommandLine {
     QCommandLineParser parser;
     QCommandLineOption input{"input",
-                             "sample input for a placeholder: 3x4, 1x3x224x224, 2x8:int64 or "
-                             "file:input.pt; once per placeholder",
+                             "sample input for a placeholder: 3x4, 1x3x224x224, 2x8:int64, "
+                             "file:input.pt or example (a .pt2's own); once per placeholder",
                              "SPEC"};
     QCommandLineOption version{{"v", "version"},
                                "print fxview's version and LibTorch's, Qt's and Graphviz's"};
     QCommandLineOption reportOpenTime{
         "report-open-time", "print the time from process start to the graph painted, then quit"};
+    QCommandLineOption reportFirstStep{
+        "report-first-step-time",
+        "as --report-open-time, then step once and print the time that step ended, then quit"};
 
     CommandLine() {
         parser.setApplicationDescription("See a PyTorch model's graph the way torch.fx sees it "
@@ -46,6 +49,7 @@ struct CommandLine {
             "[MODEL]");
         parser.addOption(input);
         parser.addOption(reportOpenTime);
+        parser.addOption(reportFirstStep);
     }
 };
 
@@ -94,8 +98,8 @@ int main(int argc, char** argv) {
 
     fxview::MainWindow window;
     window.show();
-    if (parser.isSet(reportOpenTime))
-        fxview::reportOpenTime(window);
+    if (parser.isSet(reportOpenTime) || parser.isSet(commandLine.reportFirstStep))
+        fxview::reportOpenTime(window, parser.isSet(commandLine.reportFirstStep));
     window.openModel(model, inputs);
     return QApplication::exec();
 }

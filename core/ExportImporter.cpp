@@ -361,7 +361,13 @@ private:
             // Kept in the graph, its inputs as keywords; running it stops there with a sentence.
             for (const auto& [argName, value] : n.inputs)
                 node.kwargs.push_back({argName, exportedArgument(value)});
-            step.unsupported = n.target;
+            step.unsupported =
+                n.target.rfind("torch.ops.aten.", 0) == 0
+                    ? n.target + ", an ATen operator this LibTorch lacks (the program was "
+                                 "exported by a newer PyTorch)"
+                    : n.target + ", which is not an ATen operator (a custom op library's): "
+                                 "fxview runs the operators LibTorch registers; export the model "
+                                 "without it";
         }
         // One tensor or symbolic output names the node (deserialize_outputs' sync_fx_node);
         // otherwise torch.fx names it after the op and getitem nodes take the outputs' names.
@@ -514,9 +520,17 @@ private:
         std::vector<Argument> items;
         ValueSource tuple;
         tuple.kind = ValueSource::Kind::Tuple;
+        using K = ExportedOutput::Kind;
         for (const ExportedOutput& out : model_.program.outputs) {
             items.push_back(exportedArgument(out.value));
             tuple.items.push_back(sourceOf(out.value));
+            const char* kind = out.kind == K::UserOutput          ? "user_output"
+                               : out.kind == K::LossOutput        ? "loss_output"
+                               : out.kind == K::BufferMutation    ? "buffer_mutation"
+                               : out.kind == K::UserInputMutation ? "user_input_mutation"
+                               : out.kind == K::Token             ? "token"
+                                                                  : "other";
+            node.outputRoles.push_back({kind, out.target});
         }
         node.args = {Argument::ofTuple(std::move(items))};
         Step step;

@@ -5,6 +5,20 @@
 
 namespace fxview {
 
+const char* placeholderKindName(PlaceholderKind kind) {
+    switch (kind) {
+    case PlaceholderKind::Parameter:
+        return "parameter";
+    case PlaceholderKind::Buffer:
+        return "buffer";
+    case PlaceholderKind::Constant:
+        return "constant";
+    case PlaceholderKind::Input:
+        break;
+    }
+    return "input";
+}
+
 const char* opName(Op op) {
     switch (op) {
     case Op::Placeholder:

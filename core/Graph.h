@@ -75,6 +75,16 @@ struct HeldTensor {
 // signature lifts them into placeholders) a parameter, buffer or tensor constant.
 enum class PlaceholderKind { Input, Parameter, Buffer, Constant };
 
+// "parameter", "buffer", "constant", "input".
+const char* placeholderKindName(PlaceholderKind kind);
+
+// What one value a torch.export program returns is (its graph signature's output spec): a user
+// output, or a buffer's or input's new value written back after the run (`target` names it).
+struct OutputRole {
+    std::string kind; // schema.py's spelling: "user_output", "buffer_mutation", ...
+    std::string target;
+};
+
 struct Node {
     Op op = Op::CallFunction;
     std::string name;       // unique in the graph, named the way torch.fx names nodes
@@ -90,8 +100,10 @@ struct Node {
     std::vector<HeldTensor> tensors; // call_module: its parameters; get_attr: the tensor
     PlaceholderKind placeholderKind = PlaceholderKind::Input; // placeholder only
     // Where in the model's source it was made, as Python prints a traceback:
-    // `File "/m.py", line 12, in forward\n    x = self.fc(x)` (a .pt2's stack_trace).
+    // `File "/m.py", line 12, in forward\n    x = self.fc(x)`, outermost frame first: a .pt2's
+    // stack_trace, or what TorchScript's source ranges and inlined call sites say.
     std::string sourceTrace;
+    std::vector<OutputRole> outputRoles; // output of a .pt2: one per returned value
 
     bool isInput() const {
         return op == Op::Placeholder && placeholderKind == PlaceholderKind::Input;

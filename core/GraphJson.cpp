@@ -155,10 +155,28 @@ void writeNode(JsonWriter& w, const Node& n, const JsonRunInfo* run) {
     w.endArray();
     if (n.hidden)
         w.key("hidden").value(true);
+    // A .pt2's graph signature: which placeholders are weights (and whose), what each output is.
+    if (n.op == Op::Placeholder && !n.isInput()) {
+        w.key("placeholder_kind").value(placeholderKindName(n.placeholderKind));
+        if (!n.tensors.empty())
+            w.key("state_name").value(n.tensors[0].name);
+    }
+    if (!n.outputRoles.empty()) {
+        w.key("output_roles").beginArray();
+        for (const OutputRole& role : n.outputRoles) {
+            w.beginObject().key("kind").value(role.kind);
+            if (!role.target.empty())
+                w.key("target").value(role.target);
+            w.endObject();
+        }
+        w.endArray();
+    }
     if (!n.blocks.empty()) {
         w.key("blocks").beginArray();
         for (const Block& b : n.blocks) {
             w.beginObject().key("label").value(b.label);
+            if (b.subgraph)
+                w.key("subgraph").value(true);
             w.key("params").beginArray();
             for (const std::string& p : b.params)
                 w.value(p);

@@ -876,8 +876,20 @@ OutputCheck Interpreter::checkOutputs() {
 std::string Interpreter::saveOutputs(const std::string& path) const {
     if (!d->finished)
         return "The run has not reached its output, so there is nothing to save to '" + path + "'.";
+    // A .pt2's graph also returns the buffers it mutates; ep.module() returns only the user
+    // outputs, and so does the file.
+    c10::IValue saved = d->output;
+    for (const Node& n : d->graph.nodes)
+        if (n.op == Op::Output && !n.outputRoles.empty() && saved.isTuple()) {
+            std::vector<c10::IValue> user;
+            const auto& items = saved.toTupleRef().elements();
+            for (std::size_t i = 0; i < items.size() && i < n.outputRoles.size(); ++i)
+                if (n.outputRoles[i].kind == "user_output")
+                    user.push_back(items[i]);
+            saved = c10::ivalue::Tuple::create(std::move(user));
+        }
     try {
-        std::vector<char> bytes = torch::jit::pickle_save(d->output); // torch.save's zip format
+        std::vector<char> bytes = torch::jit::pickle_save(saved); // torch.save's zip format
         std::ofstream file(path, std::ios::binary);
         file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
         if (file)

@@ -3,6 +3,8 @@
 
 #include "SourceSpelling.h"
 
+#include <torch/csrc/jit/api/function_impl.h>
+
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -26,6 +28,13 @@ std::string wholeText(const jit::SourceRange& range) {
            identifierChar(all[end]))
         ++end;
     return all.substr(range.start(), end - range.start());
+}
+
+std::string stripped(const std::string& s) {
+    std::size_t begin = s.find_first_not_of(" \t\r\n");
+    if (begin == std::string::npos)
+        return {};
+    return s.substr(begin, s.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
 } // namespace
@@ -133,6 +142,115 @@ bool SourceSpelling::sameOrigin(const jit::Node* a, const jit::Node* b) {
     } catch (const std::exception&) {
         return false;
     }
+}
+
+std::string SourceSpelling::traceback(const std::vector<const jit::Node*>& callers,
+                                      const jit::Node* n) {
+    std::string text;
+    try {
+        for (const SourceLocation& frame : frames(callers, n, 0))
+            text += tracebackFrame(frame);
+    } catch (const std::exception&) {
+        return {};
+    }
+    return text;
+}
+
+std::vector<SourceLocation> SourceSpelling::frames(const std::vector<const jit::Node*>& callers,
+                                                   const jit::Node* n, int depth) {
+    std::optional<jit::SourceRange> original = n->sourceRange().findSourceRangeThatGenerated();
+    std::vector<SourceLocation> found;
+    if (original && original->source())
+        found = recordedStack(original->source()->text_str().str());
+    if (found.empty() && original && original->source()) {
+        for (const jit::Node* call : callers)
+            if (auto frame = scriptedFrame(call))
+                found.push_back(std::move(*frame));
+        if (auto frame = scriptedFrame(n))
+            found.push_back(std::move(*frame));
+    }
+    if (found.empty() && n->kind() == c10::prim::CallMethod)
+        return moduleCallFrames(n, depth);
+    return found;
+}
+
+// A traced module call keeps no stack of its own, but the first thing its forward did does:
+// that stack, without the frames inside the module (PyTorch's own, for a torch.nn module).
+std::vector<SourceLocation> SourceSpelling::moduleCallFrames(const jit::Node* call, int depth) {
+    auto cls = call->inputs().empty() ? nullptr : call->inputs()[0]->type()->cast<c10::ClassType>();
+    jit::Function* method = cls ? cls->findMethod(call->s(c10::attr::name)) : nullptr;
+    if (!method || !method->isGraphFunction() || depth > 8)
+        return {};
+    for (const jit::Node* inner : jit::toGraphFunction(*method).graph()->nodes()) {
+        std::vector<SourceLocation> found = frames({}, inner, depth + 1);
+        if (found.empty())
+            continue;
+        std::vector<SourceLocation> outside = found;
+        while (!outside.empty() && isTorchInternalFile(outside.back().file))
+            outside.pop_back();
+        return outside.empty() ? found : outside;
+    }
+    return {};
+}
+
+// A scripted node's place in the Python source TorchScript compiled (.debug_pkl keeps the
+// function's text, file and first line); none for TorchScript's own builtins ("<string>").
+std::optional<SourceLocation> SourceSpelling::scriptedFrame(const jit::Node* n) {
+    std::optional<jit::SourceRange> original = n->sourceRange().findSourceRangeThatGenerated();
+    if (!original || !original->source())
+        return std::nullopt;
+    auto place = original->file_line_col();
+    if (!place || std::get<0>(*place).empty() || std::get<0>(*place) == "<string>")
+        return std::nullopt;
+    const auto& source = original->source();
+    SourceLocation frame;
+    frame.file = std::get<0>(*place);
+    frame.line = static_cast<int>(std::get<1>(*place));
+    std::size_t lineno = source->lineno_for_offset(original->start());
+    frame.text = stripped(source->get_line(lineno).str());
+    // The function is the nearest `def` at or above the line (the text is one function's).
+    for (std::size_t l = lineno + 1; l-- > 0 && frame.function.empty();) {
+        std::string line = stripped(source->get_line(l).str());
+        if (line.rfind("def ", 0) != 0)
+            continue;
+        std::size_t end = 4;
+        while (end < line.size() && identifierChar(line[end]))
+            ++end;
+        frame.function = line.substr(4, end - 4);
+    }
+    return frame;
+}
+
+// A traced node's stack as the tracer recorded it, innermost first, a frame a line:
+// "/m.py(12): forward". Outermost first when read; nothing if the text is not such a stack.
+std::vector<SourceLocation> SourceSpelling::recordedStack(const std::string& text) {
+    std::vector<SourceLocation> frames;
+    std::size_t start = 0;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        std::string line = text.substr(start, end == std::string::npos ? end : end - start);
+        start = end == std::string::npos ? text.size() : end + 1;
+        if (line.empty())
+            continue;
+        std::size_t open = line.rfind('('), close = line.rfind("): ");
+        if (open == std::string::npos || close == std::string::npos || close <= open + 1 ||
+            line.find_first_not_of("0123456789", open + 1) != close || close - open > 10)
+            return {};
+        SourceLocation frame;
+        frame.file = line.substr(0, open);
+        frame.line = std::stoi(line.substr(open + 1, close - open - 1));
+        frame.function = line.substr(close + 3);
+        if (const std::string* source = sourceLine(frame.file, frame.line))
+            frame.text = stripped(*source);
+        frames.insert(frames.begin(), std::move(frame));
+    }
+    // What called the model's forward (torch.jit.trace, the script that called it) is not the
+    // model's code: the stack starts at the first forward, as torch.fx's records do.
+    auto forward = std::find_if(frames.begin(), frames.end(),
+                                [](const SourceLocation& f) { return f.function == "forward"; });
+    if (forward != frames.end())
+        frames.erase(frames.begin(), forward);
+    return frames;
 }
 
 // Line `number` (1-based) of a Python file a traced archive names, read once per file.

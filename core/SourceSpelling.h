@@ -2,6 +2,7 @@
 // Core-internal: how the model's own code spelled a call (x.mean(1) or torch.mean(x, 1)), read
 // from the source range TorchScript kept for its node. Include only from core's .cpp files.
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -9,6 +10,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include "FxTargets.h"
+#include "SourceLocation.h"
 
 namespace fxview {
 
@@ -29,8 +31,20 @@ public:
     // Whether `a` and `b` came from the same place in the model's code (one expression).
     bool sameOrigin(const torch::jit::Node* a, const torch::jit::Node* b);
 
+    // Where the model's code made `n`, as Python prints a traceback, outermost frame first (see
+    // SourceLocation.h): a traced node's recorded Python stack, each line read from its file
+    // when that is on this machine; a scripted node's line after the lines of the calls it was
+    // inlined from (`callers`, outermost first). "" when the archive kept no source for it.
+    std::string traceback(const std::vector<const torch::jit::Node*>& callers,
+                          const torch::jit::Node* n);
+
 private:
     const std::string* sourceLine(const std::string& path, int number);
+    std::vector<SourceLocation> frames(const std::vector<const torch::jit::Node*>& callers,
+                                       const torch::jit::Node* n, int depth);
+    std::vector<SourceLocation> moduleCallFrames(const torch::jit::Node* call, int depth);
+    std::optional<SourceLocation> scriptedFrame(const torch::jit::Node* n);
+    std::vector<SourceLocation> recordedStack(const std::string& text);
     std::unordered_map<std::string, std::vector<std::string>> files_; // path -> its lines
 };
 

@@ -257,6 +257,20 @@ private:
     };
     std::vector<PendingAttribute> pendingAttributes_; // in the order the graph reads them
     std::vector<std::string> assertMessages_;         // the nodes formatting torch._assert messages
+    // Where the nodes emitted now come from: the TorchScript node being traced, and the calls
+    // it was inlined through (outermost first), for each node's source lines.
+    const jit::Node* current_ = nullptr;
+    std::vector<const jit::Node*> callSites_;
+
+    // Makes `n` the node being traced until the end of the scope.
+    struct Tracing {
+        Tracing(Tracer& t, const jit::Node* n) : tracer(t), saved(t.current_) { t.current_ = n; }
+        ~Tracing() { tracer.current_ = saved; }
+        Tracing(const Tracing&) = delete;
+        Tracing& operator=(const Tracing&) = delete;
+        Tracer& tracer;
+        const jit::Node* saved;
+    };
 
     static Binding data(Argument arg, ValueSource source,
                         std::optional<c10::IValue> constant = std::nullopt) {
@@ -300,6 +314,8 @@ private:
         node.name = namer_.create(NodeNamer::snakeCase(candidate));
         if (node.scope.empty())
             node.scope = scope_;
+        if (node.sourceTrace.empty() && current_)
+            node.sourceTrace = sourceSpelling_.traceback(callSites_, current_);
         step.name = node.name;
         step.slot = plan_->slotCount++;
         int id = static_cast<int>(plan_->steps.size());
@@ -358,6 +374,7 @@ private:
     }
 
     void traceNode(const jit::Node* n, Frame& frame) {
+        Tracing tracing(*this, n);
         readPendingAttributes(n, frame);
         const c10::Symbol kind = n->kind();
         if (kind == c10::prim::Constant)
@@ -473,6 +490,7 @@ private:
             n->kind() == c10::prim::CallMethod || n->kind() == c10::prim::CallFunction;
         auto read = [&](std::size_t i) {
             const PendingAttribute& p = pendingAttributes_[i];
+            Tracing tracing(*this, p.value->node()); // its line is where it was read
             frame[p.value] = attributeNode(p.path, p.attribute);
             pendingAttributes_.erase(pendingAttributes_.begin() + static_cast<std::ptrdiff_t>(i));
         };
@@ -636,7 +654,9 @@ private:
         Frame inner;
         for (std::size_t i = first; i < n->inputs().size(); ++i)
             inner[callee.inputs()[i - first]] = lookup(frame, n->inputs()[i]);
+        callSites_.push_back(n);
         traceNodes(callee.block(), inner);
+        callSites_.pop_back();
         for (std::size_t i = 0; i < n->outputs().size(); ++i)
             frame[n->outputs()[i]] = lookup(inner, callee.outputs()[i]);
     }

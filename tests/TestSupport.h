@@ -32,6 +32,22 @@ inline QByteArray readFile(const std::string& path) {
     return file.readAll();
 }
 
+// The number (1-based) of the first line of `path` reading `text` (indentation aside) after the
+// line `class NAME(...`: where a fixture model's line is, wherever edits to the generator move it.
+// 0 if there is none.
+inline int lineInClass(const std::string& path, const std::string& className,
+                       const std::string& text) {
+    QList<QByteArray> lines = readFile(path).split('\n');
+    bool inClass = false;
+    for (int i = 0; i < lines.size(); ++i) {
+        inClass =
+            inClass || lines[i].startsWith(QByteArray::fromStdString("class " + className + "("));
+        if (inClass && lines[i].trimmed() == QByteArray::fromStdString(text))
+            return i + 1;
+    }
+    return 0;
+}
+
 // What the generator recorded of torch.fx for `model`: graph_text, nodes (op, name, target,
 // ShapeProp's shape and dtype), input_shape.
 inline QJsonObject fxReference(const std::string& model) {

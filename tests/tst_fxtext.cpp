@@ -3,6 +3,7 @@
 #include "FxTargets.h"
 #include "FxText.h"
 #include "NodeNamer.h"
+#include "SourceLocation.h"
 #include "TestSupport.h"
 
 using namespace fxview;
@@ -19,6 +20,9 @@ private slots:
     void callSpelling_data();
     void callSpelling();
     void functionalNames();
+    void innermostFrame_data();
+    void innermostFrame();
+    void tracebackRoundTrip();
 };
 
 void TestFxText::floatRepr_data() {
@@ -166,6 +170,106 @@ void TestFxText::functionalNames() {
                                "shifted_window_attention"),
              std::string("torchvision.models.swin_transformer.shifted_window_attention"));
     QCOMPARE(fxWrappedFunction("__torch__.mymodel.helper"), std::string());
+}
+
+// Python tracebacks as a .pt2's stack_trace keeps them (traceback.format_list: outermost first)
+// and as the TorchScript tracer writes them: the frame shown is the model's own line.
+void TestFxText::innermostFrame_data() {
+    QTest::addColumn<QString>("trace");
+    QTest::addColumn<QString>("file"); // "" for no frame at all
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("function");
+    QTest::addColumn<QString>("text");
+    const QString linear = "  File \"/usr/lib/python3/dist-packages/torch/nn/modules/linear.py\", "
+                           "line 125, in forward\n    return F.linear(input, self.weight, "
+                           "self.bias)\n";
+    QTest::newRow("one frame, as torch.export wrote tinynet's linear")
+        << "  File \"/work/main/tests/fixtures/generate_fixtures.py\", line 114, in forward\n"
+           "    x = self.fc1(x)\n"
+        << "/work/main/tests/fixtures/generate_fixtures.py" << 114 << "forward"
+        << "x = self.fc1(x)";
+    QTest::newRow("nested modules: the innermost")
+        << "  File \"/tmp/m.py\", line 20, in forward\n    y = self.block(x)\n"
+           "  File \"/tmp/m.py\", line 8, in forward\n    return self.fc(x) * 2\n"
+        << "/tmp/m.py" << 8 << "forward"
+        << "return self.fc(x) * 2";
+    QTest::newRow("PyTorch's own frames are not the model's line")
+        << "  File \"/tmp/m.py\", line 8, in forward\n    return self.fc(x) * 2\n" + linear
+        << "/tmp/m.py" << 8 << "forward"
+        << "return self.fc(x) * 2";
+    QTest::newRow("only PyTorch's frames (inside a Linear): its line")
+        << linear << "/usr/lib/python3/dist-packages/torch/nn/modules/linear.py" << 125 << "forward"
+        << "return F.linear(input, self.weight, self.bias)";
+    QTest::newRow("a relative torch/ path is PyTorch's")
+        << "  File \"m.py\", line 3, in forward\n    return g(x)\n"
+           "  File \"torch/fx/proxy.py\", line 9, in g\n    return 1\n"
+        << "m.py" << 3 << "forward"
+        << "return g(x)";
+    QTest::newRow("caret lines skipped; a header without indentation")
+        << "File \"/tmp/m.py\", line 5, in forward\n    return x @ self.w\n"
+           "           ~~^~~~~~~~\n"
+        << "/tmp/m.py" << 5 << "forward"
+        << "return x @ self.w";
+    QTest::newRow("a frame without its line (the file was gone)")
+        << "  File \"/gone.py\", line 7, in forward\n"
+        << "/gone.py" << 7 << "forward"
+        << "";
+    QTest::newRow("carets under a frame with no text are not its text")
+        << "  File \"/gone.py\", line 7, in forward\n    ^^^^\n"
+        << "/gone.py" << 7 << "forward"
+        << "";
+    QTest::newRow("a path with spaces and commas")
+        << "  File \"/My Models/a, b.py\", line 12, in <lambda>\n    x = f(x)\n"
+        << "/My Models/a, b.py" << 12 << "<lambda>"
+        << "x = f(x)";
+    QTest::newRow("empty") << ""
+                           << "" << 0 << ""
+                           << "";
+    QTest::newRow("not a traceback") << "x = self.fc1(x)\nFile m.py line 3"
+                                     << "" << 0 << ""
+                                     << "";
+}
+
+void TestFxText::innermostFrame() {
+    QFETCH(QString, trace);
+    QFETCH(QString, file);
+    QFETCH(int, line);
+    QFETCH(QString, function);
+    QFETCH(QString, text);
+    std::optional<SourceLocation> frame = fxview::innermostFrame(trace.toStdString());
+    QCOMPARE(frame.has_value(), !file.isEmpty());
+    if (!frame)
+        return;
+    QCOMPARE(frame->file, file.toStdString());
+    QCOMPARE(frame->line, line);
+    QCOMPARE(frame->function, function.toStdString());
+    QCOMPARE(frame->text, text.toStdString());
+}
+
+// What the TorchScript tracer writes reads back as the same frames, in order.
+void TestFxText::tracebackRoundTrip() {
+    std::vector<SourceLocation> frames = {{"/tmp/m.py", 20, "forward", "y = self.block(x)"},
+                                          {"/tmp/m.py", 8, "forward", ""},
+                                          {"/tmp/torch/x.py", 1, "f", "return 1"}};
+    std::string trace;
+    for (const SourceLocation& f : frames)
+        trace += tracebackFrame(f);
+    const std::string first = "  File \"/tmp/m.py\", line 20, in forward\n    y = self.block(x)\n";
+    QCOMPARE(trace.substr(0, first.size()), first);
+    std::vector<SourceLocation> back = tracebackFrames(trace);
+    QCOMPARE(back.size(), frames.size());
+    for (std::size_t i = 0; i < frames.size(); ++i) {
+        QCOMPARE(back[i].file, frames[i].file);
+        QCOMPARE(back[i].line, frames[i].line);
+        QCOMPARE(back[i].function, frames[i].function);
+        QCOMPARE(back[i].text, frames[i].text);
+    }
+    QCOMPARE(fxview::innermostFrame(trace)->line, 8);
+    // The model's own frames as a call stack: innermost first, PyTorch's file left out.
+    std::vector<SourceLocation> own = modelFrames(trace);
+    QCOMPARE(own.size(), std::size_t(2));
+    QCOMPARE(own[0].line, 8);
+    QCOMPARE(own[1].line, 20);
 }
 
 QTEST_APPLESS_MAIN(TestFxText)

@@ -16,6 +16,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QToolTip>
 #include <QTreeWidget>
 #include <set>
 
@@ -104,6 +105,7 @@ private slots:
     void toolbarIconsAreDrawn();
     void outputThatDiffersFromForwardIsLoud();
     void modelWarningsReachTheStatusBar();
+    void stepsThroughAnExportedProgram();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -851,6 +853,97 @@ void TestMainWindow::modelWarningsReachTheStatusBar() {
     QVERIFY2(
         window_->statusBar()->currentMessage().contains("The model warned (warn_1): always here"),
         qPrintable(window_->statusBar()->currentMessage()));
+}
+
+// A .pt2 stepped with F10 and the toolbar's Step: its weight placeholders run along with the
+// first step (which lands on x), then each step runs the next node in graph order, whose box
+// and node-list row show its shape; the inspector shows the line of the model's code that made
+// linear, the file's full path as its tooltip.
+void TestMainWindow::stepsThroughAnExportedProgram() {
+    QString model = QString::fromStdString(fixture("tinynet.pt2"));
+    window_->openModel(model);
+    QVERIFY(waitFor(window_.get(), SIGNAL(modelShown())));
+    QVERIFY(settle(*window_));
+    QCOMPARE(window_->modelSource(), model);
+    QAction* step = nullptr;
+    for (QAction* a : window_->findChildren<QAction*>())
+        if (a->text() == "&Step")
+            step = a;
+    QVERIFY(step);
+    auto* list = window_->findChild<QTreeWidget*>();
+    auto rowOf = [&](const QString& name) -> QTreeWidgetItem* {
+        for (int row = 0; row < list->topLevelItemCount(); ++row)
+            if (list->topLevelItem(row)->text(1) == name)
+                return list->topLevelItem(row);
+        return nullptr;
+    };
+    auto graphIndex = [&](const QString& name) {
+        for (int row = 0; row < list->topLevelItemCount(); ++row)
+            if (list->topLevelItem(row)->text(1) == name)
+                return row;
+        return -1;
+    };
+    QStringList current;
+    for (int i = 0; i < 10 && !window_->run().finished; ++i) {
+        if (i % 2)
+            step->trigger();
+        else
+            press(*window_, QKeySequence(Qt::Key_F10));
+        QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+        QVERIFY(settle(*window_));
+        QString now = window_->currentNode();
+        if (!current.isEmpty())
+            QVERIFY2(graphIndex(now) > graphIndex(current.last()),
+                     qPrintable(current.join(", ") + " then " + now));
+        current << now;
+        if (window_->run().finished) { // the output ran: nothing is current any more
+            QCOMPARE(now, QString("output"));
+            QCOMPARE(window_->scene()->nodeItem(now)->runState(), NodeItem::State::Done);
+            continue;
+        }
+        QCOMPARE(window_->scene()->nodeItem(now)->runState(), NodeItem::State::Current);
+        QVERIFY2(rowOf(now)->font(1).bold(), qPrintable(now));
+        // What ran shows its shape, on its box and in its row.
+        QString shape = window_->scene()->nodeItem(now)->shapeText();
+        QVERIFY2(shape.endsWith(" float32"), qPrintable(now + ": " + shape));
+        QString row = rowOf(now)->text(3); // the shape without its dtype
+        QVERIFY2(row.startsWith("[") && shape.startsWith(row + " "), qPrintable(row));
+    }
+    QCOMPARE(current, (QStringList{"x", "linear", "relu", "linear_1", "output"}));
+    QVERIFY(window_->run().finished);
+    QVERIFY(settledStatus(*window_).contains("finished"));
+    // The weights ran with the first step, without a step of their own.
+    QCOMPARE(window_->scene()->nodeItem("p_fc1_weight")->shapeText(), QString("[8, 4] float32"));
+    QCOMPARE(window_->scene()->nodeItem("p_fc1_weight")->runState(), NodeItem::State::Done);
+    QCOMPARE(window_->scene()->nodeItem("x")->shapeText(), QString("[3, 4] float32"));
+    QCOMPARE(window_->scene()->nodeItem("linear")->shapeText(), QString("[3, 8] float32"));
+    QCOMPARE(window_->scene()->nodeItem("linear_1")->shapeText(), QString("[3, 2] float32"));
+
+    window_->selectNode("linear");
+    auto* inspector = window_->findChild<Inspector*>();
+    QString text = inspector->toPlainText();
+    QTextCursor file = inspector->document()->find("generate_fixtures.py:");
+    QVERIFY(!file.isNull());
+    QString path = file.charFormat().toolTip(); // the full path
+    QVERIFY2(path.endsWith("/tests/fixtures/generate_fixtures.py"), qPrintable(path));
+    int line = lineInClass(path.toStdString(), "TinyNet", "x = self.fc1(x)");
+    QVERIFY(line > 0);
+    QString place = QString("generate_fixtures.py:%1 in forward").arg(line);
+    QVERIFY2(text.contains("source \n" + place + "\nx = self.fc1(x)\nargs"), qPrintable(text));
+    QVERIFY(!file.charFormat().fontFixedPitch());
+    // ...which the pointer resting on the file name shows.
+    QTextCursor inName = file;
+    inName.setPosition(file.selectionStart() + 3);
+    QPoint over = inspector->cursorRect(inName).center();
+    QHelpEvent help(QEvent::ToolTip, over, inspector->viewport()->mapToGlobal(over));
+    QApplication::sendEvent(inspector->viewport(), &help);
+    QCOMPARE(QToolTip::text(), path);
+    QTextCursor code = inspector->document()->find("x = self.fc1(x)");
+    QVERIFY(!code.isNull());
+    QVERIFY(code.charFormat().fontFamilies().toStringList().contains("DejaVu Sans Mono"));
+    // A placeholder was made by no line of the model: no source row.
+    window_->selectNode("x");
+    QVERIFY(!inspector->toPlainText().contains("source"));
 }
 
 int main(int argc, char** argv) {

@@ -4,12 +4,14 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 
 #include <map>
 
 #include "FxText.h"
 #include "GraphJson.h"
 #include "Model.h"
+#include "SourceLocation.h"
 #include "TestModels.h"
 #include "TestSession.h"
 #include "Tracer.h"
@@ -53,6 +55,9 @@ private slots:
     void controlFlowKeptAsBlocks();
     void raiseGuardsHiddenByDefault();
     void jsonFormat();
+    void nodesKnowTheirSourceLine_data();
+    void nodesKnowTheirSourceLine();
+    void exportedStackTracesAreKept();
 };
 
 void TestTracer::tinyNetPrintsLikeTorchFx_data() {
@@ -196,6 +201,107 @@ void TestTracer::jsonFormat() {
     QCOMPARE(fc1["args"].toArray()[0].toObject()["node"].toString(), QString("x"));
     QCOMPARE(fc1["users"].toArray()[0].toString(), QString("relu"));
     QVERIFY(!fc1.contains("meta")); // absent before a run
+}
+
+// The line of the model's code a node came from, as the inspector shows it: a scripted archive
+// keeps the function's text (a node inlined from a submodule: its caller's line as the outer
+// frame), a traced one the Python stack (the line read from the file, here the generator's).
+void TestTracer::nodesKnowTheirSourceLine_data() {
+    QTest::addColumn<QString>("model");
+    QTest::addColumn<QString>("node");
+    QTest::addColumn<QString>("inClass"); // of tests/fixtures/generate_fixtures.py
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<int>("frames"); // of the model's own code
+    QTest::newRow("scripted call_module") << "tinynet_scripted.pt"
+                                          << "fc1"
+                                          << "TinyNet"
+                                          << "x = self.fc1(x)" << 1;
+    QTest::newRow("scripted function") << "tinynet_scripted.pt"
+                                       << "relu"
+                                       << "TinyNet"
+                                       << "x = torch.relu(x)" << 1;
+    QTest::newRow("traced function") << "tinynet_traced.pt"
+                                     << "relu"
+                                     << "TinyNet"
+                                     << "x = torch.relu(x)" << 1;
+    QTest::newRow("traced call_module") << "tinynet_traced.pt"
+                                        << "fc2"
+                                        << "TinyNet"
+                                        << "x = self.fc2(x)" << 1;
+    QTest::newRow("scripted if") << "control_flow_scripted.pt"
+                                 << "cond"
+                                 << "ControlFlowNet"
+                                 << "if x.sum() > 0:" << 1;
+    QTest::newRow("inside a branch") << "control_flow_scripted.pt"
+                                     << "relu"
+                                     << "ControlFlowNet"
+                                     << "x = torch.relu(x)" << 1;
+    QTest::newRow("inlined Inner, called from the loop") << "control_flow_scripted.pt"
+                                                         << "inner_proj"
+                                                         << "Inner"
+                                                         << "return self.act(self.proj(x))" << 2;
+    QTest::newRow("a .pt2's stack_trace") << "tinynet.pt2"
+                                          << "linear"
+                                          << "TinyNet"
+                                          << "x = self.fc1(x)" << 1;
+}
+
+void TestTracer::nodesKnowTheirSourceLine() {
+    QFETCH(QString, model);
+    QFETCH(QString, node);
+    QFETCH(QString, inClass);
+    QFETCH(QString, text);
+    QFETCH(int, frames);
+    Graph g = tracedGraph(fixture(model.toStdString()));
+    const Node* n = nullptr;
+    g.forEachNode([&](const Node& each, int) {
+        if (each.name == node.toStdString())
+            n = &each;
+    });
+    QVERIFY(n);
+    std::optional<SourceLocation> where = innermostFrame(n->sourceTrace);
+    QVERIFY2(where, n->sourceTrace.c_str());
+    QVERIFY2(QString::fromStdString(where->file).endsWith("tests/fixtures/generate_fixtures.py"),
+             where->file.c_str());
+    // The line is the file's: the generator is at that path on this machine.
+    int line = lineInClass(where->file, inClass.toStdString(), text.toStdString());
+    QVERIFY(line > 0);
+    QCOMPARE(where->line, line);
+    QCOMPARE(where->text, text.toStdString());
+    QCOMPARE(where->function, std::string("forward"));
+    int own = 0;
+    for (const SourceLocation& f : tracebackFrames(n->sourceTrace))
+        own += isTorchInternalFile(f.file) ? 0 : 1;
+    QCOMPARE(own, frames); // a traced stack starts at forward, as torch.fx's do
+    QCOMPARE(static_cast<int>(modelFrames(n->sourceTrace).size()), frames);
+    if (frames == 2) { // the call that inlined it: Inner's caller in ControlFlowNet.forward
+        SourceLocation caller = tracebackFrames(n->sourceTrace).front();
+        QCOMPARE(caller.text, std::string("x = self.inner(x) + i"));
+        QCOMPARE(caller.line, lineInClass(caller.file, "ControlFlowNet", caller.text));
+    }
+    // Placeholders and the output are made by no line of the model.
+    QVERIFY(g.nodes.front().sourceTrace.empty());
+    QVERIFY(g.nodes.back().sourceTrace.empty());
+}
+
+// A .pt2 keeps each node's stack_trace as PyTorch 2.6 gives it in node.meta.
+void TestTracer::exportedStackTracesAreKept() {
+    std::string model = fixture("tinynet.pt2");
+    QProcess python;
+    python.start(FXVIEW_PYTHON_PATH, {"-c",
+                                      "import json, sys, torch\n"
+                                      "ep = torch.export.load(sys.argv[1])\n"
+                                      "print(json.dumps({n.name: n.meta.get('stack_trace') or ''\n"
+                                      "                  for n in ep.graph.nodes}))\n",
+                                      QString::fromStdString(model)});
+    QVERIFY(python.waitForFinished(120000));
+    QCOMPARE(python.exitCode(), 0);
+    QJsonObject expected = QJsonDocument::fromJson(python.readAllStandardOutput()).object();
+    Graph g = tracedGraph(model);
+    QCOMPARE(static_cast<int>(g.nodes.size()), static_cast<int>(expected.size()));
+    for (const Node& n : g.nodes)
+        QCOMPARE(n.sourceTrace, expected[QString::fromStdString(n.name)].toString().toStdString());
+    QVERIFY(!g.find("linear")->sourceTrace.empty());
 }
 
 QTEST_APPLESS_MAIN(TestTracer)

@@ -1,11 +1,13 @@
 #include "Inspector.h"
 
+#include <QFileInfo>
 #include <QImage>
 #include <QPainter>
 #include <QUrl>
 #include <algorithm>
 
 #include "FxText.h"
+#include "SourceLocation.h"
 
 namespace fxview {
 
@@ -35,6 +37,25 @@ QString describeValue(const ValueSummary& v) {
         text += "<br>" + (v.nanCount || v.infCount ? "<b>" + counts + "</b>" : counts);
     }
     return text;
+}
+
+// `generate_fixtures.py:114 in forward`, the full path as its tooltip.
+QString place(const SourceLocation& frame) {
+    QString file = QString::fromStdString(frame.file);
+    QString text = QString("<span title=\"%1\">%2:%3</span>")
+                       .arg(file.toHtmlEscaped(), QFileInfo(file).fileName().toHtmlEscaped(),
+                            QString::number(frame.line));
+    return frame.function.empty() ? text : text + " in " + html(frame.function);
+}
+
+// The line of the model's code itself, across the whole inspector (a narrow value column would
+// break it into what looks like several lines of code), in a fixed-pitch font on a shaded
+// block; a line too long for the panel wraps with its continuation indented, as an editor's.
+QString codeRow(const std::string& text, const QColor& shade) {
+    return QString("<tr><td colspan=\"2\" bgcolor=\"%1\" style=\"padding: 3px 6px;\">"
+                   "<p style=\"margin-left: 18px; text-indent: -18px; font-family: 'DejaVu Sans "
+                   "Mono', monospace;\">%2</p></td></tr>")
+        .arg(shade.name(), html(text));
 }
 
 const QUrl kHistogramUrl("fxview://histogram");
@@ -92,6 +113,18 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
     }
     if (!n.scope.empty())
         row("scope", html(n.scope));
+    // Where the model's code made it, as a debugger shows a frame: file and line, the line's
+    // text, then the model's own calls that led there, innermost first.
+    if (std::vector<SourceLocation> frames = modelFrames(n.sourceTrace); !frames.empty()) {
+        row("source", place(frames.front()));
+        if (!frames.front().text.empty())
+            body += codeRow(frames.front().text, palette().color(QPalette::AlternateBase));
+        QStringList callers;
+        for (std::size_t i = 1; i < frames.size(); ++i)
+            callers << place(frames[i]);
+        if (!callers.isEmpty())
+            row("called from", callers.join("<br>"));
+    }
     QStringList args;
     for (const Argument& a : n.args)
         args << argText(a);

@@ -1,7 +1,8 @@
 #pragma once
 // The inspector dock: everything about one node. Its op, target, module type and the shapes of
-// its parameters, args and kwargs with links to the nodes they name, users, scope; after a run
-// its value (shape, dtype, stride, numel, bytes, min/max/mean/std, NaN/Inf) with a small
+// its parameters, scope, the line of the model's code that made it (file:line, the text; the
+// full path as the file's tooltip), args and kwargs with links to the nodes they name, users; after
+// a run its value (shape, dtype, stride, numel, bytes, min/max/mean/std, NaN/Inf) with a small
 // histogram of its values, and its time. A click on a link asks for that node.
 
 #include <QTextBrowser>

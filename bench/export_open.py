@@ -1,0 +1,98 @@
+#!/usr/bin/python3
+"""torch.export programs (.pt2) against the same models as TorchScript, as whole processes:
+
+1. `fxtrace graph M.pt2` against the Debian python3 doing torch.export.load(M.pt2) and printing
+   its graph (what a person would otherwise run to see it);
+2. the app, offscreen: launch to graph painted (`--report-open-time`) and to the end of the first
+   step (`--report-first-step-time`, where a .pt2 reads its weights), for the .pt2 and for the
+   traced TorchScript archive of the same model.
+
+Usage: /usr/bin/python3 bench/export_open.py FXTRACE FXVIEW WORKDIR [--runs N]
+
+WORKDIR receives torchvision vit_b_16 and resnet18 (random weights after torch.manual_seed(0),
+eval mode) exported on a 1x3x224x224 input and traced on the same input, made once. Each command
+runs once to warm the page cache, then N times; medians are reported as Markdown tables.
+"""
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import time
+
+PYTHON = "/usr/bin/python3"  # Debian's, the one with torch and torchvision
+MODELS = ["resnet18", "vit_b_16"]
+PY_GRAPH = "import sys, torch; print(torch.export.load(sys.argv[1]).graph)"
+
+
+def make_programs(workdir):
+    missing = [m for m in MODELS
+               if not all(os.path.exists(os.path.join(workdir, f"{m}{ext}"))
+                          for ext in (".pt2", "_traced224.pt"))]
+    if not missing:
+        return
+    import torch
+    import torchvision
+    os.makedirs(workdir, exist_ok=True)
+    for name in missing:
+        torch.manual_seed(0)
+        model = getattr(torchvision.models, name)().eval()
+        x = torch.randn(1, 3, 224, 224)
+        torch.export.save(torch.export.export(model, (x,)), os.path.join(workdir, name + ".pt2"))
+        with torch.no_grad():
+            torch.jit.trace(model, x).save(os.path.join(workdir, name + "_traced224.pt"))
+
+
+def median_seconds(command, runs):
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def app_ms(fxview, path, runs):
+    """Medians of (open, first step) in ms, as the app reports them."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    command = [fxview, path, "--report-first-step-time"]
+    subprocess.run(command, env=env, capture_output=True, check=True)  # warm the page cache
+    opens, steps = [], []
+    for _ in range(runs):
+        out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
+        opens.append(float(re.search(r"open time: (\d+) ms", out).group(1)))
+        steps.append(float(re.search(r"first step: (\d+) ms", out).group(1)))
+    return statistics.median(opens), statistics.median(steps)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("fxtrace")
+    parser.add_argument("fxview")
+    parser.add_argument("workdir")
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    make_programs(args.workdir)
+    print(f"Median of {args.runs} runs.\n")
+    print("| program | size | fxtrace graph | python3: torch.export.load + print | ratio |")
+    print("|---|---:|---:|---:|---:|")
+    for name in MODELS:
+        path = os.path.join(args.workdir, name + ".pt2")
+        ours = median_seconds([args.fxtrace, "graph", path], args.runs)
+        python = median_seconds([PYTHON, "-c", PY_GRAPH, path], args.runs)
+        size = os.path.getsize(path) / 1e6
+        print(f"| {name}.pt2 | {size:.0f} MB | {ours:.2f} s | {python:.2f} s | "
+              f"{ours / python:.2f}× |", flush=True)
+    print("\n| model | archive | launch to graph painted | launch to first step done |")
+    print("|---|---|---:|---:|")
+    for name in MODELS:
+        for label, file in (("torch.export (.pt2)", name + ".pt2"),
+                            ("TorchScript, traced", name + "_traced224.pt")):
+            opened, stepped = app_ms(args.fxview, os.path.join(args.workdir, file), args.runs)
+            print(f"| {name} | {label} | {opened / 1000:.2f} s | {stepped / 1000:.2f} s |",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main()

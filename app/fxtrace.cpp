@@ -292,7 +292,7 @@ int run(const Options& options) {
         std::cerr << loaded.error << "\n";
         return kModelFailed;
     }
-    TraceResult traced = traceModel(*loaded.model);
+    TraceResult traced = importGraph(*loaded.model);
     if (!traced.ok()) {
         std::cerr << traced.error << "\n";
         return kModelFailed;

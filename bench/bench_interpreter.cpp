@@ -73,8 +73,8 @@ int main(int argc, char** argv) {
         }
         RunOptions shapesOnly;
         shapesOnly.fullSummaries = false;
-        Interpreter shapes(loaded.model, traceModel(*loaded.model), shapesOnly);
-        Interpreter full(loaded.model, traceModel(*loaded.model));
+        Interpreter shapes(loaded.model, importGraph(*loaded.model), shapesOnly);
+        Interpreter full(loaded.model, importGraph(*loaded.model));
         shapes.setInputs({spec}, 0);
         full.setInputs({spec}, 0);
         at::manual_seed(0);

@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         QString name = QString(argv[i]).section('/', -1).section('.', 0, 0);
-        measure(name, traceModel(*loaded.model).graph, workdir);
+        measure(name, importGraph(*loaded.model).graph, workdir);
     }
     for (int count : {500, 1000, 3000})
         measure(QString("chain%1").arg(count), chainWithSkips(count), workdir);

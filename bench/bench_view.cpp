@@ -107,7 +107,7 @@ int main(int argc, char** argv) {
             return 1;
         }
         QString name = QString(argv[i]).section('/', -1).section('.', 0, 0);
-        measure(name, traceModel(*loaded.model).graph);
+        measure(name, importGraph(*loaded.model).graph);
     }
     for (int count : {1000, 3000})
         measure(QString("chain%1").arg(count), chainWithSkips(count));

@@ -11,7 +11,7 @@ inline fxview::Graph tracedGraph(const std::string& source) {
     fxview::LoadResult loaded = fxview::loadModel(source);
     if (!loaded.ok())
         qFatal("%s", loaded.error.c_str());
-    fxview::TraceResult result = fxview::traceModel(*loaded.model);
+    fxview::TraceResult result = fxview::importGraph(*loaded.model);
     if (!result.ok())
         qFatal("%s", result.error.c_str());
     return result.graph;

@@ -25,7 +25,7 @@ inline std::unique_ptr<Interpreter> session(const std::string& source,
     LoadResult loaded = loadModel(source);
     if (!loaded.ok())
         qFatal("%s", loaded.error.c_str());
-    TraceResult traced = traceModel(*loaded.model);
+    TraceResult traced = importGraph(*loaded.model);
     if (!traced.ok())
         qFatal("%s", traced.error.c_str());
     auto run = std::make_unique<Interpreter>(loaded.model, std::move(traced), options);

@@ -109,7 +109,7 @@ void TestInterpreter::outputsEqualForward() {
         specs.push_back(input.toStdString());
     LoadResult loaded = loadModel(source.toStdString());
     QVERIFY(loaded.ok());
-    Interpreter run(loaded.model, traceModel(*loaded.model));
+    Interpreter run(loaded.model, importGraph(*loaded.model));
     std::vector<InputSpec> inputs;
     if (specs.empty()) {
         InputChoice guess = run.guessInputs();
@@ -422,7 +422,7 @@ void TestInterpreter::guessesInputs() {
     for (const Case& c : {Case{"example:tinynet", "1x4"}, Case{"example:smallcnn", "1x3x224x224"},
                           Case{"example:branchy", "1x4"}}) {
         LoadResult loaded = loadModel(c.source);
-        Interpreter run(loaded.model, traceModel(*loaded.model));
+        Interpreter run(loaded.model, importGraph(*loaded.model));
         InputChoice guess = run.guessInputs();
         QVERIFY2(guess.error.empty(), guess.error.c_str());
         QCOMPARE(guess.specs.size(), std::size_t(1));
@@ -430,7 +430,7 @@ void TestInterpreter::guessesInputs() {
         QVERIFY(guess.explanation.find("guessed from") != std::string::npos);
     }
     LoadResult resnet = loadModel(fixture("resnet18_scripted.pt"));
-    Interpreter run(resnet.model, traceModel(*resnet.model));
+    Interpreter run(resnet.model, importGraph(*resnet.model));
     QCOMPARE(run.guessInputs().specs.at(0).text(), std::string("1x3x224x224"));
 }
 
@@ -488,7 +488,7 @@ void TestInterpreter::randomOpsAreFound() {
              std::string());
     for (const char* example : {"example:tinynet", "example:branchy", "example:smallcnn"}) {
         LoadResult loaded = loadModel(example);
-        QVERIFY(firstRandomNode(traceModel(*loaded.model).graph).empty());
+        QVERIFY(firstRandomNode(importGraph(*loaded.model).graph).empty());
     }
 }
 

@@ -382,7 +382,7 @@ void TestMainWindow::executedPathShowsWhatRan() {
     QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
     // What the core says this input executed.
     LoadResult loaded = loadModel("example:branchy");
-    Interpreter run(loaded.model, traceModel(*loaded.model));
+    Interpreter run(loaded.model, importGraph(*loaded.model));
     run.setInputs({InputSpec{{1, 4}, "float32", {}}}, 0);
     run.runToEnd();
     Graph expected = run.executedPath();

@@ -24,10 +24,10 @@ namespace {
 struct TinyNetAtRelu {
     LoadResult loaded = loadModel("example:tinynet");
     GraphScene scene;
-    Interpreter run{loaded.model, traceModel(*loaded.model)};
+    Interpreter run{loaded.model, importGraph(*loaded.model)};
 
     TinyNetAtRelu() {
-        scene.setGraph(traceModel(*loaded.model).graph);
+        scene.setGraph(importGraph(*loaded.model).graph);
         InputSpec spec;
         std::string error;
         parseInputSpec("3x4", spec, error);
@@ -54,7 +54,7 @@ private slots:
 
 void TestScene::oneItemPerNodeAndEdge() {
     LoadResult loaded = loadModel("example:smallcnn");
-    TraceResult traced = traceModel(*loaded.model);
+    TraceResult traced = importGraph(*loaded.model);
     GraphScene scene;
     QCOMPARE(scene.setGraph(traced.graph), QString());
     QCOMPARE(scene.nodeCount(), traced.graph.nodeCount());
@@ -152,7 +152,7 @@ double differingShare(const QImage& a, const QImage& b) {
 // dashed block borders, a branch not taken and shapes after a run.
 void TestScene::svgLooksLikeThePng() {
     LoadResult loaded = loadModel("example:branchy");
-    Interpreter run(loaded.model, traceModel(*loaded.model));
+    Interpreter run(loaded.model, importGraph(*loaded.model));
     run.setInputs(run.guessInputs().specs);
     run.runToEnd();
     GraphScene scene;

@@ -44,7 +44,7 @@ public:
         if (!loaded.ok())
             return reportLoadFailure(*ticket, QString::fromStdString(loaded.error));
         progress(*ticket, "Tracing " + QString::fromStdString(loaded.model->className()), 40);
-        TraceResult traced = traceModel(*loaded.model);
+        TraceResult traced = importGraph(*loaded.model);
         if (ticket->cancelled())
             return;
         if (!traced.ok())

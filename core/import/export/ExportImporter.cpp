@@ -608,14 +608,27 @@ at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
     return it->second;
 }
 
-TraceResult importExportedProgram(const ExportedModel& model) {
-    try {
-        return Importer(model).run();
-    } catch (const std::exception& e) {
-        TraceResult result;
-        result.error = std::string("Cannot read this torch.export program: ") + e.what() + ".";
-        return result;
+namespace {
+
+class ExportedProgramImporter : public GraphImporter {
+public:
+    bool reads(const Model& model) const override { return model.d().exported != nullptr; }
+    TraceResult importGraph(const Model& model) const override {
+        try {
+            return Importer(*model.d().exported).run();
+        } catch (const std::exception& e) {
+            TraceResult result;
+            result.error = std::string("Cannot read this torch.export program: ") + e.what() + ".";
+            return result;
+        }
     }
+};
+
+} // namespace
+
+const GraphImporter& exportedProgramImporter() {
+    static const ExportedProgramImporter importer;
+    return importer;
 }
 
 } // namespace fxview

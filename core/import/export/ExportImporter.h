@@ -13,7 +13,7 @@
 #include <torch/script.h>
 
 #include "ExportedProgram.h"
-#include "Tracer.h"
+#include "Importer.h"
 
 namespace fxview {
 
@@ -46,9 +46,5 @@ private:
 // Reads `path`'s program, example inputs and where its weights are; throws std::runtime_error
 // with a sentence saying what is wrong with the file.
 std::shared_ptr<ExportedModel> readExportedModel(const std::string& path);
-
-// The fx graph torch.export.load(path).graph is, and the plan that runs it with LibTorch's
-// operators: the second importer beside the TorchScript tracer.
-TraceResult importExportedProgram(const ExportedModel& model);
 
 } // namespace fxview

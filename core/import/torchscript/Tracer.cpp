@@ -10,7 +10,6 @@
 #include <optional>
 #include <unordered_map>
 
-#include "ExportImporter.h"
 #include "FxTargets.h"
 #include "FxText.h"
 #include "InterpreterOps.h"
@@ -1198,10 +1197,21 @@ TraceResult traceFunction(torch::jit::Function& function, const std::string& sou
     return traceOrExplain(function, source);
 }
 
-TraceResult traceModel(const Model& model) {
-    if (model.d().exported)
-        return importExportedProgram(*model.d().exported);
-    return traceModule(model.d().module, model.source());
+namespace {
+
+class TorchScriptImporter : public GraphImporter {
+public:
+    bool reads(const Model& model) const override { return !model.d().exported; }
+    TraceResult importGraph(const Model& model) const override {
+        return traceModule(model.d().module, model.source());
+    }
+};
+
+} // namespace
+
+const GraphImporter& torchScriptImporter() {
+    static const TorchScriptImporter importer;
+    return importer;
 }
 
 } // namespace fxview

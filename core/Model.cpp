@@ -8,7 +8,7 @@
 
 #include "ArchiveCheck.h"
 #include "Examples.h"
-#include "ExportImporter.h"
+#include "ExportedModel.h"
 #include "ModelPrivate.h"
 #include "Versions.h"
 

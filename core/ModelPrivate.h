@@ -9,7 +9,7 @@
 
 namespace fxview {
 
-struct ExportedModel; // ExportImporter.h
+class ExportedModel; // ExportedModel.h
 
 struct Model::Private {
     std::string source;

@@ -468,11 +468,26 @@ void TestFxtrace::exportedJsonKeepsTheSignature() {
     QCOMPARE(byName["b_count"]["state_name"].toString(), QString("count"));
     QVERIFY(!byName["x"].contains("placeholder_kind"));
     QCOMPARE(byName["add"]["target"].toString(), QString("torch.ops.aten.add.Tensor"));
+    QCOMPARE(byName["add"]["scope"].toString(), QString()); // forward of the root module
     QJsonArray roles = byName["output"]["output_roles"].toArray();
     QCOMPARE(roles.size(), 2);
     QCOMPARE(roles[0].toObject()["kind"].toString(), QString("buffer_mutation"));
     QCOMPARE(roles[0].toObject()["target"].toString(), QString("count"));
     QCOMPARE(roles[1].toObject()["kind"].toString(), QString("user_output"));
+    // Scopes and their classes come from nn_module_stack; export's own nodes have none.
+    Run tiny = fxtrace({"json", QString::fromStdString(fixture("tinynet.pt2"))});
+    for (const QJsonValue& v :
+         QJsonDocument::fromJson(tiny.out.toUtf8()).object()["nodes"].toArray())
+        byName[v.toObject()["name"].toString()] = v.toObject();
+    QCOMPARE(byName["linear"]["scope"].toString(), QString("fc1"));
+    QCOMPARE(byName["linear"]["scope_type"].toString(), QString("torch.nn.modules.linear.Linear"));
+    QCOMPARE(byName["relu"]["scope"].toString(), QString());
+    QCOMPARE(byName["linear_1"]["scope"].toString(), QString("fc2"));
+    Run dynamic = fxtrace({"json", QString::fromStdString(fixture("dynamic_batch.pt2"))});
+    for (const QJsonValue& v :
+         QJsonDocument::fromJson(dynamic.out.toUtf8()).object()["nodes"].toArray())
+        byName[v.toObject()["name"].toString()] = v.toObject();
+    QCOMPARE(byName["sym_size_int_1"]["scope"].toString(), QString());
 }
 
 // A dynamic dimension takes what its Dim declared, the others their exported size, as

@@ -109,10 +109,29 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
         QStringList held;
         for (const HeldTensor& t : n.tensors)
             held << html(t.name) + " " + html(formatShape(t.shape)) + " " + html(t.dtype);
-        row(n.op == Op::GetAttr ? "tensor" : "parameters", held.join("<br>"));
+        // A .pt2's weight placeholder says what it is: parameter fc1.weight [8, 4] float32.
+        QString label = n.op == Op::GetAttr       ? "tensor"
+                        : n.op == Op::Placeholder ? placeholderKindName(n.placeholderKind)
+                                                  : "parameters";
+        row(label, held.join("<br>"));
     }
     if (!n.scope.empty())
-        row("scope", html(n.scope));
+        row("scope",
+            html(n.scope) + (n.scopeType.empty() ? QString() : " (" + html(n.scopeType) + ")"));
+    if (!n.outputRoles.empty() && !n.args.empty()) {
+        // What each returned value is: the user's, or a buffer's new value written back.
+        QStringList roles;
+        const std::vector<Argument>& items = n.args[0].items;
+        for (std::size_t i = 0; i < n.outputRoles.size() && i < items.size(); ++i) {
+            const OutputRole& role = n.outputRoles[i];
+            QString what = role.kind == "user_output" ? QString("user output")
+                           : role.kind == "buffer_mutation"
+                               ? "new value of buffer " + html(role.target)
+                               : html(role.kind + " " + role.target);
+            roles << html(formatArgument(items[i])) + ": " + what;
+        }
+        row("returns", roles.join("<br>"));
+    }
     // Where the model's code made it, as a debugger shows a frame: file and line, the line's
     // text, then the model's own calls that led there, innermost first.
     if (std::vector<SourceLocation> frames = modelFrames(n.sourceTrace); !frames.empty()) {

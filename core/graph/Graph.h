@@ -93,9 +93,10 @@ struct Node {
     std::string moduleType; // for call_module: "torch.nn.Linear"
     std::vector<Argument> args;
     std::vector<KeywordArgument> kwargs;
-    std::vector<std::string> users;  // nodes that consume this one, in graph order, unique
-    std::string scope;               // module path whose code produced it; "" for the root
-    bool hidden = false;             // a raise-only guard or work that only feeds one
+    std::vector<std::string> users; // nodes that consume this one, in graph order, unique
+    std::string scope;              // module path whose code produced it; "" for the root
+    std::string scopeType; // that module's class, where known ("torch.nn.modules.linear.Linear")
+    bool hidden = false;   // a raise-only guard or work that only feeds one
     std::vector<Block> blocks;       // prim::If branches or prim::Loop body
     std::vector<HeldTensor> tensors; // call_module: its parameters; get_attr: the tensor
     PlaceholderKind placeholderKind = PlaceholderKind::Input; // placeholder only

@@ -139,6 +139,8 @@ void writeNode(JsonWriter& w, const Node& n, const JsonRunInfo* run) {
     if (!n.schema.empty())
         w.key("schema").value(n.schema);
     w.key("scope").value(n.scope);
+    if (!n.scopeType.empty())
+        w.key("scope_type").value(n.scopeType);
     w.key("args").beginArray();
     for (const Argument& a : n.args)
         writeArgument(w, a);

@@ -10,6 +10,7 @@
 
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "ModelPrivate.h"
 #include "NodeNamer.h"
@@ -18,7 +19,6 @@
 #include "SymbolicOps.h"
 #include "TorchSave.h"
 #include "TorchValues.h"
-#include "ZipArchive.h"
 
 namespace fxview {
 
@@ -305,7 +305,7 @@ private:
         Node node;
         node.op = Op::CallFunction;
         node.target = n.target;
-        node.scope = scopeOf(n.nnModuleStack);
+        std::tie(node.scope, node.scopeType) = scopeOf(n.nnModuleStack);
         node.sourceTrace = n.stackTrace;
         if (n.target == "torch.ops.higher_order.cond")
             return cond(n, std::move(node));
@@ -411,6 +411,7 @@ private:
         item.target = "operator.getitem";
         item.name = name;
         item.scope = from.scope;
+        item.scopeType = from.scopeType;
         item.sourceTrace = from.sourceTrace;
         item.args = {Argument::ofNode(whole), Argument::ofInt(static_cast<std::int64_t>(index))};
         Step get;
@@ -492,10 +493,10 @@ private:
     // The innermost module of "L__self__,,__main__.TinyNet;L__self___fc1,L['self'].fc1,..."
     // as a module path: "fc1". Nodes export adds itself (sym_size for a dynamic dimension) carry
     // a placeholder entry, "_empty_nn_module_stack_from_metadata_hook": no module.
-    static std::string scopeOf(const std::string& stack) {
+    static std::pair<std::string, std::string> scopeOf(const std::string& stack) {
         std::size_t last = stack.rfind(';');
         std::string entry = last == std::string::npos ? stack : stack.substr(last + 1);
-        if (last == std::string::npos && entry.find("L['self']") == std::string::npos)
+        if (entry.rfind("_empty_nn_module_stack", 0) == 0)
             return {};
         std::size_t c1 = entry.find(',');
         std::size_t c2 = entry.rfind(',');
@@ -507,9 +508,9 @@ private:
             path = path.substr(self.size());
         else if (path.rfind("L['", 0) == 0 && path.find("'].") != std::string::npos)
             path = path.substr(path.find("'].") + 3);
-        else
+        if (path.empty()) // the root module itself
             return {};
-        return path;
+        return {path, entry.substr(c2 + 1)};
     }
 
     void output() {
@@ -541,72 +542,6 @@ private:
 };
 
 } // namespace
-
-std::shared_ptr<ExportedModel> readExportedModel(const std::string& path) {
-    ZipArchive zip;
-    std::string why;
-    if (!zip.open(path, why))
-        throw std::runtime_error(why);
-    auto member = [&](const std::string& name) {
-        const ZipArchive::Entry* e = zip.find(name);
-        if (!e)
-            throw std::runtime_error("it lacks " + name + ", which torch.export.save writes");
-        std::optional<std::string> bytes = zip.read(*e);
-        if (!bytes)
-            throw std::runtime_error("its " + name + " is compressed or cut short");
-        return *bytes;
-    };
-    // Where a tensor archive lies in the file: read when the program first runs.
-    auto place = [&](const std::string& name) {
-        const ZipArchive::Entry* e = zip.find(name);
-        if (!e)
-            throw std::runtime_error("it lacks " + name + ", which torch.export.save writes");
-        std::optional<std::uint64_t> offset = zip.dataOffset(*e);
-        if (!offset)
-            throw std::runtime_error("its " + name + " is compressed or cut short");
-        return ExportedModel::Member{*offset, e->compressedSize};
-    };
-    auto model = std::make_shared<ExportedModel>();
-    model->path_ = path;
-    model->program = parseExportedProgram(member("serialized_exported_program.json"));
-    model->stateDictMember_ = place("serialized_state_dict.pt");
-    model->constantsMember_ = place("serialized_constants.pt");
-    // (args, kwargs) as export was called; optional (an ExportedProgram may have none).
-    if (const ZipArchive::Entry* e = zip.find("serialized_example_inputs.pt")) {
-        std::optional<std::string> bytes = zip.read(*e);
-        c10::IValue examples = bytes ? readTorchSave(*bytes, "example inputs") : c10::IValue();
-        if (examples.isTuple() && !examples.toTupleRef().elements().empty() &&
-            examples.toTupleRef().elements()[0].isTuple())
-            for (const c10::IValue& arg :
-                 examples.toTupleRef().elements()[0].toTupleRef().elements())
-                model->exampleInputs.push_back(arg);
-    }
-    return model;
-}
-
-at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!read_) {
-        read_ = true;
-        try {
-            stateDict_ = readTensorDict(path_, stateDictMember_.offset, stateDictMember_.length,
-                                        "weights (serialized_state_dict.pt)");
-            constants_ = readTensorDict(path_, constantsMember_.offset, constantsMember_.length,
-                                        "constants (serialized_constants.pt)");
-        } catch (const std::exception& e) {
-            error_ = e.what();
-        }
-    }
-    if (!error_.empty())
-        throw std::runtime_error("The archive's " + error_.substr(4) + "; export it again");
-    const auto& from = constant ? constants_ : stateDict_;
-    auto it = from.find(name);
-    if (it == from.end())
-        throw std::runtime_error("The archive's weights do not match its signature: " + name +
-                                 " is missing from serialized_" +
-                                 (constant ? "constants" : "state_dict") + ".pt; export it again");
-    return it->second;
-}
 
 namespace {
 

@@ -1,0 +1,49 @@
+#pragma once
+// Core-internal: a torch.export archive (.pt2) opened for running: its program, parsed without
+// LibTorch (ExportedProgram), and the tensors LibTorch reads from it. Include only from core's
+// .cpp files.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <torch/script.h>
+
+#include "ExportedProgram.h"
+
+namespace fxview {
+
+// The weights are not read when the archive is opened: the graph and its picture need only the
+// JSON, and a big model's weights are most of the file (vit_b_16: 346 of 347 MB). They are read,
+// through a mapping of the file, when the program first runs.
+class ExportedModel : public std::enable_shared_from_this<ExportedModel> {
+public:
+    ExportedProgram program;
+    std::vector<c10::IValue> exampleInputs; // the positional example inputs, if saved
+
+    // The parameter or persistent buffer `name` ("fc1.weight"), or with `constant` a tensor
+    // constant or non-persistent buffer; throws std::runtime_error with a sentence when the
+    // weights cannot be read or lack it.
+    at::Tensor weight(const std::string& name, bool constant) const;
+
+private:
+    friend std::shared_ptr<ExportedModel> readExportedModel(const std::string& path);
+    struct Member {
+        std::uint64_t offset = 0, length = 0;
+    };
+    std::string path_;
+    Member stateDictMember_, constantsMember_;
+    mutable std::mutex mutex_;
+    mutable bool read_ = false;
+    mutable std::string error_; // why the weights could not be read, once tried
+    mutable std::map<std::string, at::Tensor> stateDict_, constants_;
+};
+
+// Reads `path`'s program, example inputs and where its weights are; throws std::runtime_error
+// with a sentence saying what is wrong with the file.
+std::shared_ptr<ExportedModel> readExportedModel(const std::string& path);
+
+} // namespace fxview

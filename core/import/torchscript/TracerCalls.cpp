@@ -1,0 +1,244 @@
+// What the tracer makes of attribute reads and calls: a submodule, parameter or plain attribute
+// read through prim::GetAttr; a leaf module's forward kept as call_module, a torch.nn.functional
+// or torch.fx.wrap'ped function kept as one call_function, and every other method or function
+// inlined in place, its nodes in the callee's scope. Apart because which calls torch.fx traces
+// through, and where it reads parameters, is its own set of rules (see the README).
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "FxTargets.h"
+#include "TorchValues.h"
+#include "TracerState.h"
+
+namespace fxview {
+
+namespace {
+
+namespace jit = torch::jit;
+
+std::string joinPath(const std::string& parent, const std::string& child) {
+    return parent.empty() ? child : parent + "." + child;
+}
+
+// A traced call of a module whose forward returned its input unchanged (nn.Identity,
+// StochasticDepth in eval mode) keeps the call but neither its argument nor its result:
+// `%14 : NoneType = prim::CallMethod[name="forward"](%stochastic_depth)`, the next op using
+// the value from before the call. torch.fx records the call on that value. The argument is
+// taken to be the latest tensor made before the call that is used after it (the call's
+// own argument in `x = self.sd(x); x + y`), and the uses after the call see the call's node.
+const jit::Value* elidedIdentityArgument(const jit::Node* n, const jit::Graph& callee) {
+    bool empty = n->inputs().size() == 1 && n->outputs().size() == 1 &&
+                 n->output()->type()->kind() == c10::TypeKind::NoneType &&
+                 callee.inputs().size() == 1 && callee.outputs().size() == 1 &&
+                 callee.outputs()[0]->type()->kind() == c10::TypeKind::NoneType;
+    for (const jit::Node* inner : callee.nodes())
+        empty = empty && inner->kind() == c10::prim::Constant;
+    if (!empty)
+        return nullptr;
+    auto usedAfter = [n](const jit::Value* v) {
+        if (v->type()->kind() != c10::TypeKind::TensorType)
+            return false;
+        for (const jit::Use& use : v->uses())
+            if (use.user->isAfter(n))
+                return true;
+        return false;
+    };
+    for (const jit::Node* p = n->prev(); p != n->owningBlock()->param_node(); p = p->prev())
+        for (std::size_t i = p->outputs().size(); i-- > 0;)
+            if (usedAfter(p->outputs()[i]))
+                return p->outputs()[i];
+    for (std::size_t i = n->owningBlock()->inputs().size(); i-- > 0;)
+        if (usedAfter(n->owningBlock()->inputs()[i]))
+            return n->owningBlock()->inputs()[i];
+    return nullptr;
+}
+
+} // namespace
+
+void Tracer::traceGetAttr(const jit::Node* n, Frame& frame) {
+    const Binding& owner = lookup(frame, n->input());
+    const std::string field = n->s(c10::attr::name);
+    if (owner.kind != Binding::Kind::Module) {
+        traceOperator(n, frame); // an attribute of a TorchScript class object
+        return;
+    }
+    c10::IValue value = owner.module.attr(field);
+    std::string path = joinPath(owner.path, field);
+    if (value.isModule()) {
+        Binding b;
+        b.kind = Binding::Kind::Module;
+        b.module = value.toModule();
+        b.path = path;
+        frame[n->output()] = b;
+    } else if (value.isTensor()) {
+        // torch.fx records a get_attr where Python reads the attribute, right at its use; a
+        // traced graph reads them all up front. Read where first used when every use is a
+        // node of this block (one inside a branch must not be the only place it is read,
+        // and the block's return is no node the tracer visits: `return self.w`).
+        bool sameBlock = true;
+        for (const jit::Use& use : n->output()->uses())
+            sameBlock = sameBlock && use.user->owningBlock() == n->owningBlock() &&
+                        use.user != n->owningBlock()->return_node();
+        if (sameBlock && !getAttrNodes_.count(path)) {
+            pendingAttributes_.push_back({n->output(), path, value});
+            return;
+        }
+        frame[n->output()] = attributeNode(path, value);
+    } else {
+        // training flags, sizes, use_res_connect...: plain Python values in torch.fx
+        frame[n->output()] = constant(value);
+    }
+}
+
+// Attributes not read yet (see traceGetAttr) are read when `n` uses them, in its argument
+// order (a traced graph lists a layer_norm's bias before its weight; Python reads weight
+// first), and all of them before a call into a module or function: `self.scale *
+// self.block(x)` reads scale before block runs.
+void Tracer::readPendingAttributes(const jit::Node* n, Frame& frame) {
+    const bool call = n->kind() == c10::prim::CallMethod || n->kind() == c10::prim::CallFunction;
+    auto read = [&](std::size_t i) {
+        const PendingAttribute& p = pendingAttributes_[i];
+        Tracing tracing(*this, p.value->node()); // its line is where it was read
+        frame[p.value] = attributeNode(p.path, p.attribute);
+        pendingAttributes_.erase(pendingAttributes_.begin() + static_cast<std::ptrdiff_t>(i));
+    };
+    if (call) {
+        while (!pendingAttributes_.empty())
+            read(0);
+        return;
+    }
+    for (const jit::Value* input : n->inputs())
+        for (std::size_t i = 0; i < pendingAttributes_.size(); ++i)
+            if (pendingAttributes_[i].value == input) {
+                read(i);
+                break;
+            }
+}
+
+// One get_attr node per parameter or buffer, reused by every access like torch.fx.
+Tracer::Binding Tracer::attributeNode(const std::string& path, const c10::IValue& value) {
+    auto it = getAttrNodes_.find(path);
+    if (it == getAttrNodes_.end()) {
+        Node node;
+        node.op = Op::GetAttr;
+        node.target = path;
+        node.tensors.push_back(heldTensor(path, value.toTensor()));
+        Step step;
+        step.kind = Step::Kind::Attribute;
+        step.attribute = value;
+        it = getAttrNodes_.emplace(path, emitValue(std::move(node), path, std::move(step))).first;
+    }
+    return it->second;
+}
+
+void Tracer::traceCallMethod(const jit::Node* n, Frame& frame) {
+    const Binding& self = lookup(frame, n->inputs()[0]);
+    const std::string method = n->s(c10::attr::name);
+    if (self.kind != Binding::Kind::Module) {
+        traceOperator(n, frame);
+        return;
+    }
+    std::string pythonClass = pythonClassName(self.module.type()->name()->qualifiedName());
+    std::shared_ptr<jit::Graph> callee = self.module.get_method(method).graph();
+    if (const jit::Value* passed = elidedIdentityArgument(n, *callee))
+        if (traceIdentityCall(n, self, pythonClass, passed, frame))
+            return;
+    // Tracing names the second call of a module forward1, forward2...: still a module call.
+    if (isLeafModuleClass(pythonClass) && method.rfind("forward", 0) == 0) {
+        Node node;
+        node.op = Op::CallModule;
+        node.target = self.path;
+        node.moduleType = publicClassName(pythonClass);
+        for (const auto& p : self.module.named_parameters(/*recurse=*/true))
+            node.tensors.push_back(heldTensor(p.name, p.value));
+        for (std::size_t i = 1; i < n->inputs().size(); ++i)
+            node.args.push_back(dataOf(frame, n->inputs()[i]).arg);
+        Step step;
+        step.kind = Step::Kind::CallModule;
+        step.module = self.module;
+        step.function = &self.module.get_method(method).function();
+        step.inputs = sourcesOf(frame, n, 1);
+        emitFor(n, std::move(node), self.path, std::move(step), frame);
+        return;
+    }
+    std::string savedScope = scope_;
+    scope_ = self.path;
+    inlineCall(*callee, n, 0, frame);
+    scope_ = savedScope;
+}
+
+// Emits the identity call torch.fx would record, if it records one: a leaf module is a
+// call_module; StochasticDepth calls torch.fx.wrap'ped stochastic_depth (its p and mode are
+// not in a traced archive: only the input is shown). Any other module's forward returned
+// its input in Python too, which torch.fx traces through, recording nothing.
+bool Tracer::traceIdentityCall(const jit::Node* n, const Binding& self,
+                               const std::string& pythonClass, const jit::Value* passed,
+                               Frame& frame) {
+    bool leaf = isLeafModuleClass(pythonClass);
+    bool stochasticDepth = pythonClass == "torchvision.ops.stochastic_depth.StochasticDepth";
+    if (!leaf && !stochasticDepth)
+        return false;
+    const Binding& input = dataOf(frame, passed);
+    Node node;
+    node.op = leaf ? Op::CallModule : Op::CallFunction;
+    node.target = leaf ? self.path : "torchvision.ops.stochastic_depth.stochastic_depth";
+    if (leaf)
+        node.moduleType = publicClassName(pythonClass);
+    node.args.push_back(input.arg);
+    Step step;
+    step.kind = Step::Kind::PassThrough;
+    step.inputs = {input.source};
+    frame[passed] =
+        emitValue(std::move(node), leaf ? self.path : "stochastic_depth", std::move(step));
+    frame[n->output()] = constant(c10::IValue());
+    return true;
+}
+
+void Tracer::traceCallFunction(const jit::Node* n, Frame& frame) {
+    const Binding& fn = lookup(frame, n->inputs()[0]);
+    if (fn.kind != Binding::Kind::Function) {
+        traceOperator(n, frame);
+        return;
+    }
+    const std::string qualified = fn.function->qualname().qualifiedName();
+    std::string functional = functionalName(qualified);
+    std::string wrapped = fxWrappedFunction(qualified);
+    if (!functional.empty() || !wrapped.empty()) {
+        // torch.fx records torch.nn.functional calls whole, through __torch_function__, and
+        // the functions their libraries wrap with torch.fx.wrap; Step Into shows the body.
+        Node node;
+        node.op = Op::CallFunction;
+        node.target = functional.empty() ? wrapped : "torch.nn.functional." + functional;
+        node.schema = qualified;
+        addArguments(node, n, 1, fn.function->getSchema(), frame);
+        Step step;
+        step.kind = Step::Kind::Function;
+        step.function = fn.function;
+        step.inputs = sourcesOf(frame, n, 1);
+        std::string candidate =
+            functional.empty() ? wrapped.substr(wrapped.rfind('.') + 1) : functional;
+        emitFor(n, std::move(node), candidate, std::move(step), frame);
+        return;
+    }
+    inlineCall(*jit::toGraphFunction(*fn.function).graph(), n, 1, frame);
+}
+
+// Traces `callee` in place of call node `n`; its inputs are the call's inputs from `first`
+// (CallMethod passes self as the callee's first input too).
+void Tracer::inlineCall(const jit::Graph& callee, const jit::Node* n, std::size_t first,
+                        Frame& frame) {
+    Frame inner;
+    for (std::size_t i = first; i < n->inputs().size(); ++i)
+        inner[callee.inputs()[i - first]] = lookup(frame, n->inputs()[i]);
+    callSites_.push_back(n);
+    traceNodes(callee.block(), inner);
+    callSites_.pop_back();
+    for (std::size_t i = 0; i < n->outputs().size(); ++i)
+        frame[n->outputs()[i]] = lookup(inner, callee.outputs()[i]);
+}
+
+} // namespace fxview

@@ -1,0 +1,196 @@
+// What the tracer makes of prim::If and prim::Loop: an if on a value known while tracing keeps
+// only the branch taken, as Python would; torch._assert's inlined if is one call_function; any
+// other if or loop is a node whose blocks are traced into node lists of their own. Apart because
+// blocks redirect where the walk emits, and the assert's message is rebuilt as torch.fx makes it.
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <cstddef>
+
+#include "FxText.h"
+#include "TracerState.h"
+
+namespace fxview {
+
+namespace {
+
+namespace jit = torch::jit;
+
+// A guard: `if cond: raise ...` or `if cond: warnings.warn(...)` with nothing flowing out of
+// either branch. torch.fx never records one (a Proxy condition cannot be traced through).
+bool isRaiseOnlyGuard(const jit::Node* n) {
+    if (n->kind() != c10::prim::If || n->outputs().size() != 0)
+        return false;
+    for (const jit::Block* b : n->blocks())
+        for (const jit::Node* inner : b->nodes())
+            if (inner->kind() == c10::prim::RaiseException || inner->kind() == c10::aten::warn)
+                return true;
+    return false;
+}
+
+} // namespace
+
+void Tracer::traceIf(const jit::Node* n, Frame& frame) {
+    const Binding& condition = dataOf(frame, n->input());
+    if (condition.constant && condition.constant->isBool()) {
+        // Known while tracing (a flag attribute like use_res_connect): torch.fx would only
+        // ever see the branch taken, so that branch is inlined.
+        const jit::Block* taken = n->blocks()[condition.constant->toBool() ? 0 : 1];
+        traceNodes(taken, frame);
+        for (std::size_t i = 0; i < n->outputs().size(); ++i)
+            frame[n->outputs()[i]] = lookup(frame, taken->outputs()[i]);
+        return;
+    }
+    if (auto message = assertMessage(n, frame))
+        return traceAssert(condition, message->first, message->second, frame);
+    Node node;
+    node.op = Op::CallFunction;
+    node.target = "prim::If";
+    node.schema = "prim::If";
+    node.args = {condition.arg};
+    node.hidden = isRaiseOnlyGuard(n);
+    Step step;
+    step.kind = Step::Kind::If;
+    step.inputs = {condition.source};
+    const char* labels[] = {"true", "false"};
+    for (std::size_t b = 0; b < n->blocks().size(); ++b) {
+        node.blocks.push_back(traceBlock(n->blocks()[b], labels[b], {}, {}, frame));
+        step.blocks.push_back(lastBlock_);
+    }
+    // A hidden guard takes a name of its own, so the ifs a person sees are cond, cond_1...
+    std::string candidate = node.hidden ? "guard" : "cond";
+    emitFor(n, std::move(node), candidate, std::move(step), frame);
+}
+
+void Tracer::traceLoop(const jit::Node* n, Frame& frame) {
+    Node node;
+    node.op = Op::CallFunction;
+    node.target = "prim::Loop";
+    node.schema = "prim::Loop";
+    for (const jit::Value* input : n->inputs())
+        node.args.push_back(dataOf(frame, input).arg);
+    Step step;
+    step.kind = Step::Kind::Loop;
+    step.inputs = sourcesOf(frame, n, 0);
+    const jit::Block* body = n->blocks()[0];
+    std::vector<std::string> params;
+    std::vector<int> paramSlots;
+    for (std::size_t i = 0; i < body->inputs().size(); ++i) {
+        std::string name = baseName(body->inputs()[i]->debugName());
+        params.push_back(namer_.create(name.empty() ? (i == 0 ? "i" : "carried") : name));
+        paramSlots.push_back(plan_->slotCount++);
+        frame[body->inputs()[i]] =
+            data(Argument::ofNode(params.back()), ValueSource::ofSlot(paramSlots.back()));
+    }
+    node.blocks.push_back(traceBlock(body, "body", params, paramSlots, frame));
+    step.blocks.push_back(lastBlock_);
+    emitFor(n, std::move(node), "loop", std::move(step), frame);
+}
+
+// Traces a control-flow block into its own node list; values from outside stay visible.
+Block Tracer::traceBlock(const jit::Block* block, const std::string& label,
+                         std::vector<std::string> params, std::vector<int> paramSlots,
+                         Frame& frame) {
+    Block result;
+    result.label = label;
+    result.params = std::move(params);
+    StepBlock steps;
+    steps.params = std::move(paramSlots);
+    std::vector<Node>* savedNodes = out_;
+    std::vector<int>* savedSteps = outSteps_;
+    out_ = &result.nodes;
+    outSteps_ = &steps.steps;
+    traceNodes(block, frame);
+    for (const jit::Value* v : block->outputs()) {
+        result.results.push_back(dataOf(frame, v).arg);
+        steps.results.push_back(dataOf(frame, v).source);
+    }
+    out_ = savedNodes;
+    outSteps_ = savedSteps;
+    lastBlock_ = std::move(steps);
+    return result;
+}
+
+// The message of `torch._assert(cond, message)`, which TorchScript inlines from its builtin
+// `def _assert(condition, message): assert condition, message` as an if whose false branch
+// raises "AssertionError: " + message (one constant string when the message is one). The
+// message, and the value it came from (none for a constant), or nullopt for any other if.
+std::optional<std::pair<Tracer::Binding, const jit::Value*>>
+Tracer::assertMessage(const jit::Node* n, const Frame& frame) {
+    if (!isRaiseOnlyGuard(n) || n->blocks().size() != 2 ||
+        n->blocks()[0]->nodes().begin() != n->blocks()[0]->nodes().end() ||
+        sourceSpelling_.builtinDefinition(n) != "_assert")
+        return std::nullopt;
+    std::vector<const jit::Node*> raise(n->blocks()[1]->nodes().begin(),
+                                        n->blocks()[1]->nodes().end());
+    if (raise.empty() || raise.back()->kind() != c10::prim::RaiseException)
+        return std::nullopt;
+    if (raise.size() == 2 && raise[0]->kind() == c10::aten::add && raise[0]->inputs().size() == 2)
+        return std::make_pair(dataOf(frame, raise[0]->inputs()[1]), raise[0]->inputs()[1]);
+    const Binding& whole = dataOf(frame, raise.back()->inputs()[0]);
+    const std::string prefix = "AssertionError: ";
+    if (raise.size() != 1 || !whole.constant || !whole.constant->isString() ||
+        whole.constant->toStringRef().rfind(prefix, 0) != 0)
+        return std::nullopt;
+    return std::make_pair(
+        constant(c10::IValue(whole.constant->toStringRef().substr(prefix.size()))),
+        static_cast<const jit::Value*>(nullptr));
+}
+
+// torch.fx records torch._assert as a call: `_assert(eq, 'Wrong image height! Expected 224
+// but got Proxy(getitem_2)!')`, its f-string made while tracing, a Proxy printed as
+// Proxy(name). fxview shows that text and keeps the aten::format that builds the real
+// message hidden (torch.fx has no node for it); the step raises with the real message.
+void Tracer::traceAssert(const Binding& condition, const Binding& message,
+                         const jit::Value* messageValue, Frame& frame) {
+    Node node;
+    node.op = Op::CallFunction;
+    node.target = "torch._assert";
+    node.args = {condition.arg, Argument::ofString(tracedMessage(message, messageValue, frame))};
+    Step step;
+    step.kind = Step::Kind::Assert;
+    step.inputs = {condition.source, message.source};
+    if (message.arg.isNode())
+        assertMessages_.push_back(message.arg.text);
+    emitValue(std::move(node), "_assert", std::move(step));
+}
+
+// The message torch.fx's trace would have made: an f-string's `{}` filled with each value's
+// str(), a traced value's being "Proxy(name)".
+std::string Tracer::tracedMessage(const Binding& b, const jit::Value* message,
+                                  const Frame& frame) const {
+    if (b.constant && b.constant->isString())
+        return b.constant->toStringRef();
+    if (!message)
+        return std::string();
+    const jit::Node* format = message->node();
+    if (format->kind() != c10::aten::format || format->inputs().empty() ||
+        !dataOf(frame, format->inputs()[0]).constant)
+        return b.arg.isNode() ? "Proxy(" + b.arg.text + ")" : std::string();
+    std::string pattern = dataOf(frame, format->inputs()[0]).constant->toStringRef();
+    std::string text;
+    std::size_t next = 1;
+    for (std::size_t i = 0; i < pattern.size(); ++i) {
+        if (pattern.compare(i, 2, "{}") != 0 || next >= format->inputs().size()) {
+            text += pattern[i];
+            continue;
+        }
+        const Binding& value = dataOf(frame, format->inputs()[next++]);
+        text += value.arg.isNode() ? "Proxy(" + value.arg.text + ")" : pythonStr(value);
+        ++i;
+    }
+    return text;
+}
+
+std::string Tracer::pythonStr(const Binding& b) {
+    if (!b.constant)
+        return formatArgument(b.arg);
+    const c10::IValue& v = *b.constant;
+    if (v.isString())
+        return v.toStringRef();
+    if (v.isDouble())
+        return pythonFloatRepr(v.toDouble());
+    return formatArgument(b.arg);
+}
+
+} // namespace fxview

@@ -1,0 +1,442 @@
+// What the tracer makes of a TorchScript node that is neither a call nor control flow: a constant,
+// a list or tuple literal or an operator on constants is folded into the args of the nodes that
+// use it, as torch.fx records Python values; any other operator is a call_function or
+// call_method node, with the args Python code would have written and the step that runs it.
+// Apart from Tracer.cpp because it is about values and arguments, not about the walk.
+
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <algorithm>
+#include <cstdint>
+
+#include "FxTargets.h"
+#include "InterpreterOps.h"
+#include "TracerState.h"
+
+namespace fxview {
+
+namespace {
+
+namespace jit = torch::jit;
+
+std::string scalarTypeRepr(std::int64_t code) {
+    switch (static_cast<c10::ScalarType>(code)) {
+    case c10::ScalarType::Float:
+        return "torch.float32";
+    case c10::ScalarType::Double:
+        return "torch.float64";
+    case c10::ScalarType::Half:
+        return "torch.float16";
+    case c10::ScalarType::BFloat16:
+        return "torch.bfloat16";
+    case c10::ScalarType::Long:
+        return "torch.int64";
+    case c10::ScalarType::Int:
+        return "torch.int32";
+    case c10::ScalarType::Short:
+        return "torch.int16";
+    case c10::ScalarType::Char:
+        return "torch.int8";
+    case c10::ScalarType::Byte:
+        return "torch.uint8";
+    case c10::ScalarType::Bool:
+        return "torch.bool";
+    case c10::ScalarType::ComplexFloat:
+        return "torch.complex64";
+    case c10::ScalarType::ComplexDouble:
+        return "torch.complex128";
+    default:
+        return "torch." + std::string(c10::toString(static_cast<c10::ScalarType>(code)));
+    }
+}
+
+bool isPlainDataType(const c10::TypePtr& t) {
+    switch (t->kind()) {
+    case c10::TypeKind::IntType:
+    case c10::TypeKind::FloatType:
+    case c10::TypeKind::BoolType:
+    case c10::TypeKind::StringType:
+    case c10::TypeKind::NoneType:
+    case c10::TypeKind::NumberType:
+    case c10::TypeKind::DeviceObjType:
+        return true;
+    case c10::TypeKind::ListType:
+    case c10::TypeKind::OptionalType:
+    case c10::TypeKind::TupleType: {
+        for (const c10::TypePtr& contained : t->containedTypes())
+            if (!isPlainDataType(contained))
+                return false;
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+bool isScalarTypeArgument(const c10::Argument& a) {
+    c10::TypePtr t = a.real_type();
+    if (auto optional = t->cast<c10::OptionalType>())
+        t = optional->getElementType();
+    return t->kind() == c10::TypeKind::ScalarTypeType;
+}
+
+// A Python number the tracer turned into a tensor: 0-dim, on the CPU, int64, float64 or bool
+// (torch.tensor(3.0) would be float32, a tensor constant of the model's own).
+bool isTracedScalar(const at::Tensor& t) {
+    auto type = t.scalar_type();
+    return t.dim() == 0 && t.device().is_cpu() && !t.requires_grad() &&
+           (type == c10::ScalarType::Long || type == c10::ScalarType::Double ||
+            type == c10::ScalarType::Bool);
+}
+
+const jit::Graph* calleeGraph(const jit::Node* call) {
+    jit::Function* fn = nullptr;
+    if (call->kind() == c10::prim::CallMethod) {
+        if (auto cls = call->inputs()[0]->type()->cast<c10::ClassType>())
+            fn = cls->findMethod(call->s(c10::attr::name));
+    } else if (auto type = call->inputs()[0]->type()->cast<c10::FunctionType>()) {
+        fn = type->function();
+    }
+    return fn && fn->isGraphFunction() ? jit::toGraphFunction(*fn).graph().get() : nullptr;
+}
+
+// Whether `use` may change the list it is handed: an operator whose schema writes to that
+// argument, or a method or function whose own graph does so with its parameter.
+bool mutates(const jit::Use& use, int depth) {
+    const jit::Node* user = use.user;
+    if (user->kind() == c10::prim::CallMethod || user->kind() == c10::prim::CallFunction) {
+        const jit::Graph* callee = calleeGraph(user);
+        // CallFunction's first input is the function; the callee's graph does not have it.
+        std::size_t param = user->kind() == c10::prim::CallFunction ? use.offset - 1 : use.offset;
+        if (!callee || depth > 8 || param >= callee->inputs().size())
+            return true; // cannot look inside: assume it does
+        for (const jit::Use& inner : callee->inputs()[param]->uses())
+            if (mutates(inner, depth + 1))
+                return true;
+        return false;
+    }
+    if (user->kind() == c10::prim::Loop || user->kind() == c10::prim::If)
+        return true; // carried into control flow: one real object keeps it right
+    const c10::FunctionSchema* schema = user->maybeSchema();
+    if (!schema || use.offset >= schema->arguments().size())
+        return false;
+    const c10::AliasInfo* alias = schema->arguments()[use.offset].alias_info();
+    return alias && alias->isWrite();
+}
+
+} // namespace
+
+void Tracer::traceConstant(const jit::Node* n, Frame& frame) {
+    const jit::Value* out = n->output();
+    if (auto fn = out->type()->cast<c10::FunctionType>()) {
+        Binding b;
+        b.kind = Binding::Kind::Function;
+        b.function = fn->function();
+        frame[out] = b;
+        return;
+    }
+    c10::optional<c10::IValue> value = jit::toIValue(out);
+    if (!value)
+        throw TraceError("a constant of type " + out->type()->repr_str() + " cannot be read");
+    if (value->isTensor() && isTracedScalar(value->toTensor())) {
+        // Tracing `x * 2` stores the 2 as a 0-dim int64 (a Python float: float64) tensor
+        // constant; torch.fx shows the number. The op still runs on the tensor, as traced.
+        const at::Tensor& t = value->toTensor();
+        Argument literal =
+            t.scalar_type() == c10::ScalarType::Bool   ? Argument::ofBool(t.item<bool>())
+            : t.scalar_type() == c10::ScalarType::Long ? Argument::ofInt(t.item<std::int64_t>())
+                                                       : Argument::ofFloat(t.item<double>());
+        frame[out] = data(std::move(literal), ValueSource::ofConstant(*value));
+        return;
+    }
+    if (value->isTensor()) {
+        // torch.fx keeps tensor constants as attributes named _tensor_constantN.
+        Node node;
+        node.op = Op::GetAttr;
+        node.target = "_tensor_constant" + std::to_string(tensorConstants_++);
+        Step step;
+        step.kind = Step::Kind::Attribute;
+        step.attribute = *value;
+        std::string target = node.target;
+        frame[out] = emitValue(std::move(node), target, std::move(step));
+        return;
+    }
+    frame[out] = constant(*value);
+}
+
+// Construct nodes have no schema to run through, so their constants are built here.
+c10::IValue Tracer::constructConstant(const jit::Node* n, const Frame& frame) const {
+    std::vector<c10::IValue> items;
+    for (const jit::Value* input : n->inputs())
+        items.push_back(*dataOf(frame, input).constant);
+    if (n->kind() == c10::prim::TupleConstruct)
+        return c10::ivalue::Tuple::create(std::move(items));
+    c10::impl::GenericList list(n->output()->type()->expectRef<c10::ListType>().getElementType());
+    for (c10::IValue& item : items)
+        list.push_back(std::move(item));
+    return list;
+}
+
+void Tracer::traceConstruct(const jit::Node* n, Frame& frame) {
+    std::vector<Argument> items;
+    ValueSource source;
+    bool isList = n->kind() == c10::prim::ListConstruct;
+    source.kind = isList ? ValueSource::Kind::List : ValueSource::Kind::Tuple;
+    if (isList)
+        source.listElement = n->output()->type()->expectRef<c10::ListType>().getElementType();
+    bool allConstant = true;
+    for (const jit::Value* input : n->inputs()) {
+        const Binding& b = dataOf(frame, input);
+        items.push_back(b.arg);
+        source.items.push_back(b.source);
+        allConstant = allConstant && b.constant.has_value();
+    }
+    Argument arg =
+        isList ? Argument::ofList(std::move(items)) : Argument::ofTuple(std::move(items));
+    // A list that grows by appends stays a literal, even when it starts out constant.
+    bool appendedTo = isList && std::any_of(n->output()->uses().begin(), n->output()->uses().end(),
+                                            [](const jit::Use& u) {
+                                                return u.user->kind() == c10::aten::append;
+                                            });
+    if (allConstant && !appendedTo) {
+        c10::IValue value = constructConstant(n, frame);
+        frame[n->output()] = data(std::move(arg), ValueSource::ofConstant(value), value);
+    } else {
+        frame[n->output()] = data(std::move(arg), std::move(source));
+    }
+}
+
+// A list literal is folded into each use ([%a, %b]) as torch.fx records Python lists. A
+// list that is appended to in the block that made it stays a literal that grows: each use
+// sees its items at that point (`cat([%pool0, %conv2])`), and the append leaves no node,
+// as in torch.fx. Any other mutation (in a loop body or a callee, insert, pop, ...) needs
+// one real list object: such a list is made by a node of its own, which all uses share.
+bool Tracer::mutatedElsewhere(const jit::Node* construct) {
+    for (const jit::Use& use : construct->output()->uses()) {
+        const jit::Node* user = use.user;
+        if (user->kind() == c10::aten::append && use.offset == 0 &&
+            user->owningBlock() == construct->owningBlock())
+            continue;
+        if (mutates(use, 0))
+            return true;
+    }
+    return false;
+}
+
+bool Tracer::appendsToLiteral(const jit::Node* n, const Frame& frame) const {
+    const jit::Value* list = n->inputs()[0];
+    const Binding& b = dataOf(frame, list);
+    return list->node()->kind() == c10::prim::ListConstruct &&
+           list->node()->owningBlock() == n->owningBlock() && !b.constant &&
+           b.source.kind == ValueSource::Kind::List;
+}
+
+void Tracer::traceAppend(const jit::Node* n, Frame& frame) {
+    const Binding& item = dataOf(frame, n->inputs()[1]);
+    Binding& list = frame[n->inputs()[0]];
+    list.arg.items.push_back(item.arg);
+    list.source.items.push_back(item.source);
+    if (n->outputs().size() == 1)
+        frame[n->output()] = list;
+}
+
+void Tracer::traceUnpack(const jit::Node* n, Frame& frame) {
+    const Binding& source = dataOf(frame, n->input());
+    bool literal = source.source.kind == ValueSource::Kind::List ||
+                   source.source.kind == ValueSource::Kind::Tuple;
+    if (source.constant) {
+        std::vector<c10::IValue> values = source.constant->isList()
+                                              ? source.constant->toListRef().vec()
+                                              : source.constant->toTupleRef().elements().vec();
+        for (std::size_t i = 0; i < n->outputs().size() && i < values.size(); ++i)
+            frame[n->outputs()[i]] = constant(values[i]);
+        return;
+    }
+    if (literal && source.source.items.size() == n->outputs().size()) {
+        for (std::size_t i = 0; i < n->outputs().size(); ++i)
+            frame[n->outputs()[i]] = data(source.arg.items[i], source.source.items[i]);
+        return;
+    }
+    Binding whole = source;
+    for (std::size_t i = 0; i < n->outputs().size(); ++i)
+        frame[n->outputs()[i]] = getItem(whole, i, static_cast<int>(n->outputs().size()));
+}
+
+// Runs a side-effect-free operator on constant inputs, the way TorchScript's constant
+// propagation would, so that `_list_with_default([1, 1], ...)` or `len([..])` fold away.
+std::vector<c10::IValue> Tracer::evaluate(const jit::Node* n, const Frame& frame) {
+    jit::Stack stack;
+    for (const jit::Value* input : n->inputs())
+        stack.push_back(*dataOf(frame, input).constant);
+    if (n->schema().is_vararg()) // as the interpreter's OPN does (see Step::varargCount)
+        stack.emplace_back(static_cast<std::int64_t>(n->inputs().size()));
+    n->getOperation()(stack);
+    return stack;
+}
+
+bool Tracer::foldable(const jit::Node* n, const Frame& frame) const {
+    if (!n->maybeSchema() || n->hasSideEffects() || n->isNondeterministic())
+        return false;
+    for (const jit::Value* input : n->inputs()) {
+        auto it = frame.find(input);
+        if (it == frame.end() || !it->second.constant || it->second.constant->isTensor())
+            return false;
+    }
+    for (const jit::Value* output : n->outputs())
+        if (!isPlainDataType(output->type()))
+            return false;
+    return true;
+}
+
+// When `n` is the last link of a Tensor subscript that torch.fx would record as one
+// getitem (see TensorSubscript): the subscripted tensor and the index.
+std::optional<std::pair<Argument, Argument>> Tracer::subscriptOf(const jit::Node* n,
+                                                                 const Frame& frame) {
+    std::vector<const jit::Node*> chain = subscript_.chainEndingAt(n);
+    if (chain.empty())
+        return std::nullopt;
+    std::optional<Argument> index =
+        TensorSubscript::index(chain, [&](const jit::Value* v) -> std::optional<c10::IValue> {
+            if (v->node()->kind() == c10::prim::Constant)
+                return jit::toIValue(v);
+            auto it = frame.find(v);
+            if (it == frame.end() || it->second.kind != Binding::Kind::Data)
+                return std::nullopt;
+            return it->second.constant;
+        });
+    if (!index)
+        return std::nullopt;
+    return std::make_pair(dataOf(frame, chain[0]->inputs()[0]).arg, *index);
+}
+
+// Whether `n` is an earlier link of a subscript whose last link becomes one getitem.
+bool Tracer::subscriptContinues(const jit::Node* n, const Frame& frame) {
+    if (!subscript_.continues(n))
+        return false;
+    const jit::Node* last = n;
+    while (subscript_.continues(last))
+        last = last->output()->uses()[0].user;
+    return subscriptOf(last, frame).has_value();
+}
+
+// The Tensor attribute `n` reads, if the model's code read one: TorchScript compiles
+// `x.dtype` to prim::dtype, `x.shape` to aten::size(x) and `x.ndim` to aten::dim(x); the
+// last two are method calls too (`x.size()`), which only the source tells apart.
+std::string Tracer::tensorAttributeRead(const jit::Node* n) {
+    const c10::Symbol kind = n->kind();
+    if (kind == c10::prim::dtype || kind == c10::prim::device)
+        return kind.toUnqualString();
+    if (n->inputs().size() != 1 || (kind != c10::aten::size && kind != c10::aten::dim))
+        return {};
+    std::string read = sourceSpelling_.attributeRead(n);
+    return read == (kind == c10::aten::size ? "shape" : "ndim") ? read : std::string();
+}
+
+void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
+    if (foldable(n, frame)) {
+        std::vector<c10::IValue> values = evaluate(n, frame);
+        for (std::size_t i = 0; i < n->outputs().size(); ++i)
+            frame[n->outputs()[i]] = constant(values[i]);
+        return;
+    }
+    const c10::FunctionSchema* schema = n->maybeSchema();
+    const std::string ns = n->kind().ns().toUnqualString();
+    const std::string opName = n->kind().toUnqualString();
+
+    Node node;
+    node.schema = n->kind().toQualString();
+    if (schema && !schema->overload_name().empty())
+        node.schema += "." + schema->overload_name();
+    if (schema) {
+        addArguments(node, n, 0, *schema, frame);
+    } else {
+        for (const jit::Value* input : n->inputs())
+            node.args.push_back(dataOf(frame, input).arg);
+    }
+    // `x + y` has alpha 1; anything else was spelled torch.add(x, y, alpha=...).
+    bool operatorForm = node.kwargs.empty();
+    FxCall call = fxCallFor(ns, opName, operatorForm, sourceSpelling_.at(n, opName));
+    if (auto subscript = subscriptOf(n, frame)) {
+        // x[:, 0]: one getitem on the subscripted tensor, as torch.fx records it.
+        call = {Op::CallFunction, "operator.getitem", "getitem"};
+        node.args = {subscript->first, subscript->second};
+        node.kwargs.clear();
+    }
+    node.hidden = subscriptContinues(n, frame); // the earlier links of such a subscript
+    if (std::string attribute = tensorAttributeRead(n); !attribute.empty()) {
+        // `x.shape`, `x.dtype`: torch.fx records the attribute read as getattr(x, 'shape').
+        call = {Op::CallFunction, "builtins.getattr", "getattr"};
+        node.args = {node.args.at(0), Argument::ofString(attribute)};
+        node.kwargs.clear();
+    }
+    node.op = call.op;
+    node.target = call.target;
+    // warnings.warn is Python's, not a tensor op: torch.fx records no node for it. It runs,
+    // hidden, and its message reaches the person through the run (status bar, fxtrace).
+    // print() likewise (torch.fx's trace prints a Proxy and records nothing).
+    node.hidden = node.hidden || n->kind() == c10::aten::warn || n->kind() == c10::prim::Print;
+
+    Step step;
+    // The script's own `raise`/`assert`: run by the interpreter so its message is the one
+    // the person sees.
+    step.kind = n->kind() == c10::prim::RaiseException ? Step::Kind::Raise
+                : n->kind() == c10::aten::warn         ? Step::Kind::Warn
+                                                       : Step::Kind::Operator;
+    step.inputs = sourcesOf(frame, n, 0);
+    // Graphs built by older front ends may omit trailing arguments the schema has since
+    // gained (prim::RaiseException's cls); the operator pops them all, so defaults go in.
+    if (schema)
+        for (std::size_t i = n->inputs().size(); i < schema->arguments().size(); ++i)
+            if (schema->arguments()[i].default_value())
+                step.inputs.push_back(
+                    ValueSource::ofConstant(*schema->arguments()[i].default_value()));
+    if (schema && schema->is_vararg())
+        step.varargCount = static_cast<int>(n->inputs().size());
+    try {
+        // Raise and Warn are run by the interpreter itself, from their inputs.
+        if (step.kind == Step::Kind::Operator)
+            step.operation = interpreterOperation(n);
+    } catch (const std::exception&) {
+        // Kept in the graph; running it reports that LibTorch has no operator for it.
+        step.unsupported = node.schema;
+    }
+    emitFor(n, std::move(node), call.candidate, std::move(step), frame);
+}
+
+// Fills args and kwargs the way Python code would have written the call: keyword-only
+// arguments as kwargs, and arguments left at their default value dropped.
+void Tracer::addArguments(Node& node, const jit::Node* n, std::size_t first,
+                          const c10::FunctionSchema& schema, const Frame& frame) {
+    const auto& formals = schema.arguments();
+    std::vector<Argument> positional;
+    std::vector<bool> isDefault;
+    for (std::size_t i = first; i < n->inputs().size(); ++i) {
+        const Binding& b = dataOf(frame, n->inputs()[i]);
+        std::size_t f = i - first;
+        Argument value = b.arg;
+        bool atDefault = false;
+        if (f < formals.size()) {
+            const c10::Argument& formal = formals[f];
+            if (b.constant && b.constant->isInt() && isScalarTypeArgument(formal))
+                value = Argument::ofRepr(scalarTypeRepr(b.constant->toInt()));
+            atDefault = b.constant && formal.default_value() &&
+                        literalOf(*formal.default_value()) == literalOf(*b.constant);
+            if (formal.kwarg_only()) {
+                if (!atDefault)
+                    node.kwargs.push_back({formal.name(), value});
+                continue;
+            }
+        }
+        positional.push_back(value);
+        isDefault.push_back(atDefault);
+    }
+    while (!isDefault.empty() && isDefault.back()) {
+        isDefault.pop_back();
+        positional.pop_back();
+    }
+    node.args = std::move(positional);
+}
+
+} // namespace fxview

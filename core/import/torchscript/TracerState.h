@@ -1,0 +1,162 @@
+#pragma once
+// Core-internal, and private to the tracer: the Tracer class and the state of one trace. Its work
+// is spread over four files, one for each thing a TorchScript node can become:
+//   Tracer.cpp            the walk over a graph, the fx nodes it emits and their names, the
+//                         hiding of guard-only work; traceModule and the TorchScript importer
+//   TracerOperators.cpp   constants, list and tuple literals, folding, operator calls
+//   TracerCalls.cpp       attribute reads, module and function calls, inlining
+//   TracerControlFlow.cpp if, loop and their blocks, torch._assert
+// Include only from those.
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "Graph.h"
+#include "Importer.h"
+#include "NodeNamer.h"
+#include "PlanPrivate.h"
+#include "SourceSpelling.h"
+#include "TensorSubscript.h"
+
+namespace fxview {
+
+// Walks the TorchScript graph of `forward`, inlining every call that torch.fx would trace
+// through, and emits one fx node, with the step that runs it, for each call torch.fx would
+// record. One Tracer traces one graph.
+class Tracer {
+public:
+    TraceResult trace(const torch::jit::Module& root);
+    // A function torch.fx keeps whole (torch.fx.wrap), traced on its own for Step Into: its
+    // arguments are the placeholders.
+    TraceResult trace(torch::jit::Function& function);
+
+private:
+    // What a TorchScript value stands for while tracing.
+    struct Binding {
+        enum class Kind { Data, Module, Function };
+        Kind kind = Kind::Data;
+        Argument arg;                             // Data: a literal or a reference to a node
+        std::optional<c10::IValue> constant;      // Data: the literal itself, when it is one
+        ValueSource source;                       // Data: how the interpreter gets the value
+        torch::jit::Module module;                // Module
+        std::string path;                         // Module: "layer1.0"
+        torch::jit::Function* function = nullptr; // Function
+    };
+
+    using Frame = std::unordered_map<const torch::jit::Value*, Binding>;
+
+    struct TraceError : std::runtime_error {
+        using std::runtime_error::runtime_error;
+    };
+
+    // Tracer.cpp: the walk, and the nodes it emits.
+    TraceResult traceGraph(const torch::jit::Graph& graph, const c10::FunctionSchema& schema,
+                           const Binding* self);
+    void traceNodes(const torch::jit::Block* block, Frame& frame);
+    void traceNode(const torch::jit::Node* n, Frame& frame);
+    static std::string baseName(const std::string& debugName);
+    static Argument literalOf(const c10::IValue& v);
+    static Binding data(Argument arg, ValueSource source,
+                        std::optional<c10::IValue> constant = std::nullopt);
+    static Binding constant(const c10::IValue& v);
+    const Binding& lookup(const Frame& frame, const torch::jit::Value* v) const;
+    const Binding& dataOf(const Frame& frame, const torch::jit::Value* v) const;
+    std::vector<ValueSource> sourcesOf(const Frame& frame, const torch::jit::Node* n,
+                                       std::size_t first) const;
+    int emit(Node node, const std::string& candidate, Step step);
+    Binding valueOf(int id) const;
+    Binding emitValue(Node node, const std::string& candidate, Step step);
+    void emitFor(const torch::jit::Node* n, Node node, const std::string& candidate, Step step,
+                 Frame& frame);
+    Binding getItem(const Binding& source, std::size_t index, int unpacked = -1);
+    void hideWorkThatOnlyFeedsGuards();
+
+    // TracerOperators.cpp: values folded into args, and the nodes operators become.
+    void traceConstant(const torch::jit::Node* n, Frame& frame);
+    c10::IValue constructConstant(const torch::jit::Node* n, const Frame& frame) const;
+    void traceConstruct(const torch::jit::Node* n, Frame& frame);
+    static bool mutatedElsewhere(const torch::jit::Node* construct);
+    bool appendsToLiteral(const torch::jit::Node* n, const Frame& frame) const;
+    void traceAppend(const torch::jit::Node* n, Frame& frame);
+    void traceUnpack(const torch::jit::Node* n, Frame& frame);
+    std::vector<c10::IValue> evaluate(const torch::jit::Node* n, const Frame& frame);
+    bool foldable(const torch::jit::Node* n, const Frame& frame) const;
+    std::optional<std::pair<Argument, Argument>> subscriptOf(const torch::jit::Node* n,
+                                                             const Frame& frame);
+    bool subscriptContinues(const torch::jit::Node* n, const Frame& frame);
+    std::string tensorAttributeRead(const torch::jit::Node* n);
+    void traceOperator(const torch::jit::Node* n, Frame& frame);
+    void addArguments(Node& node, const torch::jit::Node* n, std::size_t first,
+                      const c10::FunctionSchema& schema, const Frame& frame);
+
+    // TracerCalls.cpp: attributes, and the calls that are kept or inlined.
+    void traceGetAttr(const torch::jit::Node* n, Frame& frame);
+    void readPendingAttributes(const torch::jit::Node* n, Frame& frame);
+    Binding attributeNode(const std::string& path, const c10::IValue& value);
+    void traceCallMethod(const torch::jit::Node* n, Frame& frame);
+    bool traceIdentityCall(const torch::jit::Node* n, const Binding& self,
+                           const std::string& pythonClass, const torch::jit::Value* passed,
+                           Frame& frame);
+    void traceCallFunction(const torch::jit::Node* n, Frame& frame);
+    void inlineCall(const torch::jit::Graph& callee, const torch::jit::Node* n, std::size_t first,
+                    Frame& frame);
+
+    // TracerControlFlow.cpp: ifs, loops, their blocks, and torch._assert.
+    void traceIf(const torch::jit::Node* n, Frame& frame);
+    void traceLoop(const torch::jit::Node* n, Frame& frame);
+    Block traceBlock(const torch::jit::Block* block, const std::string& label,
+                     std::vector<std::string> params, std::vector<int> paramSlots, Frame& frame);
+    std::optional<std::pair<Binding, const torch::jit::Value*>>
+    assertMessage(const torch::jit::Node* n, const Frame& frame);
+    void traceAssert(const Binding& condition, const Binding& message,
+                     const torch::jit::Value* messageValue, Frame& frame);
+    std::string tracedMessage(const Binding& b, const torch::jit::Value* message,
+                              const Frame& frame) const;
+    static std::string pythonStr(const Binding& b);
+
+    Graph graph_;
+    std::shared_ptr<ExecutionPlan> plan_ = std::make_shared<ExecutionPlan>();
+    NodeNamer namer_;
+    std::vector<Node>* out_ = nullptr;
+    std::vector<int>* outSteps_ = nullptr;
+    std::string scope_;
+    std::unordered_map<std::string, Binding> getAttrNodes_; // attribute path -> its node
+    int tensorConstants_ = 0;
+    SourceSpelling sourceSpelling_; // method or function, as the model's code wrote it
+    TensorSubscript subscript_{sourceSpelling_};
+    // Tensor attributes read but not yet used: path and value (see traceGetAttr).
+    struct PendingAttribute {
+        const torch::jit::Value* value;
+        std::string path;
+        c10::IValue attribute;
+    };
+    std::vector<PendingAttribute> pendingAttributes_; // in the order the graph reads them
+    std::vector<std::string> assertMessages_;         // the nodes formatting torch._assert messages
+    // Where the nodes emitted now come from: the TorchScript node being traced, and the calls
+    // it was inlined through (outermost first), for each node's source lines.
+    const torch::jit::Node* current_ = nullptr;
+    std::vector<const torch::jit::Node*> callSites_;
+    StepBlock lastBlock_; // the plan side of the block traceBlock just traced
+
+    // Makes `n` the node being traced until the end of the scope.
+    struct Tracing {
+        Tracing(Tracer& t, const torch::jit::Node* n) : tracer(t), saved(t.current_) {
+            t.current_ = n;
+        }
+        ~Tracing() { tracer.current_ = saved; }
+        Tracing(const Tracing&) = delete;
+        Tracing& operator=(const Tracing&) = delete;
+        Tracer& tracer;
+        const torch::jit::Node* saved;
+    };
+};
+
+} // namespace fxview

@@ -1,0 +1,90 @@
+#pragma once
+// Core-internal: the state behind Interpreter's pimpl, the step machine. Its code is in three
+// files: Interpreter.cpp (the public API, setting up and resetting a run), InterpreterSteps.cpp
+// (running one step: simple steps, control flow, unwinding blocks, records, the child
+// interpreter of Step Into), InterpreterInputs.cpp (the inputs a run starts from). Include only
+// from those.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "ExecutedPath.h"
+#include "Interpreter.h"
+#include "PlanPrivate.h"
+#include "RunRecord.h"
+
+namespace fxview {
+
+struct Interpreter::Private {
+    using Clock = std::chrono::steady_clock;
+
+    // A block being run: the top level, a branch of an if, or a loop body.
+    struct Frame {
+        const std::vector<int>* steps = nullptr;
+        std::size_t pc = 0;
+        int owner = -1; // the If/Loop step, -1 at the top level
+        std::int64_t iteration = 0;
+        std::int64_t tripCount = 0;
+    };
+
+    std::shared_ptr<const Model> model;
+    Graph graph;
+    std::shared_ptr<const ExecutionPlan> plan;
+    RunOptions options;
+    std::vector<const Node*> nodeOf; // step id -> its fx node
+
+    std::vector<c10::IValue> inputs;
+    std::vector<ValueSummary> inputSummaries;
+    std::unordered_set<std::string> breakpoints;
+    std::vector<std::vector<int>> freeAfter; // top-level step id -> slots nobody needs after it
+
+    // The run's state; reset() clears it.
+    std::vector<c10::IValue> slots;
+    std::vector<NodeRecord> records;
+    std::vector<Frame> frames;
+    std::vector<std::string> order;
+    std::string failure;
+    bool failed = false;
+    bool finished = false;
+    c10::IValue output;
+    std::string last;
+    // stepInto: the module's own interpreter, and the call_module step it runs for.
+    std::unique_ptr<Interpreter> child;
+    int childStep = -1;
+    // The executed path, built as nodes run.
+    std::vector<PathEvent> pathLog;
+
+    const Step& stepAt(int id) const { return plan->steps[static_cast<std::size_t>(id)]; }
+
+    // Interpreter.cpp: setting up a run.
+    void indexNodes();
+    void planFrees();
+    void resetRun();
+
+    // InterpreterSteps.cpp: values, records, and running.
+    c10::IValue resolve(const ValueSource& source) const;
+    torch::jit::Stack resolveAll(const std::vector<ValueSource>& sources) const;
+    void recordDone(int id, const c10::IValue& value, Clock::time_point start);
+    void fail(int id, const std::string& why, const torch::jit::Stack& operands);
+    void markNotExecuted(const StepBlock& block);
+    void logPath(PathEvent::Kind kind, int id, int block = 0, std::int64_t iteration = 0);
+    bool runSimple(int id);
+    bool enterControl(int id);
+    void finishControl(int id, std::vector<c10::IValue> results, Clock::time_point start);
+    void afterTopLevel(int id);
+    void unwind();
+    bool nextIsHidden() const;
+    bool lastWasHidden() const;
+    int nextStep() const;
+    StopReason stopState() const;
+    StopReason advance();
+    void completeChild();
+    StopReason stepChild(bool into);
+};
+
+} // namespace fxview

@@ -1,0 +1,444 @@
+// torch.fx's Interpreter in C++: an environment of values (slots), one runSimple that dispatches
+// on the kind of step, and failures reported with the node that raised. Control flow is stepped
+// through with a stack of frames, one per block being run; a block run to its end is closed by
+// unwind. Stepping into a module hands each step to a child interpreter. Apart from
+// Interpreter.cpp, which only drives this machine for the debugger's commands.
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "InterpreterPrivate.h"
+#include "ModelPrivate.h"
+#include "TorchValues.h"
+
+namespace fxview {
+
+namespace {
+
+std::string describeOperand(const c10::IValue& v) {
+    if (v.isTensor()) {
+        const at::Tensor& t = v.toTensor();
+        return t.defined() ? formatShape(t.sizes().vec()) + " " + dtypeName(t.scalar_type())
+                           : "undefined tensor";
+    }
+    return shortDescription(summarize(v, false));
+}
+
+c10::IValue packOutputs(torch::jit::Stack& stack, int outputs) {
+    if (outputs == 1)
+        return stack.back();
+    std::vector<c10::IValue> values(stack.end() - outputs, stack.end());
+    return c10::ivalue::Tuple::create(std::move(values));
+}
+
+// Nodes a step runs along with the next one a person steps to: hidden guards, and a
+// torch.export program's parameter, buffer and constant placeholders (weights, not inputs:
+// resnet18 has 62 of them before its input).
+bool runsAlong(const Node* n) {
+    return n && (n->hidden || (n->op == Op::Placeholder && !n->isInput()));
+}
+
+} // namespace
+
+c10::IValue Interpreter::Private::resolve(const ValueSource& source) const {
+    switch (source.kind) {
+    case ValueSource::Kind::Constant:
+        return source.constant;
+    case ValueSource::Kind::Slot:
+        return slots[static_cast<std::size_t>(source.slot)];
+    case ValueSource::Kind::List: {
+        c10::impl::GenericList list(source.listElement);
+        for (const ValueSource& item : source.items)
+            list.push_back(resolve(item));
+        return list;
+    }
+    case ValueSource::Kind::Tuple: {
+        std::vector<c10::IValue> items;
+        for (const ValueSource& item : source.items)
+            items.push_back(resolve(item));
+        return c10::ivalue::Tuple::create(std::move(items));
+    }
+    }
+    return {};
+}
+
+torch::jit::Stack Interpreter::Private::resolveAll(const std::vector<ValueSource>& sources) const {
+    torch::jit::Stack stack;
+    for (const ValueSource& s : sources)
+        stack.push_back(resolve(s));
+    return stack;
+}
+
+// --- recording -----------------------------------------------------------------------
+
+void Interpreter::Private::recordDone(int id, const c10::IValue& value, Clock::time_point start) {
+    NodeRecord& r = records[static_cast<std::size_t>(id)];
+    r.state = NodeState::Done;
+    r.runs += 1;
+    r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    r.value = summarize(value, options.fullSummaries);
+    last = stepAt(id).name;
+    order.push_back(last);
+}
+
+void Interpreter::Private::fail(int id, const std::string& why, const torch::jit::Stack& operands) {
+    const Step& s = stepAt(id);
+    const Node* n = nodeOf[static_cast<std::size_t>(id)];
+    std::string got;
+    for (const c10::IValue& v : operands)
+        if (v.isTensor())
+            got += (got.empty() ? "" : ", ") + describeOperand(v);
+    std::string what = n ? std::string(opName(n->op)) + " " + n->target : s.name;
+    if (n && !n->moduleType.empty())
+        what += " (" + n->moduleType + ")";
+    failure = "Node '" + s.name + "' (" + what + ") failed" +
+              (got.empty() ? "" : " on inputs " + got) + ": " + why +
+              ". Change the input or the model, then reset and run again.";
+    NodeRecord& r = records[static_cast<std::size_t>(id)];
+    r.state = NodeState::Failed;
+    r.error = failure;
+    failed = true;
+    last = s.name;
+    order.push_back(last);
+}
+
+// Marks every node of a block that has not run as not executed (a branch not taken).
+void Interpreter::Private::markNotExecuted(const StepBlock& block) {
+    for (int id : block.steps) {
+        NodeRecord& r = records[static_cast<std::size_t>(id)];
+        if (r.state == NodeState::Pending)
+            r.state = NodeState::NotExecuted;
+        for (const StepBlock& inner : stepAt(id).blocks)
+            markNotExecuted(inner);
+    }
+}
+
+void Interpreter::Private::logPath(PathEvent::Kind kind, int id, int block,
+                                   std::int64_t iteration) {
+    const Node* n = nodeOf[static_cast<std::size_t>(id)];
+    if (!n)
+        return;
+    pathLog.push_back(PathEvent{kind, n, block, iteration, {}, false});
+    // Inside an if or a loop the record is overwritten by the next run, so this run's
+    // summary is kept; a top-level node runs once and its record is read when asked.
+    if (kind == PathEvent::Kind::Ran && frames.size() > 1) {
+        pathLog.back().value = records[static_cast<std::size_t>(id)].value;
+        pathLog.back().hasValue = true;
+    }
+}
+
+// --- running -------------------------------------------------------------------------
+
+// Runs a step that is not control flow; false if it raised.
+bool Interpreter::Private::runSimple(int id) {
+    const Step& s = stepAt(id);
+    torch::jit::Stack stack;
+    auto start = Clock::now();
+    try {
+        c10::IValue value;
+        std::string warning;
+        switch (s.kind) {
+        case Step::Kind::Placeholder:
+            if (static_cast<std::size_t>(s.index) >= inputs.size())
+                throw std::runtime_error("no input is set for this placeholder; give one "
+                                         "(--input, or the input bar) and run again");
+            value = inputs[static_cast<std::size_t>(s.index)];
+            break;
+        case Step::Kind::Attribute:
+            if (s.loadAttribute) {
+                value = s.loadAttribute();
+                break;
+            }
+            value = s.attribute;
+            break;
+        case Step::Kind::Operator:
+            stack = resolveAll(s.inputs);
+            if (!s.operation)
+                throw std::runtime_error("LibTorch has no operator to run " + s.unsupported);
+            {
+                torch::jit::Stack work = stack;
+                if (s.varargCount >= 0)
+                    work.emplace_back(static_cast<std::int64_t>(s.varargCount));
+                (*s.operation)(work);
+                value = packOutputs(work, s.outputs);
+            }
+            break;
+        case Step::Kind::CallModule: {
+            stack = resolveAll(s.inputs);
+            torch::jit::Stack work = stack;
+            work.insert(work.begin(), s.module._ivalue());
+            s.function->run(work);
+            value = work.back();
+            break;
+        }
+        case Step::Kind::Function: {
+            stack = resolveAll(s.inputs);
+            torch::jit::Stack work = stack;
+            s.function->run(work);
+            value = work.back();
+            break;
+        }
+        case Step::Kind::GetItem: {
+            c10::IValue whole = resolve(s.inputs[0]);
+            auto index = static_cast<std::size_t>(s.index);
+            std::size_t size =
+                whole.isTuple() ? whole.toTupleRef().elements().size() : whole.toListRef().size();
+            if (s.unpacked >= 0 && size != static_cast<std::size_t>(s.unpacked))
+                throw std::runtime_error("Expected " + std::to_string(s.unpacked) +
+                                         " elements in a list but found " + std::to_string(size));
+            value = whole.isTuple() ? whole.toTupleRef().elements().at(index)
+                                    : whole.toListRef().at(index);
+            break;
+        }
+        case Step::Kind::PassThrough:
+            value = resolve(s.inputs[0]);
+            break;
+        case Step::Kind::Warn: {
+            // warnings.warn(message): the message goes on the node's record, the run on.
+            stack = resolveAll(s.inputs);
+            warning = stack.at(0).isString() ? stack[0].toStringRef() : "a warning";
+            break;
+        }
+        case Step::Kind::Raise: {
+            stack = resolveAll(s.inputs);
+            std::string message =
+                stack.at(0).isString() ? stack[0].toStringRef() : "the model raised";
+            // prim::RaiseException(msg, cls): `raise ValueError(f"...")` keeps the class
+            // apart ("builtins.ValueError"); an assert's message already starts with it.
+            if (stack.size() > 1 && stack[1].isString()) {
+                std::string cls = stack[1].toStringRef();
+                cls = cls.substr(cls.rfind('.') + 1);
+                if (message.rfind(cls + ":", 0) != 0)
+                    message = cls + ": " + message;
+            }
+            throw std::runtime_error(message);
+        }
+        case Step::Kind::Assert:
+            stack = resolveAll(s.inputs);
+            if (!stack.at(0).toBool())
+                throw std::runtime_error("AssertionError: " + (stack.at(1).isString()
+                                                                   ? stack[1].toStringRef()
+                                                                   : std::string()));
+            break;
+        case Step::Kind::Output:
+            value = resolve(s.inputs[0]);
+            output = value;
+            break;
+        case Step::Kind::If:
+        case Step::Kind::Loop:
+            break; // handled by enterControl
+        }
+        slots[static_cast<std::size_t>(s.slot)] = value;
+        recordDone(id, value, start);
+        records[static_cast<std::size_t>(id)].warning = warning;
+        logPath(PathEvent::Kind::Ran, id);
+        return true;
+    } catch (const std::exception& e) {
+        fail(id, firstLineOf(e), stack);
+        return false;
+    }
+}
+
+// Starts an if or a loop: decides the branch or the first iteration and pushes its block.
+bool Interpreter::Private::enterControl(int id) {
+    const Step& s = stepAt(id);
+    NodeRecord& r = records[static_cast<std::size_t>(id)];
+    r.blockRuns.resize(s.blocks.size(), 0);
+    auto start = Clock::now();
+    torch::jit::Stack operands = resolveAll(s.inputs);
+    try {
+        if (s.kind == Step::Kind::If) {
+            // torch.cond's predicate is a one-element tensor, TorchScript's a bool.
+            bool condition =
+                operands[0].isTensor() ? operands[0].toTensor().item<bool>() : operands[0].toBool();
+            std::size_t taken = condition ? 0 : 1;
+            r.blockRuns[taken] += 1;
+            for (std::size_t b = 0; b < s.blocks.size(); ++b)
+                if (b != taken)
+                    markNotExecuted(s.blocks[b]);
+            // A subgraph's placeholders take the operands that follow the predicate.
+            const StepBlock& branch = s.blocks[taken];
+            for (std::size_t i = 0; i < branch.params.size() && i + 1 < operands.size(); ++i)
+                slots[static_cast<std::size_t>(branch.params[i])] = operands[i + 1];
+            frames.push_back(Frame{&s.blocks[taken].steps, 0, id, 0, 0});
+        } else {
+            std::int64_t trips = operands[0].toInt();
+            bool go = operands[1].toBool();
+            const StepBlock& body = s.blocks[0];
+            std::vector<c10::IValue> carried(operands.begin() + 2, operands.end());
+            if (trips > 0 && go) {
+                slots[static_cast<std::size_t>(body.params[0])] = std::int64_t(0);
+                for (std::size_t i = 1; i < body.params.size(); ++i)
+                    slots[static_cast<std::size_t>(body.params[i])] = carried[i - 1];
+                logPath(PathEvent::Kind::LoopEnter, id);
+                frames.push_back(Frame{&body.steps, 0, id, 0, trips});
+                r.blockRuns[0] = 1;
+            } else {
+                markNotExecuted(body);
+                finishControl(id, carried, start);
+                logPath(PathEvent::Kind::LoopSkipped, id);
+                return true;
+            }
+        }
+    } catch (const std::exception& e) {
+        fail(id, firstLineOf(e), operands);
+        return false;
+    }
+    last = s.name;
+    order.push_back(last);
+    r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    return true;
+}
+
+void Interpreter::Private::finishControl(int id, std::vector<c10::IValue> results,
+                                         Clock::time_point start) {
+    const Step& s = stepAt(id);
+    c10::IValue value = s.yieldsList          ? c10::ivalue::Tuple::create(results)
+                        : results.size() == 1 ? results[0]
+                        : results.empty()     ? c10::IValue()
+                                              : c10::ivalue::Tuple::create(std::move(results));
+    slots[static_cast<std::size_t>(s.slot)] = value;
+    NodeRecord& r = records[static_cast<std::size_t>(id)];
+    double entering = r.timeUs;
+    r.state = NodeState::Done;
+    r.runs += 1;
+    r.value = summarize(value, options.fullSummaries);
+    r.timeUs = entering + std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    frames.back().pc += 1;
+    afterTopLevel(id);
+}
+
+void Interpreter::Private::afterTopLevel(int id) {
+    if (frames.size() != 1 || options.keepValues)
+        return;
+    for (int slot : freeAfter[static_cast<std::size_t>(id)])
+        slots[static_cast<std::size_t>(slot)] = c10::IValue();
+}
+
+// Closes every block that has run to its end: an if yields its results, a loop either
+// starts its next iteration or yields its carried values. Leaves frames pointing at the
+// next node to run.
+void Interpreter::Private::unwind() {
+    while (!failed) {
+        Frame& f = frames.back();
+        if (f.pc < f.steps->size())
+            return;
+        if (f.owner < 0) {
+            finished = true;
+            return;
+        }
+        int id = f.owner;
+        const Step& s = stepAt(id);
+        if (s.kind == Step::Kind::If) {
+            std::size_t b = static_cast<std::size_t>(&s.blocks[0].steps == f.steps ? 0 : 1);
+            std::vector<c10::IValue> results;
+            for (const ValueSource& src : s.blocks[b].results)
+                results.push_back(resolve(src));
+            logPath(PathEvent::Kind::BranchDone, id, static_cast<int>(b));
+            frames.pop_back();
+            finishControl(id, std::move(results), Clock::now());
+            continue;
+        }
+        const StepBlock& body = s.blocks[0];
+        std::vector<c10::IValue> results;
+        for (const ValueSource& src : body.results)
+            results.push_back(resolve(src));
+        bool go = results[0].toBool();
+        std::vector<c10::IValue> carried(results.begin() + 1, results.end());
+        f.iteration += 1;
+        if (go && f.iteration < f.tripCount) {
+            slots[static_cast<std::size_t>(body.params[0])] = f.iteration;
+            for (std::size_t i = 1; i < body.params.size(); ++i)
+                slots[static_cast<std::size_t>(body.params[i])] = carried[i - 1];
+            logPath(PathEvent::Kind::LoopNext, id, 0, f.iteration);
+            records[static_cast<std::size_t>(id)].blockRuns[0] += 1;
+            f.pc = 0;
+            continue;
+        }
+        logPath(PathEvent::Kind::LoopDone, id);
+        frames.pop_back();
+        finishControl(id, std::move(carried), Clock::now());
+    }
+}
+
+bool Interpreter::Private::nextIsHidden() const {
+    int id = nextStep();
+    return runsAlong(id < 0 ? nullptr : nodeOf[static_cast<std::size_t>(id)]);
+}
+
+bool Interpreter::Private::lastWasHidden() const {
+    auto it = plan->stepOf.find(last);
+    return runsAlong(it == plan->stepOf.end() ? nullptr
+                                              : nodeOf[static_cast<std::size_t>(it->second)]);
+}
+
+int Interpreter::Private::nextStep() const {
+    if (finished || failed)
+        return -1;
+    const Frame& f = frames.back();
+    return (*f.steps)[f.pc];
+}
+
+StopReason Interpreter::Private::stopState() const {
+    return failed ? StopReason::Failed : finished ? StopReason::Finished : StopReason::Stepped;
+}
+
+// One step of this interpreter's own graph.
+StopReason Interpreter::Private::advance() {
+    int id = nextStep();
+    if (id < 0)
+        return stopState();
+    const Step& s = stepAt(id);
+    if (s.kind == Step::Kind::If || s.kind == Step::Kind::Loop) {
+        if (!enterControl(id))
+            return StopReason::Failed;
+    } else {
+        if (!runSimple(id))
+            return StopReason::Failed;
+        frames.back().pc += 1;
+        afterTopLevel(id);
+    }
+    unwind();
+    return stopState();
+}
+
+// The stepped-into module finished: its output becomes the call_module node's value.
+void Interpreter::Private::completeChild() {
+    int id = childStep;
+    c10::IValue value = child->d->output;
+    auto start = Clock::now();
+    slots[static_cast<std::size_t>(stepAt(id).slot)] = value;
+    recordDone(id, value, start);
+    double total = 0;
+    for (const NodeRecord& r : child->d->records)
+        total += r.timeUs;
+    records[static_cast<std::size_t>(id)].timeUs = total;
+    logPath(PathEvent::Kind::Ran, id);
+    child.reset();
+    childStep = -1;
+    frames.back().pc += 1;
+    afterTopLevel(id);
+    unwind();
+}
+
+// One step inside the module stepped into (`into`: deeper into its own call_modules).
+StopReason Interpreter::Private::stepChild(bool into) {
+    StopReason r = into ? child->stepInto() : child->step();
+    const std::string& childName = stepAt(childStep).name;
+    order.push_back(childName + "." + child->lastNode());
+    if (r == StopReason::Failed) {
+        failure = "Inside '" + childName + "': " + child->failure();
+        records[static_cast<std::size_t>(childStep)].state = NodeState::Failed;
+        records[static_cast<std::size_t>(childStep)].error = failure;
+        failed = true;
+        return StopReason::Failed;
+    }
+    if (child->finished())
+        completeChild();
+    return stopState();
+}
+
+} // namespace fxview

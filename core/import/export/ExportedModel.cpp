@@ -14,16 +14,7 @@ std::shared_ptr<ExportedModel> readExportedModel(const std::string& path) {
     std::string why;
     if (!zip.open(path, why))
         throw std::runtime_error(why);
-    auto member = [&](const std::string& name) {
-        const ZipArchive::Entry* e = zip.find(name);
-        if (!e)
-            throw std::runtime_error("it lacks " + name + ", which torch.export.save writes");
-        std::optional<std::string> bytes = zip.read(*e);
-        if (!bytes)
-            throw std::runtime_error("its " + name + " is compressed or cut short");
-        return *bytes;
-    };
-    // Where a tensor archive lies in the file: read when the program first runs.
+    // Where a member lies in the file: the tensor archives are read when the program first runs.
     auto place = [&](const std::string& name) {
         const ZipArchive::Entry* e = zip.find(name);
         if (!e)
@@ -32,6 +23,13 @@ std::shared_ptr<ExportedModel> readExportedModel(const std::string& path) {
         if (!offset)
             throw std::runtime_error("its " + name + " is compressed or cut short");
         return ExportedModel::Member{*offset, e->compressedSize};
+    };
+    auto member = [&](const std::string& name) {
+        ExportedModel::Member m = place(name);
+        std::vector<unsigned char> bytes;
+        if (!zip.readRange(m.offset, m.length, bytes))
+            throw std::runtime_error("its " + name + " is cut short");
+        return std::string(bytes.begin(), bytes.end());
     };
     auto model = std::make_shared<ExportedModel>();
     model->path_ = path;

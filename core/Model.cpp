@@ -105,6 +105,9 @@ std::string explain(const std::string& path, const ArchiveCheck& check) {
     case ArchiveKind::ForeignZip:
         return "Cannot open " + p + ": it is a zip file but not a PyTorch archive; " + kSaveHint +
                ".";
+    case ArchiveKind::DamagedStorage:
+        return "Cannot open " + p + ": " + check.detail +
+               ", so LibTorch is not asked to read it; copy or save it again.";
     case ArchiveKind::TorchScript:
     case ArchiveKind::ExportedProgram:
         break;

@@ -169,6 +169,12 @@ void TestFxtrace::badFilesExitOne_data() {
                            << "the file is empty";
     QTest::newRow("missing") << "missing.pt"
                              << "there is no such file";
+    QTest::newRow("a weight's record cut short")
+        << "cut_weight.pt"
+        << "its tensor storage archive/data/0 holds 64 bytes but its tensor needs 128 (32 × 4); "
+           "the archive is damaged, so LibTorch is not asked to read it; copy or save it again.";
+    QTest::newRow("a member declaring 4 GB") << "zip_bomb.pt"
+                                             << "declares 4294967280 bytes in a file of";
     QTest::newRow(".pt2 without weights") << "missing_weights.pt2"
                                           << "it lacks serialized_state_dict.pt";
     QTest::newRow(".pt2 cut in half") << "truncated.pt2"

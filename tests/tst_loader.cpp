@@ -2,8 +2,13 @@
 
 #include <QTemporaryDir>
 
+#include <QDir>
+
+#include "ArchiveCheck.h"
 #include "Model.h"
+#include "StorageCheck.h"
 #include "TestSupport.h"
+#include "ZipArchive.h"
 
 using namespace fxview;
 
@@ -15,6 +20,8 @@ private slots:
     void loadsTorchScript_data();
     void loadsTorchScript();
     void examples();
+    void storagesAreScannedFromThePickle();
+    void wholeArchivesPassTheStorageCheck();
     void unknownExample();
 };
 
@@ -80,6 +87,40 @@ void TestLoader::loadsTorchScript() {
     LoadResult result = loadModel(fixture(file.toStdString()));
     QVERIFY2(result.ok(), result.error.c_str());
     QVERIFY(QString::fromStdString(result.model->className()).endsWith(className));
+}
+
+// TinyNet's data.pkl names its four storages with their element counts, as torch.jit.save wrote
+// them (fc1.weight 8x4, fc1.bias 8, fc2.weight 2x8, fc2.bias 2).
+void TestLoader::storagesAreScannedFromThePickle() {
+    ZipArchive zip;
+    std::string why;
+    QVERIFY(zip.open(fixture("tinynet_scripted.pt"), why));
+    std::vector<StorageRef> found = storagesIn(*zip.read(*zip.find("archive/data.pkl")));
+    QCOMPARE(found.size(), std::size_t(4));
+    std::map<std::string, std::uint64_t> numel;
+    for (const StorageRef& s : found) {
+        QCOMPARE(s.type, std::string("torch.FloatStorage"));
+        numel[s.key] = s.numel;
+    }
+    QCOMPARE(numel["0"], std::uint64_t(32));
+    QCOMPARE(numel["1"], std::uint64_t(8));
+    QCOMPARE(numel["2"], std::uint64_t(16));
+    QCOMPARE(numel["3"], std::uint64_t(2));
+    QCOMPARE(checkStorages(zip), std::string());
+}
+
+// No false alarm: every TorchScript fixture PyTorch 2.6 wrote (torchvision's models scripted and
+// traced among them, vit_b_16's 344 MB) passes.
+void TestLoader::wholeArchivesPassTheStorageCheck() {
+    int checked = 0;
+    for (const QString& name :
+         QDir(QString::fromStdString(fixture(""))).entryList({"*_scripted.pt", "*_traced.pt"})) {
+        ArchiveCheck check = checkArchive(fixture(name.toStdString()));
+        QVERIFY2(check.kind == ArchiveKind::TorchScript,
+                 qPrintable(name + ": " + QString::fromStdString(check.detail)));
+        ++checked;
+    }
+    QVERIFY2(checked > 20, qPrintable(QString::number(checked)));
 }
 
 void TestLoader::examples() {

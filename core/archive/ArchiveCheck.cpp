@@ -1,5 +1,6 @@
 #include "ArchiveCheck.h"
 
+#include "StorageCheck.h"
 #include "ZipArchive.h"
 
 #include <algorithm>
@@ -83,8 +84,12 @@ ArchiveCheck checkArchive(const std::string& path) {
         hasCode = hasCode || e.name.find("/code/") != std::string::npos;
         tracedInputs = tracedInputs || endsWith(e.name, "/traced_inputs.pkl");
     }
-    if ((hasConstants && hasCode) || entries.empty())
+    if ((hasConstants && hasCode) || entries.empty()) {
+        // LibTorch trusts the pickled sizes and would read past a cut record.
+        if (std::string damage = checkStorages(zip); !damage.empty())
+            return {ArchiveKind::DamagedStorage, damage};
         return {ArchiveKind::TorchScript, {}, tracedInputs};
+    }
     if (!dataPkl)
         return {ArchiveKind::ForeignZip, {}};
 

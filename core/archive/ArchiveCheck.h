@@ -20,6 +20,7 @@ enum class ArchiveKind {
     ForeignZip,      // a zip that is not a PyTorch archive at all
     TorchScript,     // has code/ and constants.pkl: worth handing to torch::jit::load
     ExportedProgram, // torch.export.save's .pt2: serialized_exported_program.json and weights
+    DamagedStorage,  // a PyTorch archive whose tensor records are cut or declared absurdly big
 };
 
 struct ArchiveCheck {

@@ -432,6 +432,10 @@ void TestFxtrace::exportedGraphNeedsNoWeights_data() {
     QTest::newRow("weights no torch.save archive")
         << "damaged_weights.pt2"
         << "The archive's weights (serialized_state_dict.pt) cannot be read (";
+    QTest::newRow("a weight's storage cut short")
+        << "cut_weights.pt2"
+        << "The archive's weights (serialized_state_dict.pt) cannot be read safely: its tensor "
+           "storage archive/data/0 holds 16 bytes but its tensor needs 32 (8 × 4)";
     QTest::newRow("an op that is not ATen")
         << "custom_op.pt2"
         << "LibTorch has no operator to run torch.ops.mylib.fused_linear.default, which is not an "

@@ -21,16 +21,23 @@ bool ZipArchive::readRange(std::uint64_t offset, std::uint64_t length,
         return false;
     out.resize(length);
     in_.clear();
-    in_.seekg(static_cast<std::streamoff>(offset));
+    in_.seekg(static_cast<std::streamoff>(base_ + offset));
     in_.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(length));
     return static_cast<std::uint64_t>(in_.gcount()) == length;
 }
 
 bool ZipArchive::open(const std::string& path, std::string& why) {
     std::error_code ec;
-    size_ = std::filesystem::file_size(path, ec);
+    std::uint64_t size = std::filesystem::file_size(path, ec);
+    return !ec && openRange(path, 0, size, why);
+}
+
+bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::uint64_t length,
+                           std::string& why) {
+    base_ = offset;
+    size_ = length;
     in_.open(path, std::ios::binary);
-    if (ec || !in_) {
+    if (!in_) {
         why = "it cannot be read";
         return false;
     }

@@ -24,6 +24,10 @@ public:
     // Opens `path` and reads its central directory; false (and a reason) if it has none or the
     // directory runs past the end of the file (a cut download).
     bool open(const std::string& path, std::string& why);
+    // The same for a zip stored inside the file at [offset, offset + length): a .pt2's members
+    // are torch.save archives, zips of their own.
+    bool openRange(const std::string& path, std::uint64_t offset, std::uint64_t length,
+                   std::string& why);
     const std::vector<Entry>& entries() const { return entries_; }
     // Whether the directory is zip64's, which this reader leaves to LibTorch's.
     bool zip64() const { return zip64_; }
@@ -39,6 +43,7 @@ public:
 
 private:
     std::ifstream in_;
+    std::uint64_t base_ = 0; // where the zip starts in the file
     std::uint64_t size_ = 0;
     bool zip64_ = false;
     std::vector<Entry> entries_;

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "StorageCheck.h"
 #include "TorchSave.h"
 #include "ZipArchive.h"
 
@@ -54,6 +55,19 @@ at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
     if (!read_) {
         read_ = true;
         try {
+            // LibTorch would read past a storage record cut short: checked first.
+            for (const auto& [member, name] :
+                 {std::pair{stateDictMember_, "weights (serialized_state_dict.pt)"},
+                  std::pair{constantsMember_, "constants (serialized_constants.pt)"}}) {
+                ZipArchive inner;
+                std::string why;
+                if (!inner.openRange(path_, member.offset, member.length, why))
+                    throw std::runtime_error(std::string("its ") + name + " cannot be read (" +
+                                             why + ")");
+                if (std::string damage = checkStorages(inner); !damage.empty())
+                    throw std::runtime_error(std::string("its ") + name +
+                                             " cannot be read safely: " + damage);
+            }
             stateDict_ = readTensorDict(path_, stateDictMember_.offset, stateDictMember_.length,
                                         "weights (serialized_state_dict.pt)");
             constants_ = readTensorDict(path_, constantsMember_.offset, constantsMember_.length,

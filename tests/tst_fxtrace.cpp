@@ -173,6 +173,10 @@ void TestFxtrace::badFilesExitOne_data() {
         << "cut_weight.pt"
         << "its tensor storage archive/data/0 holds 64 bytes but its tensor needs 128 (32 × 4); "
            "the archive is damaged, so LibTorch is not asked to read it; copy or save it again.";
+    QTest::newRow("a storage of 2**62 floats")
+        << "huge_storage.pt"
+        << "its tensor storage archive/data/0 declares 4611686018427387904 elements of 4 bytes, "
+           "more than the whole file holds";
     QTest::newRow("a member declaring 4 GB") << "zip_bomb.pt"
                                              << "declares 4294967280 bytes in a file of";
     QTest::newRow(".pt2 without weights") << "missing_weights.pt2"

@@ -302,8 +302,12 @@ std::string checkStorages(ZipArchive& zip) {
         for (const StorageRef& s : storagesIn(*pickle)) {
             const ZipArchive::Entry* record = zip.find(records + s.key);
             std::uint64_t size = storageElementSize(s.type);
-            if (!record || size == 0 || s.numel > (~0ull) / size)
+            if (!record || size == 0)
                 continue;
+            if (s.numel > zip.size() / size) // also catches numel * size overflowing
+                return "its tensor storage " + record->name + " declares " +
+                       std::to_string(s.numel) + " elements of " + std::to_string(size) +
+                       " bytes, more than the whole file holds; the archive is damaged";
             if (record->uncompressedSize < s.numel * size)
                 return "its tensor storage " + record->name + " holds " +
                        std::to_string(record->uncompressedSize) + " bytes but its tensor needs " +

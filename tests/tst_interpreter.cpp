@@ -1,6 +1,9 @@
 // The interpreter against the module's own forward and torch.fx's ShapeProp: every model runs to
 // the end with outputs equal (torch::equal), and the debugger's moves run the nodes they should.
 
+// LibTorch's headers before Qt's: Qt's `slots` macro would rename IValue::slots().
+#include "SymbolicOps.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -35,6 +38,8 @@ std::string shapePropMismatch(const Interpreter& run, const std::string& name,
 class TestInterpreter : public QObject {
     Q_OBJECT
 private slots:
+    void symbolicArithmeticIsPythons_data();
+    void symbolicArithmeticIsPythons();
     void outputsEqualForward_data();
     void outputsEqualForward();
     void tinyNetGivesTheSeedNumbers();
@@ -502,6 +507,38 @@ void TestInterpreter::warningsAreNotedAndTheRunGoesOn() {
     QVERIFY(formatNodeList(run->graph()).find("warn") == std::string::npos);
     QCOMPARE(run->record("warn")->state, NodeState::NotExecuted);
     QCOMPARE(run->checkOutputs().verdict, OutputCheck::Verdict::Equal);
+}
+
+void TestInterpreter::symbolicArithmeticIsPythons_data() {
+    QTest::addColumn<QString>("target");
+    QTest::addColumn<double>("a");
+    QTest::addColumn<double>("b");
+    QTest::addColumn<double>("expected");
+    QTest::addColumn<bool>("isInt");
+    // What python3 prints for 7 // -2, 7 % -2, 2 ** -1, 2 ** 10, 7 / 2, max(3, 5).
+    QTest::newRow("floordiv") << "_operator.floordiv" << 7.0 << -2.0 << -4.0 << true;
+    QTest::newRow("mod") << "_operator.mod" << 7.0 << -2.0 << -1.0 << true;
+    QTest::newRow("pow, negative") << "_operator.pow" << 2.0 << -1.0 << 0.5 << false;
+    QTest::newRow("pow") << "_operator.pow" << 2.0 << 10.0 << 1024.0 << true;
+    QTest::newRow("truediv") << "_operator.truediv" << 7.0 << 2.0 << 3.5 << false;
+    QTest::newRow("sym_max") << "torch.sym_max" << 3.0 << 5.0 << 5.0 << true;
+}
+
+// The Python-number functions a .pt2 calls on symbolic sizes round as Python does; int operands
+// stay ints where Python's would.
+void TestInterpreter::symbolicArithmeticIsPythons() {
+    QFETCH(QString, target);
+    QFETCH(double, a);
+    QFETCH(double, b);
+    QFETCH(double, expected);
+    QFETCH(bool, isInt);
+    auto op = symbolicOperation(target.toStdString(), 2);
+    QVERIFY(op);
+    torch::jit::Stack stack{static_cast<std::int64_t>(a), static_cast<std::int64_t>(b)};
+    (*op)(stack);
+    QCOMPARE(stack.size(), std::size_t(1));
+    QCOMPARE(stack[0].isInt(), isInt);
+    QCOMPARE(isInt ? static_cast<double>(stack[0].toInt()) : stack[0].toDouble(), expected);
 }
 
 QTEST_APPLESS_MAIN(TestInterpreter)

@@ -63,14 +63,16 @@ const std::map<std::string, Binary>& binaries() {
         {"floordiv", arithmetic(floorDiv, [](double a, double b) { return std::floor(a / b); })},
         {"mod", arithmetic([](std::int64_t a, std::int64_t b) { return a - floorDiv(a, b) * b; },
                            [](double a, double b) { return a - std::floor(a / b) * b; })},
-        {"pow", arithmetic(
-                    [](std::int64_t a, std::int64_t b) {
-                        std::int64_t r = 1;
-                        for (std::int64_t i = 0; i < b; ++i)
-                            r *= a;
-                        return r;
-                    },
-                    [](double a, double b) { return std::pow(a, b); })},
+        // int ** int stays an int only for a non-negative exponent (2 ** -1 is 0.5).
+        {"pow",
+         [](const IValue& a, const IValue& b) -> IValue {
+             if (!bothInts(a, b) || intOf(b) < 0)
+                 return std::pow(realOf(a), realOf(b));
+             std::int64_t r = 1;
+             for (std::int64_t i = 0; i < intOf(b); ++i)
+                 r *= intOf(a);
+             return r;
+         }},
         {"truediv",
          [](const IValue& a, const IValue& b) -> IValue { return realOf(a) / realOf(b); }},
         {"eq", comparison([](double a, double b) { return a == b; })},

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "ConfinedRun.h"
+#include "Confinement.h"
 #include "Examples.h"
 #include "FxText.h"
 #include "GraphJson.h"
@@ -140,6 +142,10 @@ struct Options {
     double scale = 2.0;
     QString theme = "light";
     bool transparent = false;
+    // the engine process (any command)
+    double timeLimit = 0;
+    std::int64_t memoryLimit = 0;
+    bool inProcess = false;
 };
 
 bool writeFile(const std::string& path, const std::string& text) {
@@ -196,6 +202,13 @@ std::string runTable(const Interpreter& run, bool showHidden) {
 }
 
 // Inputs from --input, or guessed from the graph (and said so on stderr).
+// After a node's failure to allocate: the engine's cap, and how to raise it.
+std::string memoryHint(const std::string& failure, const Options& options) {
+    std::int64_t limit = options.memoryLimit > 0 ? options.memoryLimit : defaultMemoryLimit();
+    std::string hint = memoryLimitHint(failure, options.inProcess ? 0 : limit);
+    return hint.empty() ? hint : " " + hint;
+}
+
 bool chooseInputs(Interpreter& run, const Options& options, std::vector<InputSpec>& specs) {
     specs = options.inputs;
     if (specs.empty()) {
@@ -263,6 +276,10 @@ int exportPicture(const Options& options, const std::shared_ptr<Model>& model, T
         std::vector<InputSpec> specs;
         if (!chooseInputs(*interpreter, options, specs))
             return kModelFailed;
+        interpreter->setBeforeNode([](const std::string& next) {
+            reportStage(next, true);
+            return true;
+        });
         if (options.run)
             interpreter->runToEnd();
         else
@@ -287,16 +304,19 @@ int exportPicture(const Options& options, const std::shared_ptr<Model>& model, T
 }
 
 int run(const Options& options) {
+    reportStage("loading the model");
     LoadResult loaded = loadModel(options.model);
     if (!loaded.ok()) {
         std::cerr << loaded.error << "\n";
         return kModelFailed;
     }
+    reportStage("tracing the model");
     TraceResult traced = importGraph(*loaded.model);
     if (!traced.ok()) {
         std::cerr << traced.error << "\n";
         return kModelFailed;
     }
+    reportStage("laying out or printing the graph");
     if (options.command == "export")
         return exportPicture(options, loaded.model, std::move(traced));
     JsonModelInfo info{options.model, loaded.model->className()};
@@ -320,7 +340,12 @@ int run(const Options& options) {
     std::vector<InputSpec> specs;
     if (!chooseInputs(interpreter, options, specs))
         return kModelFailed;
+    interpreter.setBeforeNode([](const std::string& next) {
+        reportStage(next, true);
+        return true;
+    });
     StopReason stop = interpreter.runToEnd();
+    reportStage("checking the outputs");
 
     JsonRunInfo runInfo{specs, interpreter.inputSummaries(), options.seed,
                         [&](const std::string& name) { return interpreter.record(name); }};
@@ -331,7 +356,8 @@ int run(const Options& options) {
         else if (!writeFile(options.output, json))
             return kModelFailed;
         if (stop == StopReason::Failed)
-            std::cerr << interpreter.failure() << "\n";
+            std::cerr << interpreter.failure() << memoryHint(interpreter.failure(), options)
+                      << "\n";
         return stop == StopReason::Failed ? kModelFailed : kOk;
     }
 
@@ -345,7 +371,7 @@ int run(const Options& options) {
     if (!options.jsonFile.empty() && !writeFile(options.jsonFile, json))
         return kModelFailed;
     if (stop == StopReason::Failed) {
-        std::cerr << interpreter.failure() << "\n";
+        std::cerr << interpreter.failure() << memoryHint(interpreter.failure(), options) << "\n";
         return kModelFailed;
     }
     if (!options.outputsFile.empty()) {
@@ -466,6 +492,20 @@ int main(int argc, char** argv) {
             options.keepValues = true;
         } else if (a == "--trace-path" && options.command == "run") {
             options.tracePath = true;
+        } else if (a == "--time-limit" || a == "--memory-limit") {
+            if (i + 1 == args.size())
+                return usageError(a + " needs a value");
+            std::string value = args[++i];
+            if (a == "--time-limit") {
+                char* end = nullptr;
+                options.timeLimit = std::strtod(value.c_str(), &end);
+                if (*end || !(options.timeLimit > 0))
+                    return usageError("--time-limit needs a number of seconds above 0");
+            } else if ((options.memoryLimit = parseMemorySize(value)) <= 0) {
+                return usageError("--memory-limit takes a size such as 8G or 512M");
+            }
+        } else if (a == "--in-process") {
+            options.inProcess = true;
         } else if (!a.empty() && a[0] == '-') {
             return usageError("unknown option '" + a + "' for " + options.command);
         } else if (options.model.empty()) {
@@ -481,5 +521,11 @@ int main(int argc, char** argv) {
         return usageError("export needs -o FILE (.png, .svg, .pdf, .dot or .json)");
     if (options.run && options.steps >= 0)
         return usageError("--run and --step are either-or");
-    return run(options);
+    ConfinedRunOptions confined;
+    confined.model = options.model;
+    confined.timeLimit = options.timeLimit;
+    confined.memoryLimit = options.memoryLimit;
+    confined.inProcess = options.inProcess;
+    confined.outputs = {&options.output, &options.jsonFile, &options.outputsFile};
+    return runConfined(confined, [&] { return run(options); });
 }

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 
+#include "Confinement.h"
 #include "InputSpec.h"
 #include "MainWindow.h"
 #include "OpenTime.h"
@@ -30,6 +31,14 @@ struct CommandLine {
                              "SPEC"};
     QCommandLineOption version{{"v", "version"},
                                "print fxview's version and LibTorch's, Qt's and Graphviz's"};
+    QCommandLineOption inProcess{
+        "in-process", "run the model inside the window's process, unconfined (for debugging "
+                      "fxview: a model that crashes takes the window with it)"};
+    QCommandLineOption memoryLimit{
+        "memory-limit",
+        "the most memory the model's engine may use, e.g. 8G or 512M (default: half the RAM); "
+        "an allocation past it fails at its node",
+        "SIZE"};
     QCommandLineOption reportOpenTime{
         "report-open-time", "print the time from process start to the graph painted, then quit"};
     QCommandLineOption reportFirstStep{
@@ -48,6 +57,8 @@ struct CommandLine {
             "(tinynet, branchy, smallcnn); default example:tinynet",
             "[MODEL]");
         parser.addOption(input);
+        parser.addOption(inProcess);
+        parser.addOption(memoryLimit);
         parser.addOption(reportOpenTime);
         parser.addOption(reportFirstStep);
     }
@@ -95,6 +106,17 @@ int main(int argc, char** argv) {
         inputs.push_back(spec);
     }
     QString model = parser.positionalArguments().value(0, "example:tinynet");
+    fxview::EngineSettings engine;
+    engine.inProcess = parser.isSet(commandLine.inProcess);
+    if (parser.isSet(commandLine.memoryLimit)) {
+        engine.memoryLimit =
+            fxview::parseMemorySize(parser.value(commandLine.memoryLimit).toStdString());
+        if (engine.memoryLimit <= 0) {
+            std::fprintf(stderr, "fxview: --memory-limit takes a size such as 8G or 512M\n");
+            return 2;
+        }
+    }
+    fxview::Engine::setSettings(engine);
 
     fxview::MainWindow window;
     window.show();

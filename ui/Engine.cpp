@@ -2,269 +2,439 @@
 
 #include <QFileInfo>
 #include <QMetaObject>
-#include <QStringList>
-#include <future>
+#include <QTimer>
+#include <algorithm>
+#include <mutex>
 
-#include "FxText.h"
-#include "GraphJson.h"
-#include "GraphLayout.h"
 #include "GraphScene.h"
-#include "Interpreter.h"
-#include "Model.h"
-#include "Tracer.h"
+#include "Wire.h"
 
 namespace fxview {
 
-// Lives on the engine thread; every member is touched only there.
+namespace {
+
+EngineSettings& sharedSettings() {
+    static EngineSettings settings;
+    return settings;
+}
+
+template <typename T> T decoded(const std::string& payload) {
+    T m;
+    decode(payload, m);
+    return m;
+}
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+// Lives on the engine thread; owns the engine processes. `lock` guards which process is current
+// or loading, for the GUI thread's stop() and cancelLoad(), which kill without waiting.
 class EngineWorker : public QObject {
 public:
-    explicit EngineWorker(Engine* engine) : engine_(engine) {}
+    EngineWorker(Engine* engine, const EngineSettings& settings)
+        : engine_(engine), settings_(settings) {}
 
-    // Load, trace, then the layout on a thread of its own while this one makes the text, the
-    // JSON, the interpreter and the input; the ticket is looked at between stages.
-    void load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed,
-              const QString& origin, const QFont& font, const std::shared_ptr<LoadTicket>& ticket) {
-        // Anything thrown past the core's own sentences (the layout's future, an allocation)
-        // fails this load like a bad file: the progress ends and the open model stays.
-        try {
-            open(source, inputs, seed, origin, font, ticket);
-        } catch (const std::exception& e) {
-            reportLoadFailure(*ticket, QString("Cannot open %1 (%2); the open model stays.")
-                                           .arg(QFileInfo(source).fileName(),
-                                                QString::fromUtf8(e.what()).section('\n', 0, 0)));
-        }
+    std::mutex lock;
+
+    // GUI thread: kills the engine doing the load, or the current one (and says whether there
+    // was one to kill).
+    bool killLoading() {
+        std::lock_guard<std::mutex> guard(lock);
+        if (!loading_)
+            return false;
+        loading_->kill();
+        return true;
+    }
+    void killCurrent() {
+        std::lock_guard<std::mutex> guard(lock);
+        if (current_)
+            current_->kill();
+    }
+    void interruptCurrent() {
+        std::lock_guard<std::mutex> guard(lock);
+        if (current_)
+            current_->interrupt();
     }
 
-    void open(const QString& source, std::vector<InputSpec> inputs, quint64 seed,
-              const QString& origin, const QFont& font, const std::shared_ptr<LoadTicket>& ticket) {
-        progress(*ticket, "Loading " + QFileInfo(source).fileName(), 5);
-        LoadResult loaded = loadModel(source.toStdString());
-        if (ticket->cancelled())
-            return;
-        if (!loaded.ok())
-            return reportLoadFailure(*ticket, QString::fromStdString(loaded.error));
-        progress(*ticket, "Tracing " + QString::fromStdString(loaded.model->className()), 40);
-        TraceResult traced = importGraph(*loaded.model);
-        if (ticket->cancelled())
-            return;
-        if (!traced.ok())
-            return reportLoadFailure(*ticket, QString::fromStdString(traced.error));
-        progress(*ticket, QString("Laying out %1 nodes").arg(traced.graph.nodeCount()), 55);
-        std::future<GraphLayout> layout =
-            std::async(std::launch::async,
-                       [graph = traced.graph, font] { return GraphScene::layOut(graph, font); });
+    void startSpare() {
+        if (!spare_)
+            spare_ = makeProcess();
+    }
 
-        LoadedModel model;
-        model.load = ticket->id;
-        model.source = source;
-        model.className = QString::fromStdString(loaded.model->className());
-        model.graph = traced.graph;
-        model.graphText = formatGraph(traced.graph);
-        model.json = graphToJson(traced.graph, {source.toStdString(), loaded.model->className()});
-        auto interpreter = std::make_unique<Interpreter>(loaded.model, std::move(traced));
-        if (!inputs.empty()) {
-            // Inputs given (or remembered) that cannot be made give way to the guess, so that a
-            // bad spec never leaves a model that cannot run.
-            std::string error = interpreter->setInputs(inputs, seed);
-            if (error.empty()) {
-                QStringList given;
-                for (const InputSpec& spec : inputs)
-                    given << QString::fromStdString(spec.text());
-                model.inputNote = "input " + given.join(", ") + " " + origin;
-            } else {
-                model.inputError = QString::fromStdString(error);
-                inputs.clear();
-                seed = 0;
-            }
-        }
-        if (inputs.empty()) {
-            InputChoice guess = interpreter->guessInputs();
-            inputs = guess.specs;
-            model.inputNote =
-                QString::fromStdString(guess.error.empty() ? guess.explanation : guess.error)
-                    .trimmed();
-            if (!guess.error.empty() && model.inputError.isEmpty())
-                model.inputError = model.inputNote;
-            if (!inputs.empty()) {
-                std::string error = interpreter->setInputs(inputs, seed);
-                if (!error.empty())
-                    model.inputError = model.inputNote = QString::fromStdString(error);
-            }
-        }
-        model.inputs = inputs;
-        model.layout = layout.get();
-        // Only now does the new model replace the old one: a bad file or a Cancel leaves it.
-        if (!ticket->commit())
-            return;
-        model_ = loaded.model;
-        interpreter_ = std::move(interpreter);
+    void shutdown() {
+        std::lock_guard<std::mutex> guard(lock);
+        for (EngineProcess* p : {current_, loading_, spare_})
+            if (p)
+                p->kill();
+        delete current_;
+        delete loading_;
+        delete spare_;
+        current_ = loading_ = spare_ = nullptr;
+    }
+
+    void load(const OpenRequest& request, const QFont& font, const std::shared_ptr<LoadTicket>& t) {
         font_ = font;
-        moduleLayouts_.clear();
-        specs_ = inputs;
-        seed_ = seed;
-        progress(*ticket, "Drawing", 95);
-        emitDone([engine = engine_, model] { emit engine->loaded(model); });
-        publish();
+        // A load still going was cancelled by the newer request; its engine goes.
+        retire(loading_);
+        EngineProcess* engine = takeSpare();
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            loading_ = engine;
+        }
+        ticket_ = t;
+        loadRequest_ = request;
+        engine->send(EngineMessage::Open, encode(request), true);
+        // An engine stuck in a run cannot answer for the model it has: it goes now.
+        if (current_ && current_->outstanding() > 0)
+            current_->kill();
     }
 
     void executedPath(const QFont& font) {
-        if (!interpreter_)
-            return;
-        ExecutedView view;
-        std::unordered_map<std::string, ValueSummary> values;
-        view.graph = interpreter_->executedPath(&values);
-        for (auto& [name, value] : values) {
-            NodeRecord& r = view.records[name];
-            r.state = NodeState::Done;
-            r.runs = 1;
-            r.value = std::move(value);
-        }
-        view.layout = GraphScene::layOut(view.graph, font);
-        emitDone([engine = engine_, view] { emit engine->executedPathReady(view); });
+        font_ = font;
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::ExecutedPath, {}, true);
+        engine_->finishedLater(1);
     }
 
-    void setInputs(const std::vector<InputSpec>& inputs, quint64 seed) {
-        if (!interpreter_)
-            return;
-        std::string error = interpreter_->setInputs(inputs, seed);
-        if (!error.empty()) {
-            QString sentence = QString::fromStdString(error);
-            emitDone([engine = engine_, sentence] { emit engine->inputsRejected(sentence); });
-            return;
-        }
-        specs_ = inputs;
-        seed_ = seed;
-        emitDone([engine = engine_, inputs, seed] { emit engine->inputsApplied(inputs, seed); });
-        publish();
+    void setInputs(const InputsRequest& request) {
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::SetInputs, encode(request), true);
+        engine_->finishedLater(1);
     }
 
-    void command(RunCommand command, const QString& node) {
-        if (!interpreter_)
-            return;
-        switch (command) {
-        case RunCommand::Step:
-            interpreter_->step();
-            break;
-        case RunCommand::StepInto:
-            interpreter_->stepInto();
-            break;
-        case RunCommand::StepOut:
-            interpreter_->stepOut();
-            break;
-        case RunCommand::RunTo:
-            interpreter_->runTo(node.toStdString());
-            break;
-        case RunCommand::RunToEnd:
-            interpreter_->runToEnd();
-            break;
-        case RunCommand::Reset:
-            interpreter_->reset();
-            break;
-        }
-        publish();
+    void command(const CommandRequest& request) {
+        bool fresh = current_ && (!current_->alive() || current_->killed());
+        EngineProcess* engine = liveCurrent();
+        if (!engine)
+            return engine_->finishedLater(1);
+        // A fresh engine's run is already at its start.
+        if (fresh && request.command == RunCommand::Reset)
+            return engine_->finishedLater(1);
+        engine->send(EngineMessage::Command, encode(request), true);
     }
 
-    void setBreakpoint(const QString& node, bool on) {
-        if (interpreter_)
-            interpreter_->setBreakpoint(node.toStdString(), on);
+    void setBreakpoint(const BreakpointRequest& request) {
+        breakpoints_[request.node] = request.on;
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::SetBreakpoint, encode(request), true);
+        engine_->finishedLater(1);
+    }
+
+    // After stop(): the killed engine's successor reloads the model.
+    void reload() {
+        liveCurrent();
+        engine_->finishedLater(1);
     }
 
 private:
     Engine* engine_;
-    std::shared_ptr<Model> model_;
-    std::unique_ptr<Interpreter> interpreter_;
-    std::vector<InputSpec> specs_;
-    quint64 seed_ = 0;
-    QFont font_;                                                 // the scene's, for module graphs
+    EngineSettings settings_;
+    EngineProcess* current_ =
+        nullptr; // the open model's engine (dead until reloaded after a crash)
+    EngineProcess* loading_ = nullptr; // opening a model that replaces it if it loads
+    EngineProcess* spare_ = nullptr;   // started, LibTorch loaded, waiting for a model
+    std::shared_ptr<LoadTicket> ticket_;
+    OpenRequest loadRequest_;
+    OpenRequest open_; // what current_ opened, with the inputs applied since: a reload's request
+    std::unordered_map<std::string, bool> breakpoints_;
+    bool reloading_ = false;
+    bool saidUnconfined_ = false;
+    QFont font_;
     std::unordered_map<std::string, GraphLayout> moduleLayouts_; // by module path, this model's
-    OutputCheck outputCheck_;                                    // this run's, once it has ended
+    std::string running_; // the node the current engine last said it was at
+
+    EngineProcess* makeProcess() {
+        auto* engine = new EngineProcess(settings_, this);
+        connect(engine, &EngineProcess::message, this,
+                [this, engine](quint16 kind, const std::string& payload) {
+                    received(engine, static_cast<EngineMessage>(kind), payload);
+                });
+        connect(engine, &EngineProcess::died, this,
+                [this, engine](const QString& how) { died(engine, how); });
+        engine->start();
+        return engine;
+    }
+
+    EngineProcess* takeSpare() {
+        EngineProcess* engine = spare_ && spare_->alive() ? spare_ : makeProcess();
+        if (engine != spare_)
+            retire(spare_);
+        spare_ = nullptr;
+        return engine;
+    }
+
+    // Kills an engine and deletes it once it has been reaped; its jobs are finished.
+    void retire(EngineProcess*& engine) {
+        if (!engine)
+            return;
+        EngineProcess* gone = engine;
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            engine = nullptr;
+        }
+        gone->disconnect(this);
+        engine_->finishedLater(gone->owedJobs());
+        gone->kill();
+        gone->deleteLater();
+    }
+
+    // The current engine, alive: after a crash or stop(), a fresh one reopens the model first
+    // (with its inputs and breakpoints), so the next request finds it as it was at its start.
+    EngineProcess* liveCurrent() {
+        if (!current_ || (current_->alive() && !current_->killed()))
+            return current_;
+        if (open_.source.empty())
+            return nullptr;
+        EngineProcess* fresh = takeSpare();
+        EngineProcess* dead = current_;
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            current_ = fresh;
+        }
+        retire(dead);
+        reloading_ = true;
+        running_.clear();
+        fresh->send(EngineMessage::Open, encode(open_), false);
+        for (const auto& [node, on] : breakpoints_)
+            if (on)
+                fresh->send(EngineMessage::SetBreakpoint, encode(BreakpointRequest{node, on}),
+                            false);
+        return fresh;
+    }
 
     template <typename F> void emitDone(F&& f) {
         QMetaObject::invokeMethod(engine_, std::forward<F>(f), Qt::QueuedConnection);
     }
 
-    void reportLoadFailure(LoadTicket& ticket, const QString& sentence) {
-        if (ticket.fail()) // settled: a Cancel pressed from now on finds nothing to cancel
-            emitDone([engine = engine_, sentence] { emit engine->loadFailed(sentence); });
-    }
-
-    void progress(const LoadTicket& ticket, const QString& stage, int percent) {
-        emitDone([engine = engine_, id = ticket.id, stage, percent] {
-            emit engine->loadProgress(id, stage, percent);
-        });
-    }
-
-    // The innermost module Step Into is in, with its graph laid out once per module.
-    std::shared_ptr<const ModuleFrame> insideFrame() {
-        const Interpreter* at = interpreter_.get();
-        std::string path, type;
-        while (const Interpreter* inner = at->steppedInto()) {
-            std::string node = at->steppedIntoNode();
-            if (const Node* n = at->graph().find(node)) // a module's class, a function's target
-                type = n->op == Op::CallModule ? n->moduleType : n->target;
-            path += (path.empty() ? "" : ".") + node;
-            at = inner;
+    void received(EngineProcess* engine, EngineMessage kind, const std::string& payload) {
+        if (kind == EngineMessage::Hello) {
+            const EngineHello& hello = engine->hello();
+            if (!hello.confined && !saidUnconfined_) {
+                saidUnconfined_ = true;
+                QString sentence = "The model runs unconfined: " + qs(hello.confinement) + ".";
+                emitDone([e = engine_, sentence] { emit e->unconfined(sentence); });
+            }
+        } else if (kind == EngineMessage::Done) {
+            engine_->finishedLater(engine->doneOne() ? 1 : 0);
+        } else if (engine == loading_) {
+            fromLoading(kind, payload);
+        } else if (engine == current_) {
+            fromCurrent(kind, payload);
         }
-        if (at == interpreter_.get())
-            return nullptr;
-        auto frame = std::make_shared<ModuleFrame>();
-        frame->node = path;
-        frame->moduleType = type;
-        frame->graph = at->graph();
-        auto laid = moduleLayouts_.find(path);
-        if (laid == moduleLayouts_.end())
-            laid = moduleLayouts_.emplace(path, GraphScene::layOut(frame->graph, font_)).first;
-        frame->layout = laid->second;
-        frame->graphText = formatGraph(frame->graph);
-        frame->graph.forEachNode([&](const Node& n, int) {
-            if (const NodeRecord* r = at->record(n.name))
-                frame->records.emplace(n.name, *r);
-        });
-        frame->last = at->lastNode();
-        frame->next = at->nextNode();
-        return frame;
     }
 
-    void publish() {
+    void fromLoading(EngineMessage kind, const std::string& payload) {
+        if (ticket_->cancelled())
+            return;
+        switch (kind) {
+        case EngineMessage::Progress: {
+            auto note = decoded<ProgressNote>(payload);
+            emitDone([e = engine_, id = ticket_->id, stage = qs(note.stage),
+                      percent = static_cast<int>(note.percent)] {
+                emit e->loadProgress(id, stage, percent);
+            });
+            break;
+        }
+        case EngineMessage::OpenFailed: {
+            QString sentence = qs(decoded<std::string>(payload));
+            if (ticket_->fail()) // settled: a Cancel pressed from now on finds nothing to cancel
+                emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
+            retire(loading_);
+            startSpare();
+            break;
+        }
+        case EngineMessage::Opened:
+            opened(decoded<OpenedModel>(payload));
+            break;
+        default:
+            break;
+        }
+    }
+
+    void opened(OpenedModel m) {
+        // The layout happens here, on this thread, with the scene's font.
+        LoadedModel model;
+        model.load = ticket_->id;
+        model.source = qs(loadRequest_.source);
+        model.className = qs(m.className);
+        model.layout = GraphScene::layOut(m.graph, font_);
+        model.graph = std::move(m.graph);
+        model.inputs = m.inputs;
+        model.inputNote = qs(m.inputNote);
+        model.inputError = qs(m.inputError);
+        model.graphText = std::move(m.graphText);
+        model.json = std::move(m.json);
+        // Only now does the new model replace the old one: a bad file or a Cancel leaves it.
+        if (!ticket_->commit())
+            return retire(loading_);
+        EngineProcess* old = current_;
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            current_ = loading_;
+            loading_ = nullptr;
+        }
+        retire(old);
+        open_ = loadRequest_;
+        open_.inputs = m.inputs;
+        open_.seed = m.seed;
+        open_.origin = "as applied";
+        breakpoints_.clear();
+        moduleLayouts_.clear();
+        reloading_ = false;
+        emitDone([e = engine_, id = model.load] { emit e->loadProgress(id, "Drawing", 95); });
+        emitDone([e = engine_, model] { emit e->loaded(model); });
+        startSpare();
+    }
+
+    void fromCurrent(EngineMessage kind, const std::string& payload) {
+        switch (kind) {
+        case EngineMessage::Running:
+            running_ = decoded<std::string>(payload);
+            break;
+        case EngineMessage::Opened: // a reload: the graph is the one shown
+            reloading_ = false;
+            startSpare();
+            break;
+        case EngineMessage::OpenFailed: {
+            QString sentence =
+                "A fresh engine could not reopen the model: " + qs(decoded<std::string>(payload));
+            emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
+            break;
+        }
+        case EngineMessage::State:
+            state(decoded<RunState>(payload));
+            break;
+        case EngineMessage::InputsApplied: {
+            auto applied = decoded<InputsRequest>(payload);
+            open_.inputs = applied.inputs;
+            open_.seed = applied.seed;
+            emitDone([e = engine_, applied] {
+                emit e->inputsApplied(applied.inputs, static_cast<quint64>(applied.seed));
+            });
+            break;
+        }
+        case EngineMessage::InputsRejected: {
+            QString sentence = qs(decoded<std::string>(payload));
+            emitDone([e = engine_, sentence] { emit e->inputsRejected(sentence); });
+            break;
+        }
+        case EngineMessage::Failed: {
+            QString sentence = qs(decoded<std::string>(payload));
+            emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
+            break;
+        }
+        case EngineMessage::Path: {
+            auto path = decoded<PathState>(payload);
+            ExecutedView view;
+            view.layout = GraphScene::layOut(path.graph, font_);
+            view.graph = std::move(path.graph);
+            view.records = std::move(path.records);
+            emitDone([e = engine_, view] { emit e->executedPathReady(view); });
+            break;
+        }
+        default:
+            break;
+        }
+    }
+
+    void state(RunState r) {
+        running_.clear();
         RunSnapshot s;
-        interpreter_->graph().forEachNode([&](const Node& n, int) {
-            if (const NodeRecord* r = interpreter_->record(n.name))
-                s.records.emplace(n.name, *r);
-        });
-        s.order = interpreter_->executionOrder();
-        s.last = interpreter_->lastNode();
-        s.next = interpreter_->nextNode();
-        s.finished = interpreter_->finished();
-        s.failed = interpreter_->failed();
-        s.failure = interpreter_->failure();
-        // Checked once per run, when it ends: forward costs as much as the run itself.
-        if (!s.finished)
-            outputCheck_ = {};
-        else if (outputCheck_.verdict == OutputCheck::Verdict::NotChecked)
-            outputCheck_ = interpreter_->checkOutputs();
-        s.outputCheck = outputCheck_;
-        s.depth = interpreter_->depth();
-        s.inside = insideFrame();
-        Interpreter* it = interpreter_.get();
-        JsonRunInfo info{specs_, it->inputSummaries(), seed_,
-                         [it](const std::string& n) { return it->record(n); }};
-        s.json = graphToJson(it->graph(), {model_->source(), model_->className()}, &info);
-        emitDone([engine = engine_, s] { emit engine->runUpdated(s); });
+        s.records = std::move(r.records);
+        s.order = std::move(r.order);
+        s.last = r.last;
+        s.next = r.next;
+        s.finished = r.finished;
+        s.failed = r.failed;
+        s.failure = r.failure;
+        s.outputCheck = r.outputCheck;
+        s.depth = static_cast<int>(r.depth);
+        s.json = std::move(r.json);
+        if (r.inside) {
+            // Each module's graph is laid out once per model.
+            auto frame = std::make_shared<ModuleFrame>();
+            frame->node = r.inside->node;
+            frame->moduleType = r.inside->moduleType;
+            auto laid = moduleLayouts_.find(frame->node);
+            if (laid == moduleLayouts_.end())
+                laid =
+                    moduleLayouts_.emplace(frame->node, GraphScene::layOut(r.inside->graph, font_))
+                        .first;
+            frame->layout = laid->second;
+            frame->graph = std::move(r.inside->graph);
+            frame->graphText = std::move(r.inside->graphText);
+            frame->records = std::move(r.inside->records);
+            frame->last = r.inside->last;
+            frame->next = r.inside->next;
+            s.inside = frame;
+        }
+        emitDone([e = engine_, s] { emit e->runUpdated(s); });
+    }
+
+    void died(EngineProcess* engine, const QString& how) {
+        engine_->finishedLater(engine->owedJobs());
+        if (engine == spare_) {
+            retire(spare_);
+        } else if (engine == loading_) {
+            if (!engine->killed() && ticket_->fail()) {
+                QString sentence =
+                    QString("LibTorch %1 while loading %2; the window is fine and the open model "
+                            "stays; %2 may be damaged.")
+                        .arg(how, QFileInfo(qs(loadRequest_.source)).fileName());
+                emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
+            }
+            retire(loading_);
+            startSpare();
+        } else if (engine == current_ && !engine->killed()) {
+            QString where = running_.empty() ? QString("while running the model")
+                                             : QString("while running node `%1`").arg(qs(running_));
+            QString sentence = QString("LibTorch %1 %2; the window is fine; the model may be "
+                                       "damaged. Reset (Ctrl+Shift+F5) runs it again in a fresh "
+                                       "engine.")
+                                   .arg(how, where);
+            if (reloading_)
+                sentence = QString("LibTorch %1 while reopening the model; the window is fine; "
+                                   "the model may be damaged.")
+                               .arg(how);
+            emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
+            startSpare();
+        }
     }
 };
 
-Engine::Engine(QObject* parent) : QObject(parent), worker_(new EngineWorker(this)) {
+void Engine::setSettings(const EngineSettings& settings) {
+    sharedSettings() = settings;
+}
+
+EngineSettings Engine::settings() {
+    return sharedSettings();
+}
+
+Engine::Engine(QObject* parent)
+    : QObject(parent), worker_(new EngineWorker(this, sharedSettings())) {
     qRegisterMetaType<fxview::LoadedModel>();
     qRegisterMetaType<fxview::RunSnapshot>();
     qRegisterMetaType<fxview::ExecutedView>();
+    qRegisterMetaType<std::string>();
     layoutFont_ = GraphScene::defaultFont();
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
     thread_.setObjectName("fxview engine");
     thread_.start();
+    // The spare engine loads LibTorch while the window opens.
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_] { w->startSpare(); }, Qt::QueuedConnection);
 }
 
 Engine::~Engine() {
+    // Closing the window ends every engine at once, however busy.
+    worker_->killLoading();
+    worker_->killCurrent();
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_] { w->shutdown(); }, Qt::BlockingQueuedConnection);
     thread_.quit();
     thread_.wait();
 }
@@ -273,26 +443,18 @@ void Engine::post(std::function<void(EngineWorker&)> job) {
     if (++pending_ == 1)
         emit busyChanged(true);
     QMetaObject::invokeMethod(
-        worker_,
-        [this, job = std::move(job)] {
-            // The last net: a model or LibTorch throwing where nothing expected it must not end
-            // the app. The open model stays; the sentence says so.
-            try {
-                job(*worker_);
-            } catch (const std::exception& e) {
-                QString sentence = QString("The engine stopped on an unexpected error (%1); the "
-                                           "model stays open, Reset (Ctrl+Shift+F5) to run again.")
-                                       .arg(QString::fromUtf8(e.what()).section('\n', 0, 0));
-                QMetaObject::invokeMethod(
-                    this, [this, sentence] { emit engineFailed(sentence); }, Qt::QueuedConnection);
-            }
-            QMetaObject::invokeMethod(
-                this,
-                [this] {
-                    if (--pending_ == 0)
-                        emit busyChanged(false);
-                },
-                Qt::QueuedConnection);
+        worker_, [this, job = std::move(job)] { job(*worker_); }, Qt::QueuedConnection);
+}
+
+void Engine::finishedLater(int jobs) {
+    if (jobs <= 0)
+        return;
+    QMetaObject::invokeMethod(
+        this,
+        [this, jobs] {
+            pending_ = std::max(0, pending_ - jobs);
+            if (pending_ == 0)
+                emit busyChanged(false);
         },
         Qt::QueuedConnection);
 }
@@ -301,8 +463,9 @@ int Engine::load(const QString& source, const std::vector<InputSpec>& inputs, qu
                  const QString& origin) {
     cancelLoad();
     loading_ = std::make_shared<LoadTicket>(++loads_);
-    post([source, inputs, seed, origin, font = layoutFont_, ticket = loading_](EngineWorker& w) {
-        w.load(source, inputs, seed, origin, font, ticket);
+    OpenRequest request{source.toStdString(), inputs, seed, origin.toStdString()};
+    post([request, font = layoutFont_, ticket = loading_](EngineWorker& w) {
+        w.load(request, font, ticket);
     });
     return loading_->id;
 }
@@ -310,6 +473,8 @@ int Engine::load(const QString& source, const std::vector<InputSpec>& inputs, qu
 bool Engine::cancelLoad() {
     bool cancelled = loading_ && loading_->cancel();
     loading_.reset();
+    if (cancelled)
+        worker_->killLoading(); // a load stuck in LibTorch ends now, not at its next stage
     return cancelled;
 }
 
@@ -318,15 +483,36 @@ void Engine::requestExecutedPath() {
 }
 
 void Engine::setInputs(const std::vector<InputSpec>& inputs, quint64 seed) {
-    post([inputs, seed](EngineWorker& w) { w.setInputs(inputs, seed); });
+    post([request = InputsRequest{inputs, seed}](EngineWorker& w) { w.setInputs(request); });
 }
 
 void Engine::command(RunCommand command, const QString& node) {
-    post([command, node](EngineWorker& w) { w.command(command, node); });
+    if (command == RunCommand::Reset && busy())
+        return stop();
+    post([request = CommandRequest{command, node.toStdString()}](EngineWorker& w) {
+        w.command(request);
+    });
 }
 
 void Engine::setBreakpoint(const QString& node, bool on) {
-    post([node, on](EngineWorker& w) { w.setBreakpoint(node, on); });
+    post([request = BreakpointRequest{node.toStdString(), on}](EngineWorker& w) {
+        w.setBreakpoint(request);
+    });
+}
+
+void Engine::stop() {
+    worker_->killCurrent();
+    post([](EngineWorker& w) { w.reload(); });
+}
+
+void Engine::interrupt() {
+    if (!busy())
+        return;
+    worker_->interruptCurrent();
+    QTimer::singleShot(500, this, [this] {
+        if (busy())
+            stop();
+    });
 }
 
 } // namespace fxview

@@ -1,9 +1,13 @@
 #pragma once
 // The UI's one asynchronous interface to the engine. Requests go out as plain data (load a
 // model, set inputs, step, run to a node, reset, breakpoints); results come back as signals
-// carrying plain data (the traced graph, a snapshot of the run, one sentence on failure). The
-// engine works on its own thread, so a slow node never freezes the window, and could move to a
-// separate process later without the UI changing.
+// carrying plain data (the traced graph, a snapshot of the run, one sentence on failure).
+//
+// The model runs in an fxview-engine process of its own, confined (core/engine/Confinement.h),
+// one per open model: a model that crashes, loops or eats memory takes only its engine down. A
+// worker thread of this process talks to the engines and lays graphs out, so the GUI thread never
+// waits; stop() ends a busy engine at once and a fresh one reloads the model. One spare engine is
+// started ahead of need, so that opening costs no process start.
 
 #include <QFont>
 #include <QObject>
@@ -15,6 +19,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "EngineProcess.h"
+#include "EngineProtocol.h"
 #include "Graph.h"
 #include "GraphLayout.h"
 #include "InputSpec.h"
@@ -88,8 +94,6 @@ private:
     }
 };
 
-enum class RunCommand { Step, StepInto, StepOut, RunTo, RunToEnd, Reset };
-
 class EngineWorker;
 
 class Engine : public QObject {
@@ -97,6 +101,11 @@ class Engine : public QObject {
 public:
     explicit Engine(QObject* parent = nullptr);
     ~Engine() override;
+
+    // How engines are started (fxview's --in-process and --memory-limit): read by each Engine
+    // when it is made.
+    static void setSettings(const EngineSettings& settings);
+    static EngineSettings settings();
 
     // Loads, traces and lays out a model; returns the id that its progress and its
     // LoadedModel carry. A load still going is cancelled: the newest request wins.
@@ -114,6 +123,12 @@ public:
     void command(RunCommand command, const QString& node = {});
     void setBreakpoint(const QString& node, bool on);
     bool busy() const { return pending_ > 0; }
+    // Ends whatever the engine is doing now: its process is killed and a fresh one reloads the
+    // model (the graph stays; the run starts again from the beginning). For Reset while busy.
+    void stop();
+    // Asks a long run to stop before its next node (Pause); an engine stuck inside one node is
+    // stopped as stop() does after half a second.
+    void interrupt();
 
 signals:
     void loadProgress(int load, const QString& stage, int percent);
@@ -125,9 +140,13 @@ signals:
     void engineFailed(const QString& sentence); // a request ended in an error nothing expected
     void runUpdated(const fxview::RunSnapshot& snapshot);
     void busyChanged(bool busy);
+    // Once per Engine, when its model runs without Landlock (an old kernel, --in-process).
+    void unconfined(const QString& sentence);
 
 private:
+    friend class EngineWorker;
     void post(std::function<void(EngineWorker&)> job);
+    void finishedLater(int jobs); // any thread: `jobs` posted jobs are answered
     QThread thread_;
     EngineWorker* worker_;
     int pending_ = 0;

@@ -1,5 +1,7 @@
 #include "MainWindow.h"
 
+#include <cstdio>
+
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -99,8 +101,13 @@ MainWindow::MainWindow(QWidget* parent)
             [this](const QString& sentence) { showBanner(sentence, true); });
     connect(engine_, &Engine::inputsApplied, this, &MainWindow::inputsApplied);
     connect(engine_, &Engine::engineFailed, this, [this](const QString& sentence) {
+        setPlaying(false);
         showBanner(sentence, true);
         updateStatus();
+    });
+    connect(engine_, &Engine::unconfined, this, [this](const QString& sentence) {
+        std::fprintf(stderr, "fxview: %s\n", qPrintable(sentence));
+        statusBar()->showMessage(sentence, 10000);
     });
     connect(engine_, &Engine::busyChanged, this, [this](bool) { updateStatus(); });
     connect(engine_, &Engine::executedPathReady, this, [this](const ExecutedView& view) {

@@ -85,6 +85,9 @@ void MainWindow::inputsApplied(const std::vector<InputSpec>& specs, quint64 seed
 void MainWindow::setPlaying(bool on) {
     if (on && (run_.finished || run_.failed)) // Play on an ended run plays it again from the start
         engine_->command(RunCommand::Reset);
+    // Pause while a node is still running: it stops there, or its engine is ended and restarted.
+    if (!on && playing() && engine_->busy())
+        engine_->interrupt();
     // Play leaving a breakpoint's node steps over it; the next breakpoint stops it.
     playFrom_ =
         on ? topLevelName(run_.finished || run_.failed ? std::string() : run_.next) : QString();

@@ -137,14 +137,19 @@ StopReason Interpreter::stepOut() {
     if (!d->child)
         return runToEnd();
     torch::NoGradGuard noGrad;
-    while (d->child && !d->failed)
+    while (d->child && !d->failed) {
+        if (!d->goOn(nextNode()))
+            return StopReason::Stepped;
         if (d->stepChild(false) == StopReason::Failed)
             return StopReason::Failed;
+    }
     return d->stopState();
 }
 
 StopReason Interpreter::runTo(const std::string& node) {
     while (!d->finished && !d->failed) {
+        if (!d->goOn(nextNode()))
+            return StopReason::Stepped;
         StopReason r = step();
         if (r == StopReason::Failed || lastNode() == node)
             return r;
@@ -159,6 +164,8 @@ StopReason Interpreter::runToEnd() {
         if (!first && d->breakpoints.count(nextNode()))
             return StopReason::Breakpoint;
         first = false;
+        if (!d->goOn(nextNode()))
+            return StopReason::Stepped;
         if (step() == StopReason::Failed)
             return StopReason::Failed;
     }
@@ -174,6 +181,10 @@ void Interpreter::setBreakpoint(const std::string& node, bool on) {
         d->breakpoints.insert(node);
     else
         d->breakpoints.erase(node);
+}
+
+void Interpreter::setBeforeNode(std::function<bool(const std::string&)> beforeNode) {
+    d->beforeNode = std::move(beforeNode);
 }
 
 bool Interpreter::hasBreakpoint(const std::string& node) const {

@@ -4,6 +4,7 @@
 // module, run to a node, run to a breakpoint or the end, reset. LibTorch stays behind the pimpl.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -62,6 +63,10 @@ public:
     void reset();
 
     void setBreakpoint(const std::string& node, bool on);
+    // Called before each node that runTo, runToEnd and stepOut run (with the node's name); when
+    // it returns false the run stops there, as at a breakpoint (a Pause; the engine process also
+    // says where a long run is).
+    void setBeforeNode(std::function<bool(const std::string& next)> beforeNode);
     bool hasBreakpoint(const std::string& node) const;
 
     bool finished() const;

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_set>
@@ -41,6 +42,7 @@ struct Interpreter::Private {
     std::vector<c10::IValue> inputs;
     std::vector<ValueSummary> inputSummaries;
     std::unordered_set<std::string> breakpoints;
+    std::function<bool(const std::string&)> beforeNode; // setBeforeNode's; may be empty
     std::vector<std::vector<int>> freeAfter; // top-level step id -> slots nobody needs after it
 
     // The run's state; reset() clears it.
@@ -80,6 +82,7 @@ struct Interpreter::Private {
     void unwind();
     bool nextIsHidden() const;
     bool lastWasHidden() const;
+    bool goOn(const std::string& next) const { return !beforeNode || beforeNode(next); }
     int nextStep() const;
     StopReason stopState() const;
     StopReason advance();

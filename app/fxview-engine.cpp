@@ -1,0 +1,66 @@
+// fxview-engine: the process that opens and runs one model for the fxview window. It confines
+// itself first (core/engine/Confinement.h), then answers the window's requests on stdin/stdout
+// (core/engine/EngineProtocol.h). The model's own prints go to stderr: stdout carries only frames.
+//
+//   fxview-engine [--memory-limit SIZE] [--unconfined]
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include "Confinement.h"
+#include "EngineServer.h"
+
+namespace {
+
+void interrupt(int) {
+    fxview::engineInterruptFlag() = true;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // The window gone (even killed) ends its engine, however busy it is.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        return 0;
+    std::int64_t memoryLimit = fxview::defaultMemoryLimit();
+    bool confine = true;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--memory-limit") && i + 1 < argc) {
+            memoryLimit = fxview::parseMemorySize(argv[++i]);
+        } else if (!std::strcmp(argv[i], "--unconfined")) {
+            confine = false;
+        } else {
+            std::fprintf(stderr, "usage: fxview-engine [--memory-limit SIZE] [--unconfined]\n");
+            return 2;
+        }
+    }
+    int channel = dup(STDOUT_FILENO);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    std::signal(SIGUSR1, interrupt);
+    std::signal(SIGPIPE, SIG_IGN);
+
+    fxview::EngineHello hello;
+    hello.pid = getpid();
+    hello.memoryLimit = memoryLimit;
+    hello.tempDir = fxview::makeEngineTempDir();
+    if (!hello.tempDir.empty())
+        setenv("TMPDIR", hello.tempDir.c_str(), 1);
+    if (confine && !hello.tempDir.empty()) {
+        fxview::Confinement c = fxview::confineProcess(hello.tempDir, memoryLimit);
+        hello.confined = c.landlocked;
+        hello.confinement = c.summary;
+    } else {
+        hello.confinement = hello.tempDir.empty()
+                                ? "the model runs unconfined: no temporary folder could be made"
+                                : "the model runs unconfined (--unconfined)";
+    }
+    int status = fxview::serveEngine(STDIN_FILENO, channel, hello);
+    fxview::removeTree(hello.tempDir);
+    return status;
+}

@@ -1,0 +1,137 @@
+#pragma once
+// What the window and its engine process say to each other, as plain data. Every request gets
+// zero or more progress messages, then its answer, then Done; the engine handles one request at
+// a time, in order. Encoded with Wire.h's binary format.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "Graph.h"
+#include "InputSpec.h"
+#include "OutputCheck.h"
+#include "RunRecord.h"
+
+namespace fxview {
+
+enum class RunCommand { Step, StepInto, StepOut, RunTo, RunToEnd, Reset };
+
+enum class EngineMessage : std::uint16_t {
+    // window -> engine
+    Open = 1,      // OpenRequest
+    SetInputs,     // InputsRequest
+    Command,       // CommandRequest
+    SetBreakpoint, // BreakpointRequest
+    ExecutedPath,  // nothing
+    // engine -> window
+    Hello = 100,    // EngineHello, once, before the first request is read
+    Progress,       // ProgressNote: a load's stage
+    Running,        // the node a long command is at (a string), at most every 50 ms
+    Opened,         // OpenedModel
+    OpenFailed,     // a sentence
+    InputsApplied,  // InputsRequest (what was applied), then a RunState
+    InputsRejected, // a sentence
+    State,          // RunState
+    Path,           // PathState
+    Failed,         // a sentence: a request ended in an error nothing expected
+    Done,           // the request is answered
+};
+
+struct EngineHello {
+    std::int64_t pid = 0;
+    bool confined = false;
+    std::string confinement; // what confines it, or why nothing does
+    std::string tempDir;     // the one folder it may write; the window removes it after it ends
+    std::int64_t memoryLimit = 0;
+};
+
+struct OpenRequest {
+    std::string source;
+    std::vector<InputSpec> inputs;
+    std::uint64_t seed = 0;
+    std::string origin; // "as given", "applied last time": for the note beside given inputs
+};
+
+struct ProgressNote {
+    std::string stage;
+    std::int64_t percent = 0;
+};
+
+struct OpenedModel {
+    std::string className;
+    Graph graph;
+    std::string graphText; // torch.fx's print(graph)
+    std::string json;      // for JSON export before a run
+    std::vector<InputSpec> inputs;
+    std::uint64_t seed = 0; // the seed they were made with (0 when the given ones gave way)
+    std::string inputNote, inputError;
+};
+
+struct InputsRequest {
+    std::vector<InputSpec> inputs;
+    std::uint64_t seed = 0;
+};
+
+struct CommandRequest {
+    RunCommand command = RunCommand::Step;
+    std::string node; // RunTo's target
+};
+
+struct BreakpointRequest {
+    std::string node;
+    bool on = false;
+};
+
+// The module Step Into is inside, as plain data (laid out by the window).
+struct FrameState {
+    std::string node, moduleType;
+    Graph graph;
+    std::string graphText;
+    std::unordered_map<std::string, NodeRecord> records;
+    std::string last, next;
+};
+
+struct RunState {
+    std::unordered_map<std::string, NodeRecord> records;
+    std::vector<std::string> order;
+    std::string last, next;
+    bool finished = false;
+    bool failed = false;
+    std::string failure;
+    OutputCheck outputCheck;
+    std::int64_t depth = 0;
+    std::string json;
+    std::shared_ptr<FrameState> inside; // null when not stepped into a module
+};
+
+struct PathState {
+    Graph graph;
+    std::unordered_map<std::string, NodeRecord> records;
+};
+
+std::string encode(const EngineHello& m);
+std::string encode(const OpenRequest& m);
+std::string encode(const ProgressNote& m);
+std::string encode(const OpenedModel& m);
+std::string encode(const InputsRequest& m);
+std::string encode(const CommandRequest& m);
+std::string encode(const BreakpointRequest& m);
+std::string encode(const RunState& m);
+std::string encode(const PathState& m);
+std::string encode(const std::string& sentence);
+
+// Each throws WireError on a payload that does not decode whole.
+void decode(const std::string& payload, EngineHello& m);
+void decode(const std::string& payload, OpenRequest& m);
+void decode(const std::string& payload, ProgressNote& m);
+void decode(const std::string& payload, OpenedModel& m);
+void decode(const std::string& payload, InputsRequest& m);
+void decode(const std::string& payload, CommandRequest& m);
+void decode(const std::string& payload, BreakpointRequest& m);
+void decode(const std::string& payload, RunState& m);
+void decode(const std::string& payload, PathState& m);
+void decode(const std::string& payload, std::string& sentence);
+
+} // namespace fxview

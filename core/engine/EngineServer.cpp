@@ -1,0 +1,301 @@
+#include "EngineServer.h"
+
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+
+#include "FxText.h"
+#include "GraphJson.h"
+#include "Interpreter.h"
+#include "Model.h"
+#include "Tracer.h"
+#include "Wire.h"
+
+namespace fxview {
+
+std::atomic<bool>& engineInterruptFlag() {
+    static std::atomic<bool> flag{false};
+    return flag;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string fileName(const std::string& path) {
+    std::size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::string joined(const std::vector<InputSpec>& specs) {
+    std::string text;
+    for (const InputSpec& spec : specs)
+        text += (text.empty() ? "" : ", ") + spec.text();
+    return text;
+}
+
+class Server {
+public:
+    explicit Server(int out) : out_(out) {}
+
+    void handle(const Frame& request) {
+        engineInterruptFlag() = false;
+        try {
+            switch (static_cast<EngineMessage>(request.kind)) {
+            case EngineMessage::Open: {
+                OpenRequest m;
+                decode(request.payload, m);
+                open(m);
+                break;
+            }
+            case EngineMessage::SetInputs: {
+                InputsRequest m;
+                decode(request.payload, m);
+                setInputs(m);
+                break;
+            }
+            case EngineMessage::Command: {
+                CommandRequest m;
+                decode(request.payload, m);
+                command(m);
+                break;
+            }
+            case EngineMessage::SetBreakpoint: {
+                BreakpointRequest m;
+                decode(request.payload, m);
+                if (interpreter_)
+                    interpreter_->setBreakpoint(m.node, m.on);
+                break;
+            }
+            case EngineMessage::ExecutedPath:
+                executedPath();
+                break;
+            default:
+                throw WireError("an unknown request " + std::to_string(request.kind));
+            }
+        } catch (const WireError&) {
+            throw;
+        } catch (const std::exception& e) {
+            // A model or LibTorch throwing where nothing expected it: the model stays open.
+            std::string why = e.what();
+            why = why.substr(0, why.find('\n'));
+            send(EngineMessage::Failed,
+                 encode("The engine stopped on an unexpected error (" + why +
+                        "); the model stays open, Reset (Ctrl+Shift+F5) to run again."));
+        }
+        send(EngineMessage::Done, {});
+    }
+
+private:
+    int out_;
+    std::shared_ptr<Model> model_;
+    std::unique_ptr<Interpreter> interpreter_;
+    std::vector<InputSpec> specs_;
+    std::uint64_t seed_ = 0;
+    OutputCheck outputCheck_; // this run's, once it has ended
+    Clock::time_point lastRunning_;
+
+    void send(EngineMessage kind, const std::string& payload) {
+        writeFrame(out_, static_cast<std::uint16_t>(kind), payload);
+    }
+
+    void progress(const std::string& stage, int percent) {
+        send(EngineMessage::Progress, encode(ProgressNote{stage, percent}));
+    }
+
+    void open(const OpenRequest& request) {
+        progress("Loading " + fileName(request.source), 5);
+        LoadResult loaded = loadModel(request.source);
+        if (!loaded.ok())
+            return send(EngineMessage::OpenFailed, encode(loaded.error));
+        progress("Tracing " + loaded.model->className(), 40);
+        TraceResult traced = importGraph(*loaded.model);
+        if (!traced.ok())
+            return send(EngineMessage::OpenFailed, encode(traced.error));
+        progress("Laying out " + std::to_string(traced.graph.nodeCount()) + " nodes", 55);
+
+        OpenedModel model;
+        model.className = loaded.model->className();
+        model.graph = traced.graph;
+        model.graphText = formatGraph(traced.graph);
+        model.json = graphToJson(traced.graph, {request.source, loaded.model->className()});
+        auto interpreter = std::make_unique<Interpreter>(loaded.model, std::move(traced));
+        std::vector<InputSpec> inputs = request.inputs;
+        std::uint64_t seed = request.seed;
+        if (!inputs.empty()) {
+            // Inputs given (or remembered) that cannot be made give way to the guess, so that a
+            // bad spec never leaves a model that cannot run.
+            std::string error = interpreter->setInputs(inputs, seed);
+            if (error.empty()) {
+                model.inputNote = "input " + joined(inputs) + " " + request.origin;
+            } else {
+                model.inputError = error;
+                inputs.clear();
+                seed = 0;
+            }
+        }
+        if (inputs.empty()) {
+            InputChoice guess = interpreter->guessInputs();
+            inputs = guess.specs;
+            model.inputNote = guess.error.empty() ? guess.explanation : guess.error;
+            while (!model.inputNote.empty() && std::isspace((unsigned char)model.inputNote.back()))
+                model.inputNote.pop_back();
+            if (!guess.error.empty() && model.inputError.empty())
+                model.inputError = model.inputNote;
+            if (!inputs.empty()) {
+                std::string error = interpreter->setInputs(inputs, seed);
+                if (!error.empty())
+                    model.inputError = model.inputNote = error;
+            }
+        }
+        model.inputs = inputs;
+        model.seed = seed;
+        model_ = loaded.model;
+        interpreter_ = std::move(interpreter);
+        interpreter_->setBeforeNode([this](const std::string& next) { return beforeNode(next); });
+        specs_ = inputs;
+        seed_ = seed;
+        outputCheck_ = {};
+        send(EngineMessage::Opened, encode(model));
+        publish();
+    }
+
+    // Between two nodes of a long command: says where it is (the window names the node if this
+    // process dies), and stops on an interrupt.
+    bool beforeNode(const std::string& next) {
+        Clock::time_point now = Clock::now();
+        if (now - lastRunning_ > std::chrono::milliseconds(50)) {
+            lastRunning_ = now;
+            send(EngineMessage::Running, encode(next));
+        }
+        return !engineInterruptFlag().exchange(false);
+    }
+
+    void setInputs(const InputsRequest& request) {
+        if (!interpreter_)
+            return;
+        std::string error = interpreter_->setInputs(request.inputs, request.seed);
+        if (!error.empty())
+            return send(EngineMessage::InputsRejected, encode(error));
+        specs_ = request.inputs;
+        seed_ = request.seed;
+        send(EngineMessage::InputsApplied, encode(request));
+        publish();
+    }
+
+    void command(const CommandRequest& request) {
+        if (!interpreter_)
+            return;
+        // The window names this node if the process dies during a single step.
+        send(EngineMessage::Running, encode(interpreter_->nextNode()));
+        switch (request.command) {
+        case RunCommand::Step:
+            interpreter_->step();
+            break;
+        case RunCommand::StepInto:
+            interpreter_->stepInto();
+            break;
+        case RunCommand::StepOut:
+            interpreter_->stepOut();
+            break;
+        case RunCommand::RunTo:
+            interpreter_->runTo(request.node);
+            break;
+        case RunCommand::RunToEnd:
+            interpreter_->runToEnd();
+            break;
+        case RunCommand::Reset:
+            interpreter_->reset();
+            break;
+        }
+        publish();
+    }
+
+    void executedPath() {
+        if (!interpreter_)
+            return;
+        PathState path;
+        std::unordered_map<std::string, ValueSummary> values;
+        path.graph = interpreter_->executedPath(&values);
+        for (auto& [name, value] : values) {
+            NodeRecord& r = path.records[name];
+            r.state = NodeState::Done;
+            r.runs = 1;
+            r.value = std::move(value);
+        }
+        send(EngineMessage::Path, encode(path));
+    }
+
+    // The innermost module Step Into is in.
+    std::shared_ptr<FrameState> insideFrame() const {
+        const Interpreter* at = interpreter_.get();
+        std::string path, type;
+        while (const Interpreter* inner = at->steppedInto()) {
+            std::string node = at->steppedIntoNode();
+            if (const Node* n = at->graph().find(node)) // a module's class, a function's target
+                type = n->op == Op::CallModule ? n->moduleType : n->target;
+            path += (path.empty() ? "" : ".") + node;
+            at = inner;
+        }
+        if (at == interpreter_.get())
+            return nullptr;
+        auto frame = std::make_shared<FrameState>();
+        frame->node = path;
+        frame->moduleType = type;
+        frame->graph = at->graph();
+        frame->graphText = formatGraph(frame->graph);
+        frame->graph.forEachNode([&](const Node& n, int) {
+            if (const NodeRecord* r = at->record(n.name))
+                frame->records.emplace(n.name, *r);
+        });
+        frame->last = at->lastNode();
+        frame->next = at->nextNode();
+        return frame;
+    }
+
+    void publish() {
+        RunState s;
+        interpreter_->graph().forEachNode([&](const Node& n, int) {
+            if (const NodeRecord* r = interpreter_->record(n.name))
+                s.records.emplace(n.name, *r);
+        });
+        s.order = interpreter_->executionOrder();
+        s.last = interpreter_->lastNode();
+        s.next = interpreter_->nextNode();
+        s.finished = interpreter_->finished();
+        s.failed = interpreter_->failed();
+        s.failure = interpreter_->failure();
+        // Checked once per run, when it ends: forward costs as much as the run itself.
+        if (!s.finished)
+            outputCheck_ = {};
+        else if (outputCheck_.verdict == OutputCheck::Verdict::NotChecked)
+            outputCheck_ = interpreter_->checkOutputs();
+        s.outputCheck = outputCheck_;
+        s.depth = interpreter_->depth();
+        s.inside = insideFrame();
+        Interpreter* it = interpreter_.get();
+        JsonRunInfo info{specs_, it->inputSummaries(), seed_,
+                         [it](const std::string& n) { return it->record(n); }};
+        s.json = graphToJson(it->graph(), {model_->source(), model_->className()}, &info);
+        send(EngineMessage::State, encode(s));
+    }
+};
+
+} // namespace
+
+int serveEngine(int in, int out, const EngineHello& hello) {
+    writeFrame(out, static_cast<std::uint16_t>(EngineMessage::Hello), encode(hello));
+    Server server(out);
+    Frame request;
+    try {
+        while (readFrame(in, request))
+            server.handle(request);
+    } catch (const WireError& e) {
+        std::fprintf(stderr, "fxview engine: %s\n", e.what());
+        return 1;
+    }
+    return 0;
+}
+
+} // namespace fxview

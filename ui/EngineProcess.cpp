@@ -1,0 +1,189 @@
+#include "EngineProcess.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <algorithm>
+#include <csignal>
+#include <cstring>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "Confinement.h"
+#include "EngineServer.h"
+#include "Wire.h"
+
+namespace fxview {
+
+QString signalName(int signal) {
+    switch (signal) {
+    case SIGSEGV:
+        return "SIGSEGV";
+    case SIGABRT:
+        return "SIGABRT";
+    case SIGBUS:
+        return "SIGBUS";
+    case SIGFPE:
+        return "SIGFPE";
+    case SIGILL:
+        return "SIGILL";
+    case SIGKILL:
+        return "SIGKILL";
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGSYS:
+        return "SIGSYS";
+    default:
+        return QString("signal %1").arg(signal);
+    }
+}
+
+EngineProcess::EngineProcess(const EngineSettings& settings, QObject* parent)
+    : QObject(parent), settings_(settings) {}
+
+EngineProcess::~EngineProcess() {
+    if (process_) {
+        process_->disconnect(this);
+        kill();
+        process_->waitForFinished(2000);
+    }
+    if (socket_ >= 0) {
+        ::shutdown(socket_, SHUT_RDWR); // the server thread's read ends
+        ::close(socket_);
+    }
+    if (server_.joinable())
+        server_.detach(); // a model stuck in a loop keeps its thread: --in-process cannot kill it
+    removeTree(hello_.tempDir);
+}
+
+QString EngineProcess::enginePath() {
+    QString given = qEnvironmentVariable("FXVIEW_ENGINE");
+    if (!given.isEmpty())
+        return given;
+    QString beside = QCoreApplication::applicationDirPath() + "/fxview-engine";
+    if (QFileInfo(beside).isExecutable())
+        return beside;
+    return QStringLiteral(FXVIEW_ENGINE_BUILT);
+}
+
+void EngineProcess::start() {
+    alive_ = true;
+    if (settings_.inProcess) {
+        int pair[2];
+        if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+            return ended("could not start (socketpair failed)");
+        socket_ = pair[0];
+        EngineHello hello;
+        hello.pid = getpid();
+        hello.confinement = "the model runs unconfined, inside the window (--in-process)";
+        server_ = std::thread([fd = pair[1], hello] {
+            serveEngine(fd, fd, hello);
+            ::close(fd);
+        });
+        notifier_ = new QSocketNotifier(socket_, QSocketNotifier::Read, this);
+        connect(notifier_, &QSocketNotifier::activated, this, [this] {
+            char bytes[65536];
+            ssize_t got = ::read(socket_, bytes, sizeof bytes);
+            if (got <= 0) {
+                notifier_->setEnabled(false);
+                return ended("ended");
+            }
+            received(QByteArray(bytes, static_cast<int>(got)));
+        });
+        return;
+    }
+    process_ = new QProcess(this);
+    process_->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    QStringList args;
+    if (settings_.memoryLimit > 0)
+        args << "--memory-limit" << QString::number(settings_.memoryLimit);
+    if (!settings_.confine)
+        args << "--unconfined";
+    connect(process_, &QProcess::readyReadStandardOutput, this,
+            [this] { received(process_->readAllStandardOutput()); });
+    connect(process_, &QProcess::started, this, [this] { pid_ = process_->processId(); });
+    connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            ended("could not be started (" + process_->errorString() + ")");
+    });
+    connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+        received(process_->readAllStandardOutput());
+        ended(status == QProcess::CrashExit ? QString("crashed (%1)").arg(signalName(code))
+                                            : QString("exited (code %1)").arg(code));
+    });
+    process_->start(enginePath(), args);
+    pid_ = process_->processId();
+}
+
+bool EngineProcess::doneOne() {
+    if (owed_.empty())
+        return false;
+    bool owed = owed_.front();
+    owed_.pop_front();
+    return owed;
+}
+
+int EngineProcess::owedJobs() {
+    int jobs = static_cast<int>(std::count(owed_.begin(), owed_.end(), true));
+    owed_.clear();
+    return jobs;
+}
+
+void EngineProcess::send(EngineMessage kind, const std::string& payload, bool owed) {
+    owed_.push_back(owed);
+    if (!alive_)
+        return; // died() (already sent or on its way) finishes it
+    std::string frame = encodeFrame(static_cast<std::uint16_t>(kind), payload);
+    if (process_) {
+        process_->write(frame.data(), static_cast<qint64>(frame.size()));
+    } else if (socket_ >= 0) {
+        const char* p = frame.data();
+        std::size_t left = frame.size();
+        while (left > 0) {
+            ssize_t wrote = ::write(socket_, p, left);
+            if (wrote <= 0)
+                break;
+            p += wrote;
+            left -= static_cast<std::size_t>(wrote);
+        }
+    }
+}
+
+void EngineProcess::kill() {
+    killed_ = true;
+    if (qint64 pid = pid_.load(); pid > 0)
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+}
+
+void EngineProcess::interrupt() {
+    if (qint64 pid = pid_.load(); pid > 0)
+        ::kill(static_cast<pid_t>(pid), SIGUSR1);
+    else if (settings_.inProcess)
+        engineInterruptFlag() = true;
+}
+
+void EngineProcess::received(const QByteArray& bytes) {
+    buffer_.append(bytes.constData(), static_cast<std::size_t>(bytes.size()));
+    Frame frame;
+    try {
+        while (alive_ && takeFrame(buffer_, frame)) {
+            if (frame.kind == static_cast<std::uint16_t>(EngineMessage::Hello))
+                decode(frame.payload, hello_);
+            emit message(frame.kind, frame.payload);
+        }
+    } catch (const WireError& e) {
+        // A peer that does not speak our frames is as good as dead.
+        kill();
+        ended(QString("sent a broken message (%1)").arg(e.what()));
+    }
+}
+
+void EngineProcess::ended(const QString& how) {
+    if (!alive_)
+        return;
+    alive_ = false;
+    pid_ = 0;
+    removeTree(hello_.tempDir);
+    emit died(how);
+}
+
+} // namespace fxview

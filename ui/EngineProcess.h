@@ -1,0 +1,75 @@
+#pragma once
+// One engine: an fxview-engine process (or, with --in-process, a server thread of this process)
+// and the frames it sends. It lives on the Engine's worker thread; kill() and interrupt() may be
+// called from any thread, so that the GUI thread ends a busy engine at once.
+
+#include <QByteArray>
+#include <QObject>
+#include <QProcess>
+#include <QSocketNotifier>
+#include <atomic>
+#include <deque>
+#include <string>
+#include <thread>
+
+#include "EngineProtocol.h"
+
+namespace fxview {
+
+struct EngineSettings {
+    bool inProcess = false;       // today's debugging mode: no process, no confinement
+    std::int64_t memoryLimit = 0; // 0: the engine's default, half the machine's RAM
+    bool confine = true;
+};
+
+class EngineProcess : public QObject {
+    Q_OBJECT
+public:
+    EngineProcess(const EngineSettings& settings, QObject* parent = nullptr);
+    ~EngineProcess() override;
+
+    void start();
+    // `owed`: the request finishes one of the Engine's jobs when it is Done (or the engine dies).
+    void send(EngineMessage kind, const std::string& payload, bool owed);
+    // SIGKILL now; died() follows. Thread-safe.
+    void kill();
+    // SIGUSR1: a run stops before its next node. Thread-safe.
+    void interrupt();
+    bool alive() const { return alive_; }
+    bool killed() const { return killed_; } // kill() was called: a death asked for
+    const EngineHello& hello() const { return hello_; }
+    int outstanding() const { return static_cast<int>(owed_.size()); } // sent, not yet Done
+    bool doneOne(); // a Done arrived: whether its request was owed
+    int owedJobs(); // the owed requests still open, forgotten (the engine is gone)
+
+    // Where fxview-engine is: $FXVIEW_ENGINE, beside this executable, or the build tree's.
+    static QString enginePath();
+
+signals:
+    void message(quint16 kind, const std::string& payload);
+    // How it ended, for a sentence: "crashed (SIGSEGV)", "was killed (SIGKILL)", "exited (code 1)".
+    void died(const QString& how);
+
+private:
+    void received(const QByteArray& bytes);
+    void ended(const QString& how);
+    EngineSettings settings_;
+    QProcess* process_ = nullptr;
+    // --in-process: the server thread and this side's end of its socket pair.
+    std::thread server_;
+    int socket_ = -1;
+    QSocketNotifier* notifier_ = nullptr;
+    std::string buffer_;
+    std::deque<bool> owed_;
+    EngineHello hello_;
+    std::atomic<qint64> pid_{0};
+    std::atomic<bool> killed_{false};
+    bool alive_ = false;
+};
+
+// "SIGSEGV" for 11.
+QString signalName(int signal);
+
+} // namespace fxview
+
+Q_DECLARE_METATYPE(std::string)

@@ -53,6 +53,10 @@ public:
         if (current_)
             current_->kill();
     }
+    qint64 currentPid() {
+        std::lock_guard<std::mutex> guard(lock);
+        return current_ ? current_->pid() : 0;
+    }
     void interruptCurrent() {
         std::lock_guard<std::mutex> guard(lock);
         if (current_)
@@ -503,6 +507,10 @@ void Engine::setBreakpoint(const QString& node, bool on) {
 void Engine::stop() {
     worker_->killCurrent();
     post([](EngineWorker& w) { w.reload(); });
+}
+
+qint64 Engine::enginePid() const {
+    return worker_->currentPid();
 }
 
 void Engine::interrupt() {

@@ -129,6 +129,9 @@ public:
     // Asks a long run to stop before its next node (Pause); an engine stuck inside one node is
     // stopped as stop() does after half a second.
     void interrupt();
+    // The process running the open model (0 when there is none, or in-process): for the About
+    // box and for tests that crash it on purpose.
+    qint64 enginePid() const;
 
 signals:
     void loadProgress(int load, const QString& stage, int percent);

@@ -36,7 +36,8 @@ public:
     // SIGUSR1: a run stops before its next node. Thread-safe.
     void interrupt();
     bool alive() const { return alive_; }
-    bool killed() const { return killed_; } // kill() was called: a death asked for
+    qint64 pid() const { return pid_.load(); } // 0 in-process or once it has ended
+    bool killed() const { return killed_; }    // kill() was called: a death asked for
     const EngineHello& hello() const { return hello_; }
     int outstanding() const { return static_cast<int>(owed_.size()); } // sent, not yet Done
     bool doneOne(); // a Done arrived: whether its request was owed

@@ -81,7 +81,7 @@ void Interpreter::Private::recordDone(int id, const c10::IValue& value, Clock::t
     r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
     r.value = summarize(value, options.fullSummaries);
     last = stepAt(id).name;
-    order.push_back(last);
+    noteRan(last);
 }
 
 void Interpreter::Private::fail(int id, const std::string& why, const torch::jit::Stack& operands) {
@@ -102,7 +102,7 @@ void Interpreter::Private::fail(int id, const std::string& why, const torch::jit
     r.error = failure;
     failed = true;
     last = s.name;
-    order.push_back(last);
+    noteRan(last);
 }
 
 // Marks every node of a block that has not run as not executed (a branch not taken).
@@ -116,11 +116,28 @@ void Interpreter::Private::markNotExecuted(const StepBlock& block) {
     }
 }
 
+void Interpreter::Private::noteRan(const std::string& name) {
+    order.push_back(name);
+    // Past the bound, the oldest entries after the first kOrderHead go, a chunk at a time: the
+    // order keeps how the run began and what it did last.
+    if (order.size() > kMaxOrder) {
+        auto from = order.begin() + kOrderHead;
+        order.erase(from, from + static_cast<std::ptrdiff_t>(kMaxOrder / 2));
+        orderDropped += kMaxOrder / 2;
+    }
+}
+
 void Interpreter::Private::logPath(PathEvent::Kind kind, int id, int block,
                                    std::int64_t iteration) {
     const Node* n = nodeOf[static_cast<std::size_t>(id)];
     if (!n)
         return;
+    // A loop that runs on and on (or never ends) costs bounded memory: the log keeps its first
+    // events, each node's record keeps its last run and count (`runs`).
+    if (pathLog.size() >= kMaxPathEvents) {
+        pathLogFull = true;
+        return;
+    }
     pathLog.push_back(PathEvent{kind, n, block, iteration, {}, false});
     // Inside an if or a loop the record is overwritten by the next run, so this run's
     // summary is kept; a top-level node runs once and its record is read when asked.
@@ -288,7 +305,7 @@ bool Interpreter::Private::enterControl(int id) {
         return false;
     }
     last = s.name;
-    order.push_back(last);
+    noteRan(last);
     r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
     return true;
 }
@@ -428,7 +445,7 @@ void Interpreter::Private::completeChild() {
 StopReason Interpreter::Private::stepChild(bool into) {
     StopReason r = into ? child->stepInto() : child->step();
     const std::string& childName = stepAt(childStep).name;
-    order.push_back(childName + "." + child->lastNode());
+    noteRan(childName + "." + child->lastNode());
     if (r == StopReason::Failed) {
         failure = "Inside '" + childName + "': " + child->failure();
         records[static_cast<std::size_t>(childStep)].state = NodeState::Failed;

@@ -47,13 +47,13 @@ int main(int argc, char** argv) {
 
     fxview::EngineHello hello;
     hello.pid = getpid();
-    hello.memoryLimit = memoryLimit;
     hello.tempDir = fxview::makeEngineTempDir();
     if (!hello.tempDir.empty())
         setenv("TMPDIR", hello.tempDir.c_str(), 1);
     if (confine && !hello.tempDir.empty()) {
         fxview::Confinement c = fxview::confineProcess(hello.tempDir, memoryLimit);
         hello.confined = c.landlocked;
+        hello.memoryLimit = memoryLimit; // applied with or without Landlock
         hello.confinement = c.summary;
     } else {
         hello.confinement = hello.tempDir.empty()

@@ -5,7 +5,12 @@
 #include <QCommandLineParser>
 #include <QMessageBox>
 
+#include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstring>
+#include <string>
+#include <unistd.h>
 
 #include "Confinement.h"
 #include "InputSpec.h"
@@ -13,6 +18,9 @@
 #include "OpenTime.h"
 #include "VersionText.h"
 #include "Versions.h"
+#ifdef FXVIEW_IN_PROCESS_BUILD
+#include "EngineServer.h"
+#endif
 
 namespace {
 
@@ -74,9 +82,35 @@ bool asksForHelpOrVersion(int argc, char** argv) {
     return false;
 }
 
+#ifndef FXVIEW_IN_PROCESS_BUILD
+bool asksFor(int argc, char** argv, const char* option) {
+    for (int i = 1; i < argc; ++i)
+        if (!std::strcmp(argv[i], option))
+            return true;
+    return false;
+}
+#endif
+
 } // namespace
 
 int main(int argc, char** argv) {
+#ifdef FXVIEW_IN_PROCESS_BUILD
+    fxview::EngineProcess::setInProcessServer({fxview::serveEngine, fxview::engineInterruptFlag});
+#else
+    // fxview never loads LibTorch (its engine processes do); --in-process is the same app with the
+    // engine linked in, which replaces this process.
+    if (asksFor(argc, argv, "--in-process")) {
+        char self[PATH_MAX] = {};
+        if (readlink("/proc/self/exe", self, sizeof self - 1) > 0) {
+            std::string path(self);
+            path = path.substr(0, path.rfind('/') + 1) + "fxview-in-process";
+            execv(path.c_str(), argv);
+            std::fprintf(stderr, "fxview: --in-process needs %s beside fxview (%s).\n",
+                         path.c_str(), std::strerror(errno));
+        }
+        return 2;
+    }
+#endif
     // --help and --version print and exit without opening a display (over ssh, in scripts).
     if (asksForHelpOrVersion(argc, argv)) {
         QCoreApplication core(argc, argv);

@@ -1,8 +1,10 @@
 #pragma once
 // Shared by the Qt Tests: readable failure messages for std types, and where fixtures live.
 
+#include <QElapsedTimer>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QString>
 #include <QtTest>
 #include <string>
@@ -23,6 +25,30 @@ template <> inline char* toString(const std::vector<std::string>& v) {
 // A file written by tests/fixtures/generate_fixtures.py (CTest runs it before these tests).
 inline std::string fixture(const std::string& name) {
     return std::string(FXVIEW_FIXTURE_DIR) + "/" + name;
+}
+
+// fxtrace run as a person runs it: exit code, whether it died of a signal, its output and time.
+struct FxtraceRun {
+    int exitCode = -1;
+    bool crashed = false;
+    QString out;
+    QString err;
+    double seconds = 0;
+};
+
+inline FxtraceRun fxtrace(const QStringList& arguments) {
+    QProcess process;
+    QElapsedTimer timer;
+    timer.start();
+    process.start(FXTRACE_PATH, arguments);
+    process.waitForFinished(120000);
+    FxtraceRun run;
+    run.seconds = timer.elapsed() / 1000.0;
+    run.crashed = process.exitStatus() != QProcess::NormalExit;
+    run.exitCode = process.exitCode();
+    run.out = QString::fromUtf8(process.readAllStandardOutput());
+    run.err = QString::fromUtf8(process.readAllStandardError());
+    return run;
 }
 
 inline QByteArray readFile(const std::string& path) {

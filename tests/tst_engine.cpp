@@ -8,9 +8,7 @@
 #include "Model.h"
 #include "Tracer.h"
 
-#include <QElapsedTimer>
 #include <QFile>
-#include <QProcess>
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -24,28 +22,6 @@
 #include "Wire.h"
 
 namespace {
-
-struct Run {
-    int exitCode = -1;
-    bool crashed = false;
-    QString err;
-    double seconds = 0;
-};
-
-Run fxtrace(const QStringList& arguments) {
-    QProcess process;
-    QElapsedTimer timer;
-    timer.start();
-    process.start(FXTRACE_PATH, arguments);
-    process.waitForFinished(120000);
-    Run run;
-    run.seconds = timer.elapsed() / 1000.0;
-    run.crashed = process.exitStatus() != QProcess::NormalExit;
-    run.exitCode = process.exitCode();
-    process.readAllStandardOutput();
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
-}
 
 // Runs `probe` in a child confined to `dir`; returns the child's exit code (its probe's result).
 int inConfinedChild(const std::string& dir, const std::function<int()>& probe) {
@@ -223,7 +199,7 @@ void TestEngine::hostileFilesGiveOneSentence_data() {
 void TestEngine::hostileFilesGiveOneSentence() {
     QFETCH(QString, file);
     QFETCH(QString, sentence);
-    Run run = fxtrace({"run", QString::fromStdString(fixture(file.toStdString()))});
+    FxtraceRun run = fxtrace({"run", QString::fromStdString(fixture(file.toStdString()))});
     QVERIFY2(!run.crashed, qPrintable(run.err));
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains(sentence), qPrintable(run.err));
@@ -237,18 +213,18 @@ void TestEngine::setstateWritesNothing() {
     const QString pwned = QString::fromStdString(fixture("PWNED.pt"));
     const QString model = QString::fromStdString(fixture("setstate_writes.pt"));
     QFile::remove(pwned);
-    Run confined = fxtrace({"graph", model});
+    FxtraceRun confined = fxtrace({"graph", model});
     QCOMPARE(confined.exitCode, 0);
     QVERIFY2(!QFile::exists(pwned), "the confined engine let __setstate__ write");
     // The check can fail: unconfined (--in-process), the same file does write.
-    Run unconfined = fxtrace({"graph", model, "--in-process"});
+    FxtraceRun unconfined = fxtrace({"graph", model, "--in-process"});
     QCOMPARE(unconfined.exitCode, 0);
     QVERIFY(QFile::exists(pwned));
     QFile::remove(pwned);
 }
 
 void TestEngine::endlessLoopStopsAtTheTimeLimit() {
-    Run run =
+    FxtraceRun run =
         fxtrace({"run", QString::fromStdString(fixture("endless_loop.pt")), "--time-limit", "2"});
     QVERIFY(!run.crashed);
     QCOMPARE(run.exitCode, 1);

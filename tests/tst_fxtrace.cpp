@@ -9,29 +9,6 @@
 
 #include "TestSupport.h"
 
-namespace {
-
-struct Run {
-    int exitCode = -1;
-    bool crashed = false;
-    QString out;
-    QString err;
-};
-
-Run fxtrace(const QStringList& arguments) {
-    QProcess process;
-    process.start(FXTRACE_PATH, arguments);
-    process.waitForFinished(120000);
-    Run run;
-    run.crashed = process.exitStatus() != QProcess::NormalExit;
-    run.exitCode = process.exitCode();
-    run.out = QString::fromUtf8(process.readAllStandardOutput());
-    run.err = QString::fromUtf8(process.readAllStandardError());
-    return run;
-}
-
-} // namespace
-
 class TestFxtrace : public QObject {
     Q_OBJECT
 private slots:
@@ -79,7 +56,7 @@ void TestFxtrace::graphOfTinyNet_data() {
 
 void TestFxtrace::graphOfTinyNet() {
     QFETCH(QString, source);
-    Run run = fxtrace({"graph", source});
+    FxtraceRun run = fxtrace({"graph", source});
     QCOMPARE(run.exitCode, 0);
     // Byte for byte what print(torch.fx.symbolic_trace(TinyNet()).graph) printed in the generator.
     QJsonObject fx = QJsonDocument::fromJson(readFile(fixture("tinynet.fx.json"))).object();
@@ -88,7 +65,7 @@ void TestFxtrace::graphOfTinyNet() {
 }
 
 void TestFxtrace::versionNamesTheLibraries() {
-    Run run = fxtrace({"--version"});
+    FxtraceRun run = fxtrace({"--version"});
     QCOMPARE(run.exitCode, 0);
     QRegularExpression line(
         R"(^fxtrace \d+\.\d+\.\d+ \(LibTorch (\d+)\.(\d+)[.\d]*, Qt 6\.[.\d]+, )"
@@ -104,12 +81,12 @@ void TestFxtrace::versionNamesTheLibraries() {
 // The difference is injected (see Interpreter::checkOutputs): fxtrace must not end well on it.
 void TestFxtrace::outputThatDiffersExitsOne() {
     qputenv("FXVIEW_TEST_OUTPUTS_DIFFER", "1");
-    Run run = fxtrace({"run", "example:tinynet", "--input", "3x4"});
+    FxtraceRun run = fxtrace({"run", "example:tinynet", "--input", "3x4"});
     qunsetenv("FXVIEW_TEST_OUTPUTS_DIFFER");
     QCOMPARE(run.exitCode, 1);
     QVERIFY(run.out.endsWith("Outputs equal: False\n"));
     QVERIFY2(run.err.contains("differs from the model's own forward"), qPrintable(run.err));
-    Run honest = fxtrace({"run", "example:tinynet", "--input", "3x4"});
+    FxtraceRun honest = fxtrace({"run", "example:tinynet", "--input", "3x4"});
     QCOMPARE(honest.exitCode, 0);
     QVERIFY(honest.out.endsWith("Outputs equal: True\n"));
 }
@@ -120,7 +97,7 @@ void TestFxtrace::savedOutputsLoadInPython() {
     QTemporaryDir dir;
     QString saved = dir.filePath("out.pt");
     QString model = QString::fromStdString(fixture("printing_rules_scripted.pt"));
-    Run run = fxtrace({"run", model, "--input", "3x4", "--save-outputs", saved});
+    FxtraceRun run = fxtrace({"run", model, "--input", "3x4", "--save-outputs", saved});
     QCOMPARE(run.exitCode, 0);
     QProcess python;
     python.start(FXVIEW_PYTHON_PATH,
@@ -136,13 +113,14 @@ void TestFxtrace::savedOutputsLoadInPython() {
     QVERIFY(python.waitForFinished(120000));
     QCOMPARE(QString::fromUtf8(python.readAllStandardError()), QString());
     QCOMPARE(QString::fromUtf8(python.readAllStandardOutput()), QString("equal\n"));
-    Run nowhere = fxtrace({"run", model, "--input", "3x4", "--save-outputs", "/no/such/dir/o.pt"});
+    FxtraceRun nowhere =
+        fxtrace({"run", model, "--input", "3x4", "--save-outputs", "/no/such/dir/o.pt"});
     QCOMPARE(nowhere.exitCode, 1);
     QVERIFY2(nowhere.err.contains("Cannot write '/no/such/dir/o.pt'"), qPrintable(nowhere.err));
 }
 
 void TestFxtrace::nodesOfTinyNet() {
-    Run run = fxtrace({"nodes", QString::fromStdString(fixture("tinynet_traced.pt"))});
+    FxtraceRun run = fxtrace({"nodes", QString::fromStdString(fixture("tinynet_traced.pt"))});
     QCOMPARE(run.exitCode, 0);
     QCOMPARE(run.out, QString("placeholder x\ncall_module fc1\ncall_function relu\n"
                               "call_module fc2\noutput output\nNode count: 5\n"));
@@ -151,7 +129,7 @@ void TestFxtrace::nodesOfTinyNet() {
 void TestFxtrace::jsonToFile() {
     QTemporaryDir dir;
     QString path = dir.filePath("tinynet.json");
-    Run run = fxtrace({"json", "example:tinynet", "-o", path});
+    FxtraceRun run = fxtrace({"json", "example:tinynet", "-o", path});
     QCOMPARE(run.exitCode, 0);
     QVERIFY(run.out.isEmpty());
     QByteArray json = readFile(path.toStdString());
@@ -192,7 +170,7 @@ void TestFxtrace::badFilesExitOne_data() {
 void TestFxtrace::badFilesExitOne() {
     QFETCH(QString, file);
     QFETCH(QString, phrase);
-    Run run = fxtrace({"graph", QString::fromStdString(fixture(file.toStdString()))});
+    FxtraceRun run = fxtrace({"graph", QString::fromStdString(fixture(file.toStdString()))});
     QVERIFY(!run.crashed);
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains(phrase), qPrintable(run.err));
@@ -211,24 +189,24 @@ void TestFxtrace::badUsageExitsTwo_data() {
 
 void TestFxtrace::badUsageExitsTwo() {
     QFETCH(QStringList, arguments);
-    Run run = fxtrace(arguments);
+    FxtraceRun run = fxtrace(arguments);
     QCOMPARE(run.exitCode, 2);
     QVERIFY(run.err.startsWith("fxtrace: "));
 }
 
 void TestFxtrace::help() {
-    Run run = fxtrace({"--help"});
+    FxtraceRun run = fxtrace({"--help"});
     QCOMPARE(run.exitCode, 0);
     for (const char* word : {"graph", "nodes", "json", "example:tinynet", "example:branchy",
                              "example:smallcnn", "Exit codes"})
         QVERIFY2(run.out.contains(word), word);
-    Run commandHelp = fxtrace({"json", "--help"});
+    FxtraceRun commandHelp = fxtrace({"json", "--help"});
     QCOMPARE(commandHelp.exitCode, 0);
     QVERIFY(commandHelp.out.contains("-o, --output FILE"));
 }
 
 void TestFxtrace::runTinyNet() {
-    Run run = fxtrace({"run", "example:tinynet", "--input", "3x4"});
+    FxtraceRun run = fxtrace({"run", "example:tinynet", "--input", "3x4"});
     QCOMPARE(run.exitCode, 0);
     QStringList lines = run.out.split('\n', Qt::SkipEmptyParts);
     QCOMPARE(lines.size(), 7); // header, five nodes, verdict
@@ -241,7 +219,7 @@ void TestFxtrace::runTinyNet() {
 }
 
 void TestFxtrace::runWrongInputFailsAtFc1() {
-    Run run = fxtrace({"run", "example:tinynet", "--input", "3x5"});
+    FxtraceRun run = fxtrace({"run", "example:tinynet", "--input", "3x5"});
     QVERIFY(!run.crashed);
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains("Node 'fc1'") && run.err.contains("[3, 5]") &&
@@ -251,7 +229,7 @@ void TestFxtrace::runWrongInputFailsAtFc1() {
 }
 
 void TestFxtrace::runGuessesAndSaysSo() {
-    Run run = fxtrace({"run", "example:branchy", "--trace-path"});
+    FxtraceRun run = fxtrace({"run", "example:branchy", "--trace-path"});
     QCOMPARE(run.exitCode, 0);
     QVERIFY2(run.err.contains("input x: 1x4, guessed from fc (torch.nn.Linear, weight [4, 4])"),
              qPrintable(run.err));
@@ -261,7 +239,7 @@ void TestFxtrace::runGuessesAndSaysSo() {
 }
 
 void TestFxtrace::jsonWithInputHasMeta() {
-    Run run = fxtrace({"json", "example:tinynet", "--input", "3x4", "--seed", "0"});
+    FxtraceRun run = fxtrace({"json", "example:tinynet", "--input", "3x4", "--seed", "0"});
     QCOMPARE(run.exitCode, 0);
     QJsonObject root = QJsonDocument::fromJson(run.out.toUtf8()).object();
     QCOMPARE(root["input"].toArray()[0].toObject()["shape"].toArray().size(), 2);
@@ -279,7 +257,7 @@ void TestFxtrace::jsonWithInputHasMeta() {
 void TestFxtrace::exportSvgHasNodeNamesAsText() {
     QTemporaryDir dir;
     QString path = dir.filePath("g.svg");
-    Run run = fxtrace({"export", "example:tinynet", "-o", path});
+    FxtraceRun run = fxtrace({"export", "example:tinynet", "-o", path});
     QCOMPARE(run.exitCode, 0);
     QString svg = QString::fromUtf8(readFile(path.toStdString()));
     QVERIFY(svg.startsWith("<?xml"));
@@ -335,8 +313,8 @@ void TestFxtrace::exportJson() {
 void TestFxtrace::exportResnetRunShowsEveryShape() {
     QTemporaryDir dir;
     QString path = dir.filePath("resnet18.svg");
-    Run run = fxtrace({"export", QString::fromStdString(fixture("resnet18_traced.pt")), "-o", path,
-                       "--run", "--input", "1x3x32x32"});
+    FxtraceRun run = fxtrace({"export", QString::fromStdString(fixture("resnet18_traced.pt")), "-o",
+                              path, "--run", "--input", "1x3x32x32"});
     QCOMPARE(run.exitCode, 0);
     QString svg = QString::fromUtf8(readFile(path.toStdString()));
     // 71 boxes, each with its "[1, ...] float32" line (edges carry shapes too).
@@ -350,8 +328,8 @@ void TestFxtrace::exportResnetRunShowsEveryShape() {
 void TestFxtrace::exportRefusesHugePng() {
     QTemporaryDir dir;
     QString path = dir.filePath("huge.png");
-    Run run = fxtrace({"export", QString::fromStdString(fixture("resnet18_traced.pt")), "-o", path,
-                       "--scale", "50"});
+    FxtraceRun run = fxtrace({"export", QString::fromStdString(fixture("resnet18_traced.pt")), "-o",
+                              path, "--scale", "50"});
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains("over the limit; export it as SVG or PDF"), qPrintable(run.err));
     QVERIFY(!QFile::exists(path));
@@ -369,7 +347,8 @@ void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {
 // the signature's order, ATen overloads as targets, arguments with defaults as keywords.
 void TestFxtrace::exportedGraphPrintsLikePyTorch() {
     QFETCH(QString, name);
-    Run run = fxtrace({"graph", QString::fromStdString(fixture(name.toStdString() + ".pt2"))});
+    FxtraceRun run =
+        fxtrace({"graph", QString::fromStdString(fixture(name.toStdString() + ".pt2"))});
     QCOMPARE(run.exitCode, 0);
     QCOMPARE(run.out, QString::fromUtf8(readFile(fixture(name.toStdString() + ".pt2.txt"))));
 }
@@ -401,7 +380,7 @@ void TestFxtrace::exportedRunEqualsItsModule() {
         args << "--input"
              << QString::fromStdString("file:" + base + "_pt2_input" + variant.toStdString() +
                                        ".pt");
-    Run run = fxtrace(args);
+    FxtraceRun run = fxtrace(args);
     QCOMPARE(run.exitCode, 0);
     QVERIFY(run.out.contains("Outputs equal: not checked (a .pt2 has no forward to run)"));
     QProcess python;
@@ -424,7 +403,7 @@ void TestFxtrace::exportedRunEqualsItsModule() {
 // Without --input a .pt2 runs on its example input, and says so; its parameters are
 // placeholders of the graph but no inputs to give.
 void TestFxtrace::exportedDefaultsToItsExampleInput() {
-    Run run = fxtrace({"run", QString::fromStdString(fixture("tinynet.pt2"))});
+    FxtraceRun run = fxtrace({"run", QString::fromStdString(fixture("tinynet.pt2"))});
     QCOMPARE(run.exitCode, 0);
     QVERIFY2((run.err + run.out).contains("input x: the archive's example input (3x4 float32)"),
              qPrintable(run.out + run.err));
@@ -457,12 +436,12 @@ void TestFxtrace::exportedGraphNeedsNoWeights() {
     QFETCH(QString, file);
     QFETCH(QString, sentence);
     QString path = QString::fromStdString(fixture(file.toStdString()));
-    Run graph = fxtrace({"graph", path});
+    FxtraceRun graph = fxtrace({"graph", path});
     QCOMPARE(graph.exitCode, 0);
     QVERIFY2(graph.out.contains("%linear : [num_users=1] = call_function[target=torch.ops.") &&
                  graph.out.contains("%p_fn_weight") && graph.out.endsWith("return (linear,)\n"),
              qPrintable(graph.out));
-    Run run = fxtrace({"run", path});
+    FxtraceRun run = fxtrace({"run", path});
     QVERIFY(!run.crashed);
     QCOMPARE(run.exitCode, 1);
     QVERIFY2((run.out + run.err).contains(sentence), qPrintable(run.out + run.err));
@@ -472,7 +451,7 @@ void TestFxtrace::exportedGraphNeedsNoWeights() {
 // so and whose they are, the output says which values are the user's and which a mutated
 // buffer's new value; targets are the ATen overloads.
 void TestFxtrace::exportedJsonKeepsTheSignature() {
-    Run run = fxtrace({"json", QString::fromStdString(fixture("counter_core.pt2"))});
+    FxtraceRun run = fxtrace({"json", QString::fromStdString(fixture("counter_core.pt2"))});
     QCOMPARE(run.exitCode, 0);
     QJsonArray nodes = QJsonDocument::fromJson(run.out.toUtf8()).object()["nodes"].toArray();
     QMap<QString, QJsonObject> byName;
@@ -489,7 +468,7 @@ void TestFxtrace::exportedJsonKeepsTheSignature() {
     QCOMPARE(roles[0].toObject()["target"].toString(), QString("count"));
     QCOMPARE(roles[1].toObject()["kind"].toString(), QString("user_output"));
     // Scopes and their classes come from nn_module_stack; export's own nodes have none.
-    Run tiny = fxtrace({"json", QString::fromStdString(fixture("tinynet.pt2"))});
+    FxtraceRun tiny = fxtrace({"json", QString::fromStdString(fixture("tinynet.pt2"))});
     for (const QJsonValue& v :
          QJsonDocument::fromJson(tiny.out.toUtf8()).object()["nodes"].toArray())
         byName[v.toObject()["name"].toString()] = v.toObject();
@@ -497,7 +476,7 @@ void TestFxtrace::exportedJsonKeepsTheSignature() {
     QCOMPARE(byName["linear"]["scope_type"].toString(), QString("torch.nn.modules.linear.Linear"));
     QCOMPARE(byName["relu"]["scope"].toString(), QString());
     QCOMPARE(byName["linear_1"]["scope"].toString(), QString("fc2"));
-    Run dynamic = fxtrace({"json", QString::fromStdString(fixture("dynamic_batch.pt2"))});
+    FxtraceRun dynamic = fxtrace({"json", QString::fromStdString(fixture("dynamic_batch.pt2"))});
     for (const QJsonValue& v :
          QJsonDocument::fromJson(dynamic.out.toUtf8()).object()["nodes"].toArray())
         byName[v.toObject()["name"].toString()] = v.toObject();
@@ -524,7 +503,7 @@ void TestFxtrace::exportedInputOutsideItsRangeIsRefused_data() {
 void TestFxtrace::exportedInputOutsideItsRangeIsRefused() {
     QFETCH(QString, input);
     QFETCH(QString, sentence);
-    Run run =
+    FxtraceRun run =
         fxtrace({"run", QString::fromStdString(fixture("dynamic_batch.pt2")), "--input", input});
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains(sentence), qPrintable(run.err));

@@ -139,7 +139,9 @@ void TestWindowEngine::failingNodesGiveTheirSentence_data() {
     QTest::addColumn<QString>("sentence");
     QTest::newRow("30 GB") << "alloc_30gb.pt"
                            << "DefaultCPUAllocator: can't allocate memory: you tried to allocate "
-                              "32212254720 bytes";
+                              "32212254720 bytes. Error code 12 (Cannot allocate memory). Change "
+                              "the input or the model, then reset and run again. The engine may "
+                              "use ";
     QTest::newRow("raises") << "raises.pt"
                             << "ValueError: this model raises on purpose";
 }

@@ -331,11 +331,9 @@ private:
             break;
         }
         case EngineMessage::Path: {
-            auto path = decoded<PathState>(payload);
             ExecutedView view;
-            view.layout = GraphScene::layOut(path.graph, font_);
-            view.graph = std::move(path.graph);
-            view.records = std::move(path.records);
+            static_cast<PathState&>(view) = decoded<PathState>(payload);
+            view.layout = GraphScene::layOut(view.graph, font_);
             emitDone([e = engine_, view] { emit e->executedPathReady(view); });
             break;
         }
@@ -347,32 +345,17 @@ private:
     void state(RunState r) {
         running_.clear();
         RunSnapshot s;
-        s.records = std::move(r.records);
-        s.order = std::move(r.order);
-        s.last = r.last;
-        s.next = r.next;
-        s.finished = r.finished;
-        s.failed = r.failed;
-        s.failure = r.failure;
-        s.outputCheck = r.outputCheck;
-        s.depth = static_cast<int>(r.depth);
-        s.json = std::move(r.json);
-        if (r.inside) {
+        std::shared_ptr<FrameState> inside = std::move(r.steppedInto);
+        static_cast<RunState&>(s) = std::move(r);
+        if (inside) {
             // Each module's graph is laid out once per model.
             auto frame = std::make_shared<ModuleFrame>();
-            frame->node = r.inside->node;
-            frame->moduleType = r.inside->moduleType;
+            static_cast<FrameState&>(*frame) = std::move(*inside);
             auto laid = moduleLayouts_.find(frame->node);
             if (laid == moduleLayouts_.end())
-                laid =
-                    moduleLayouts_.emplace(frame->node, GraphScene::layOut(r.inside->graph, font_))
-                        .first;
+                laid = moduleLayouts_.emplace(frame->node, GraphScene::layOut(frame->graph, font_))
+                           .first;
             frame->layout = laid->second;
-            frame->graph = std::move(r.inside->graph);
-            frame->graphText = std::move(r.inside->graphText);
-            frame->records = std::move(r.inside->records);
-            frame->last = r.inside->last;
-            frame->next = r.inside->next;
             s.inside = frame;
         }
         emitDone([e = engine_, s] { emit e->runUpdated(s); });

@@ -43,36 +43,21 @@ struct LoadedModel {
 };
 
 // The executed path of the run so far as its own graph (branches not taken left out, loops
-// unrolled), laid out, with each of its nodes' values.
-struct ExecutedView {
-    Graph graph;
+// unrolled), with each of its nodes' values, as the engine sent it; laid out here.
+struct ExecutedView : PathState {
     GraphLayout layout;
-    std::unordered_map<std::string, NodeRecord> records;
 };
 
-// While Step Into is inside a module: that module's own graph, laid out, with its nodes' records,
-// as a debugger shows the source of the function it stepped into.
-struct ModuleFrame {
-    std::string node;       // the call_module stepped into: "fc1", "layer1_0.conv1" two deep
-    std::string moduleType; // "torch.nn.Linear"; for a function stepped into, its target
-    Graph graph;
+// While Step Into is inside a module: that module's own graph with its nodes' records (as the
+// engine sent it), laid out, as a debugger shows the source of the function it stepped into.
+struct ModuleFrame : FrameState {
     GraphLayout layout;
-    std::string graphText;
-    std::unordered_map<std::string, NodeRecord> records;
-    std::string last, next; // inside the module
 };
 
-struct RunSnapshot {
-    std::unordered_map<std::string, NodeRecord> records;
-    std::vector<std::string> order;
-    std::string last, next;
-    bool finished = false;
-    bool failed = false;
-    std::string failure;
-    OutputCheck outputCheck; // once finished: the output against the module's own forward
-    int depth = 0;
-    std::string json;                          // the graph with meta, for JSON export after a run
-    std::shared_ptr<const ModuleFrame> inside; // the innermost module stepped into, or null
+// The run as the engine sent it, with the module stepped into laid out (`inside`, or null; the
+// protocol's own `steppedInto` is moved there).
+struct RunSnapshot : RunState {
+    std::shared_ptr<const ModuleFrame> inside;
 };
 
 // One load's fate, shared by the window (which may cancel it) and the engine (which commits it

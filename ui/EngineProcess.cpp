@@ -9,10 +9,17 @@
 #include <unistd.h>
 
 #include "Confinement.h"
-#include "EngineServer.h"
 #include "Wire.h"
 
 namespace fxview {
+
+namespace {
+InProcessServer inProcessServer;
+}
+
+void EngineProcess::setInProcessServer(const InProcessServer& server) {
+    inProcessServer = server;
+}
 
 QString signalName(int signal) {
     switch (signal) {
@@ -68,6 +75,9 @@ QString EngineProcess::enginePath() {
 void EngineProcess::start() {
     alive_ = true;
     if (settings_.inProcess) {
+        if (!inProcessServer.serve)
+            return ended("could not start in-process (this executable does not link the engine; "
+                         "fxview --in-process runs fxview-in-process, which does)");
         int pair[2];
         if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
             return ended("could not start (socketpair failed)");
@@ -75,8 +85,8 @@ void EngineProcess::start() {
         EngineHello hello;
         hello.pid = getpid();
         hello.confinement = "the model runs unconfined, inside the window (--in-process)";
-        server_ = std::thread([fd = pair[1], hello] {
-            serveEngine(fd, fd, hello);
+        server_ = std::thread([fd = pair[1], hello, serve = inProcessServer.serve] {
+            serve(fd, fd, hello);
             ::close(fd);
         });
         notifier_ = new QSocketNotifier(socket_, QSocketNotifier::Read, this);
@@ -157,8 +167,8 @@ void EngineProcess::kill() {
 void EngineProcess::interrupt() {
     if (qint64 pid = pid_.load(); pid > 0)
         ::kill(static_cast<pid_t>(pid), SIGUSR1);
-    else if (settings_.inProcess)
-        engineInterruptFlag() = true;
+    else if (settings_.inProcess && inProcessServer.interruptFlag)
+        inProcessServer.interruptFlag() = true;
 }
 
 void EngineProcess::received(const QByteArray& bytes) {

@@ -22,6 +22,13 @@ struct EngineSettings {
     bool confine = true;
 };
 
+// The engine's server run on a thread for --in-process. Only an executable that links LibTorch
+// (fxview-in-process) sets it: the window itself does not load LibTorch.
+struct InProcessServer {
+    int (*serve)(int in, int out, const EngineHello& hello) = nullptr;
+    std::atomic<bool>& (*interruptFlag)() = nullptr;
+};
+
 class EngineProcess : public QObject {
     Q_OBJECT
 public:
@@ -42,6 +49,8 @@ public:
     int outstanding() const { return static_cast<int>(owed_.size()); } // sent, not yet Done
     bool doneOne(); // a Done arrived: whether its request was owed
     int owedJobs(); // the owed requests still open, forgotten (the engine is gone)
+
+    static void setInProcessServer(const InProcessServer& server);
 
     // Where fxview-engine is: $FXVIEW_ENGINE, beside this executable, or the build tree's.
     static QString enginePath();

@@ -176,9 +176,9 @@ std::string encode(const RunState& m) {
         write(w, m.outputCheck);
         w.i64(m.depth);
         w.str(m.json);
-        w.boolean(m.inside != nullptr);
-        if (m.inside)
-            writeFrame(w, *m.inside);
+        w.boolean(m.steppedInto != nullptr);
+        if (m.steppedInto)
+            writeFrame(w, *m.steppedInto);
     });
 }
 
@@ -192,12 +192,12 @@ void decode(const std::string& payload, RunState& m) {
         m.failed = r.boolean();
         m.failure = r.str();
         read(r, m.outputCheck);
-        m.depth = r.i64();
+        m.depth = static_cast<int>(r.i64());
         m.json = r.str();
-        m.inside.reset();
+        m.steppedInto.reset();
         if (r.boolean()) {
-            m.inside = std::make_shared<FrameState>();
-            readFrame(r, *m.inside);
+            m.steppedInto = std::make_shared<FrameState>();
+            readFrame(r, *m.steppedInto);
         }
     });
 }

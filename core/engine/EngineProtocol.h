@@ -44,7 +44,7 @@ struct EngineHello {
     bool confined = false;
     std::string confinement; // what confines it, or why nothing does
     std::string tempDir;     // the one folder it may write; the window removes it after it ends
-    std::int64_t memoryLimit = 0;
+    std::int64_t memoryLimit = 0; // the cap it runs under, 0 for none
 };
 
 struct OpenRequest {
@@ -100,10 +100,10 @@ struct RunState {
     bool finished = false;
     bool failed = false;
     std::string failure;
-    OutputCheck outputCheck;
-    std::int64_t depth = 0;
-    std::string json;
-    std::shared_ptr<FrameState> inside; // null when not stepped into a module
+    OutputCheck outputCheck; // once finished: the output against the module's own forward
+    int depth = 0;           // how many modules deep Step Into is
+    std::string json;        // the graph with meta, for JSON export after a run
+    std::shared_ptr<FrameState> steppedInto; // null when not stepped into a module
 };
 
 struct PathState {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "Confinement.h"
 #include "FxText.h"
 #include "GraphJson.h"
 #include "Interpreter.h"
@@ -37,7 +38,7 @@ std::string joined(const std::vector<InputSpec>& specs) {
 
 class Server {
 public:
-    explicit Server(int out) : out_(out) {}
+    Server(int out, std::int64_t memoryLimit) : out_(out), memoryLimit_(memoryLimit) {}
 
     void handle(const Frame& request) {
         engineInterruptFlag() = false;
@@ -89,6 +90,8 @@ public:
 
 private:
     int out_;
+    std::int64_t
+        memoryLimit_; // the cap this process runs under, for a failed allocation's sentence
     std::shared_ptr<Model> model_;
     std::unique_ptr<Interpreter> interpreter_;
     std::vector<InputSpec> specs_;
@@ -266,6 +269,8 @@ private:
         s.finished = interpreter_->finished();
         s.failed = interpreter_->failed();
         s.failure = interpreter_->failure();
+        if (std::string hint = memoryLimitHint(s.failure, memoryLimit_); !hint.empty())
+            s.failure += " " + hint;
         // Checked once per run, when it ends: forward costs as much as the run itself.
         if (!s.finished)
             outputCheck_ = {};
@@ -273,7 +278,7 @@ private:
             outputCheck_ = interpreter_->checkOutputs();
         s.outputCheck = outputCheck_;
         s.depth = interpreter_->depth();
-        s.inside = insideFrame();
+        s.steppedInto = insideFrame();
         Interpreter* it = interpreter_.get();
         JsonRunInfo info{specs_, it->inputSummaries(), seed_,
                          [it](const std::string& n) { return it->record(n); }};
@@ -286,7 +291,7 @@ private:
 
 int serveEngine(int in, int out, const EngineHello& hello) {
     writeFrame(out, static_cast<std::uint16_t>(EngineMessage::Hello), encode(hello));
-    Server server(out);
+    Server server(out, hello.memoryLimit);
     Frame request;
     try {
         while (readFrame(in, request))

@@ -195,15 +195,6 @@ const std::map<std::string, std::function<Module()>>& builders() {
 
 } // namespace
 
-const std::vector<ExampleInfo>& examples() {
-    static const std::vector<ExampleInfo> list = {
-        {"tinynet", "the seed model: Linear(4, 8), relu, Linear(8, 2); input 3x4"},
-        {"branchy", "an if on the data and a for loop, to show control flow; input 1x4"},
-        {"smallcnn", "Conv2d/BatchNorm2d/ReLU blocks, a residual add, a pool and a Linear head; "
-                     "input 1x3x32x32"}};
-    return list;
-}
-
 Module buildExample(const std::string& name) {
     auto it = builders().find(name);
     if (it == builders().end())

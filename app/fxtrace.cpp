@@ -22,6 +22,7 @@
 #include "Interpreter.h"
 #include "Model.h"
 #include "SceneExport.h"
+#include "ScopeView.h"
 #include "Tracer.h"
 #include "VersionText.h"
 
@@ -79,13 +80,18 @@ const std::vector<Command>& commands() {
          "Exit code 1 when a node fails (the message names it) or the outputs differ.\n"},
         {"export",
          "fxtrace export MODEL -o FILE [--format F] [--input SPEC]... [--seed N] "
-         "[--run | --step N] [--scale S] [--theme light|dark] [--transparent]",
+         "[--run | --step N] [--depth N] [--expand SCOPE]... [--scale S] [--theme light|dark] "
+         "[--transparent]",
          "Draws the graph (Graphviz dot layout) and writes it as PNG, SVG, PDF, DOT or JSON,\n"
          "exactly as the graph view shows it. Needs no display.\n"
          "  -o, --output FILE   the file to write; its extension picks the format\n"
          "  --format F          png, svg, pdf, dot or json, whatever the extension says\n"
          "  --run               run the graph first: every box shows its output shape\n"
          "  --step N            run N steps: the state after them, the current node highlighted\n"
+         "  --depth N           draw every module scope deeper than N as one box (0: only the\n"
+         "                      top-level scopes' boxes); without it every scope is open\n"
+         "  --expand SCOPE      open this scope (and those around it) on top of --depth;\n"
+         "                      repeatable. JSON keeps every node and adds the scope tree.\n"
          "  --input SPEC, --seed N   the sample input, as for `run` (guessed if not given)\n"
          "  --scale S           PNG pixels per point (default 2)\n"
          "  --theme T           light (default) or dark\n"
@@ -142,6 +148,8 @@ struct Options {
     double scale = 2.0;
     QString theme = "light";
     bool transparent = false;
+    int depth = -1;                  // --depth: scopes deeper than this drawn as boxes
+    std::vector<std::string> expand; // --expand: scopes opened on top of --depth
     // the engine process (any command)
     double timeLimit = 0;
     std::int64_t memoryLimit = 0;
@@ -257,18 +265,39 @@ int exportPicture(const Options& options, const std::shared_ptr<Model>& model, T
     Theme theme;
     Theme::byName(options.theme, theme);
 
+    // The module scopes drawn open: all, or down to --depth with --expand's on top.
+    ScopeTree scopes(traced.graph);
+    std::set<std::string> open = options.depth >= 0 ? scopes.openToDepth(options.depth)
+                                                     : scopes.allOpen();
+    for (const std::string& scope : options.expand) {
+        if (!scopes.find(scope)) {
+            std::string roots;
+            for (const std::string& root : scopes.roots())
+                roots += (roots.empty() ? "" : ", ") + root;
+            std::cerr << "fxtrace: " << options.model << " has no module scope '" << scope << "'; "
+                      << (roots.empty() ? std::string("it has no scopes at all")
+                                        : "its top-level scopes are " + roots)
+                      << ".\n";
+            return kBadUsage;
+        }
+        for (const std::string& path : ScopeTree::chain(scope))
+            open.insert(path);
+    }
+    auto view = std::make_shared<ScopeView>(collapseScopes(traced.graph, scopes, open));
+
     LayoutOptions layoutOptions;
     layoutOptions.showHidden = options.showHidden;
     GraphScene scene;
     scene.setTheme(theme);
-    QString layoutError = scene.setGraph(traced.graph, layoutOptions);
+    QString layoutError = scene.show(
+        view->graph, GraphScene::layOut(view->graph, scene.font(), layoutOptions), view);
     if (!layoutError.isEmpty()) {
         std::cerr << layoutError.toStdString() << "\n";
         return kModelFailed;
     }
     JsonModelInfo info{options.model, model->className()};
-    ExportSource source{&scene, graphToDot(traced.graph, layoutOptions),
-                        graphToJson(traced.graph, info)};
+    ExportSource source{&scene, graphToDot(view->graph, layoutOptions),
+                        withScopeTree(graphToJson(traced.graph, info), scopes, open)};
 
     std::unique_ptr<Interpreter> interpreter;
     if (options.run || options.steps >= 0) {
@@ -293,7 +322,7 @@ int exportPicture(const Options& options, const std::shared_ptr<Model>& model, T
         scene.syncRun([it](const std::string& n) { return it->record(n); }, current);
         JsonRunInfo runInfo{specs, it->inputSummaries(), options.seed,
                             [it](const std::string& n) { return it->record(n); }};
-        source.json = graphToJson(it->graph(), info, &runInfo);
+        source.json = withScopeTree(graphToJson(it->graph(), info, &runInfo), scopes, open);
     }
     QString error = exportGraph(QString::fromStdString(options.output), exportOptions, source);
     if (!error.isEmpty()) {
@@ -435,8 +464,13 @@ int main(int argc, char** argv) {
             if (i + 1 == args.size())
                 return usageError(a + " needs a file name");
             options.output = args[++i];
+        } else if (options.command == "export" && a == "--expand") {
+            if (i + 1 == args.size() || args[i + 1].empty())
+                return usageError("--expand needs a module scope such as layers.0");
+            options.expand.push_back(args[++i]);
         } else if (options.command == "export" &&
-                   (a == "--format" || a == "--scale" || a == "--theme" || a == "--step")) {
+                   (a == "--format" || a == "--scale" || a == "--theme" || a == "--step" ||
+                    a == "--depth")) {
             if (i + 1 == args.size())
                 return usageError(a + " needs a value");
             std::string value = args[++i];
@@ -453,9 +487,12 @@ int main(int argc, char** argv) {
                 if (*end || !(options.scale > 0 && options.scale <= 50))
                     return usageError("--scale needs a number above 0 and at most 50");
             } else {
-                if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
-                    return usageError("--step needs a whole number of steps");
-                options.steps = std::stoi(value);
+                if (value.empty() || value.size() > 6 ||
+                    value.find_first_not_of("0123456789") != std::string::npos)
+                    return usageError(a == "--depth" ? "--depth needs a whole number (0: only the "
+                                                       "top-level scopes)"
+                                                     : "--step needs a whole number of steps");
+                (a == "--depth" ? options.depth : options.steps) = std::stoi(value);
             }
         } else if (a == "--run" && options.command == "export") {
             options.run = true;

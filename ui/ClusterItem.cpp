@@ -14,6 +14,14 @@ ClusterItem::ClusterItem(const ClusterBox& cluster, const Theme* theme, const Sc
     setZValue(0);
 }
 
+QRectF ClusterItem::toggleRect() const {
+    if (isBlock_)
+        return {};
+    const double side = style_->smallAscent + 2;
+    double x = box_.left() + 10 + QFontMetricsF(style_->small).horizontalAdvance(label_);
+    return QRectF(x, box_.top() + 3, side, side);
+}
+
 QRectF ClusterItem::boundingRect() const {
     return box_.adjusted(-1, -1, 1, 1);
 }
@@ -32,6 +40,12 @@ void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* optio
     painter->setFont(style_->small);
     painter->setPen(theme_->mutedText);
     painter->drawText(box_.topLeft() + QPointF(6, style_->smallAscent + 3), label_);
+    if (QRectF minus = toggleRect(); !minus.isEmpty()) {
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(minus);
+        QPointF c = minus.center();
+        painter->drawLine(c - QPointF(minus.width() * 0.3, 0), c + QPointF(minus.width() * 0.3, 0));
+    }
 }
 
 } // namespace fxview

@@ -1,6 +1,6 @@
 #pragma once
 // The rectangle of a module scope (layer1, layer1.0) or of a control-flow block (an if's
-// branch, a loop body), labelled at its top-left.
+// branch, a loop body), labelled at its top-left; a scope's label ends in a − that collapses it.
 
 #include <QGraphicsItem>
 
@@ -15,6 +15,9 @@ public:
     ClusterItem(const ClusterBox& cluster, const Theme* theme, const SceneStyle* style);
 
     const QString& id() const { return id_; }
+    bool isBlock() const { return isBlock_; }
+    // Where a scope's − is drawn (scene coordinates); empty for a block.
+    QRectF toggleRect() const;
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 

@@ -19,6 +19,7 @@ public:
     const QString& to() const { return to_; }
     const QPainterPath& path() const { return path_; }
     void setLabel(const QString& label);
+    const QString& label() const { return label_; }
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;

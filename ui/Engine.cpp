@@ -79,8 +79,10 @@ public:
         current_ = loading_ = spare_ = nullptr;
     }
 
-    void load(const OpenRequest& request, const QFont& font, const std::shared_ptr<LoadTicket>& t) {
+    void load(const OpenRequest& request, const QFont& font, const std::shared_ptr<LoadTicket>& t,
+              const std::optional<std::set<std::string>>& openScopes) {
         font_ = font;
+        openScopes_ = openScopes;
         // A load still going was cancelled by the newer request; its engine goes.
         retire(loading_);
         EngineProcess* engine = takeSpare();
@@ -142,6 +144,7 @@ private:
     EngineProcess* spare_ = nullptr;   // started, LibTorch loaded, waiting for a model
     std::shared_ptr<LoadTicket> ticket_;
     OpenRequest loadRequest_;
+    std::optional<std::set<std::string>> openScopes_; // the load's
     OpenRequest open_; // what current_ opened, with the inputs applied since: a reload's request
     std::unordered_map<std::string, bool> breakpoints_;
     bool reloading_ = false;
@@ -264,7 +267,23 @@ private:
         model.load = ticket_->id;
         model.source = qs(loadRequest_.source);
         model.className = qs(m.className);
-        model.layout = GraphScene::layOut(m.graph, font_);
+        model.scopes = ScopeTree(m.graph);
+        model.openScopes = model.scopes.defaultOpen();
+        if (openScopes_) {
+            // Remembered for this file; scopes it no longer has are dropped. A state that
+            // matches nothing (the file was rewritten with other modules) gives the default.
+            std::set<std::string> kept;
+            for (const std::string& scope : *openScopes_)
+                if (model.scopes.find(scope))
+                    kept.insert(scope);
+            if (!kept.empty() || openScopes_->empty())
+                model.openScopes = kept;
+        }
+        auto view = std::make_shared<ScopeView>(
+            collapseScopes(m.graph, model.scopes, model.openScopes));
+        model.layoutCache = std::make_shared<LayoutCache>();
+        model.layout = GraphScene::layOut(view->graph, font_, {}, model.layoutCache.get());
+        model.view = std::move(view);
         model.graph = std::move(m.graph);
         model.inputs = m.inputs;
         model.inputNote = qs(m.inputNote);
@@ -447,12 +466,12 @@ void Engine::finishedLater(int jobs) {
 }
 
 int Engine::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed,
-                 const QString& origin) {
+                 const QString& origin, std::optional<std::set<std::string>> openScopes) {
     cancelLoad();
     loading_ = std::make_shared<LoadTicket>(++loads_);
     OpenRequest request{source.toStdString(), inputs, seed, origin.toStdString()};
-    post([request, font = layoutFont_, ticket = loading_](EngineWorker& w) {
-        w.load(request, font, ticket);
+    post([request, font = layoutFont_, ticket = loading_, openScopes](EngineWorker& w) {
+        w.load(request, font, ticket, openScopes);
     });
     return loading_->id;
 }

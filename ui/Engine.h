@@ -15,6 +15,8 @@
 #include <QThread>
 #include <atomic>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -26,6 +28,8 @@
 #include "InputSpec.h"
 #include "OutputCheck.h"
 #include "RunRecord.h"
+#include "ScopeTree.h"
+#include "ScopeView.h"
 
 namespace fxview {
 
@@ -34,7 +38,13 @@ struct LoadedModel {
     QString source;
     QString className;
     Graph graph;
-    GraphLayout layout;            // laid out on the engine's side, with the scene's font
+    ScopeTree scopes;                 // its module hierarchy
+    std::set<std::string> openScopes; // the ones drawn open: remembered, or the default
+    // The graph as drawn with only those open (closed scopes as boxes), and its layout, made on
+    // the engine's side with the scene's font; the cache lays it out again as scopes open.
+    std::shared_ptr<const ScopeView> view;
+    GraphLayout layout;
+    std::shared_ptr<LayoutCache> layoutCache;
     std::vector<InputSpec> inputs; // what the run uses: given, or guessed
     QString inputNote;             // where the inputs came from
     QString inputError;            // why the inputs given could not be used (the guess was), or ""
@@ -94,9 +104,11 @@ public:
 
     // Loads, traces and lays out a model; returns the id that its progress and its
     // LoadedModel carry. A load still going is cancelled: the newest request wins.
-    // `origin` says where given inputs come from, for the note beside them ("as given").
+    // `origin` says where given inputs come from, for the note beside them ("as given");
+    // `openScopes` the module scopes to draw open (the default for the graph's size if none).
     int load(const QString& source, const std::vector<InputSpec>& inputs = {}, quint64 seed = 0,
-             const QString& origin = "as given");
+             const QString& origin = "as given",
+             std::optional<std::set<std::string>> openScopes = std::nullopt);
     // Stops the load in progress at its next stage; the open model stays. False if there is
     // none, or if it has already replaced the model (its `loaded` is then on its way).
     bool cancelLoad();

@@ -1,5 +1,6 @@
 #include "GraphScene.h"
 
+#include <QGraphicsSceneMouseEvent>
 #include <QSet>
 
 #include "ClusterItem.h"
@@ -32,7 +33,7 @@ QString GraphScene::setGraph(const Graph& graph, const LayoutOptions& options) {
 }
 
 GraphLayout GraphScene::layOut(const Graph& graph, const QFont& font,
-                               const LayoutOptions& options) {
+                               const LayoutOptions& options, LayoutCache* cache) {
     SceneStyle style(font); // its own: a style's width cache is not shared across threads
     return layoutGraph(
         graph,
@@ -40,10 +41,12 @@ GraphLayout GraphScene::layOut(const Graph& graph, const QFont& font,
             QSizeF size = NodeItem::sizeFor(n, style);
             return PointF{size.width(), size.height()};
         },
-        options);
+        options, cache);
 }
 
-QString GraphScene::show(const Graph& graph, GraphLayout layout) {
+QString GraphScene::show(const Graph& graph, GraphLayout layout,
+                         std::shared_ptr<const ScopeView> view) {
+    view_ = std::move(view);
     clear();
     nodes_.clear();
     edges_.clear();
@@ -79,10 +82,42 @@ QString GraphScene::show(const Graph& graph, GraphLayout layout) {
     return {};
 }
 
+ClusterItem* GraphScene::clusterItem(const QString& id) const {
+    for (ClusterItem* c : clusters_)
+        if (c->id() == id)
+            return c;
+    return nullptr;
+}
+
+namespace {
+
+NodeItem::State boxState(ScopeRun::State state) {
+    switch (state) {
+    case ScopeRun::State::Running:
+        return NodeItem::State::Current;
+    case ScopeRun::State::Done:
+        return NodeItem::State::Done;
+    case ScopeRun::State::Failed:
+        return NodeItem::State::Failed;
+    case ScopeRun::State::NotRun:
+        break;
+    }
+    return NodeItem::State::Idle;
+}
+
+} // namespace
+
 void GraphScene::syncRun(const RecordLookup& recordOf, const QString& currentNode,
                          bool edgeShapes) {
     QHash<QString, QString> shapes;
+    const std::string current = currentNode.toStdString();
     for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
+        if (const ScopeBox* box = view_ ? view_->box(it.key().toStdString()) : nullptr) {
+            // A box is running while its current node is inside, done once that has left.
+            ScopeRun run = scopeRun(*box, recordOf, current);
+            it.value()->setRunState(boxState(run.state), QString::fromStdString(run.shapes));
+            continue;
+        }
         const NodeRecord* r = recordOf(it.key().toStdString());
         NodeItem::State state = NodeItem::State::Idle;
         QString shape;
@@ -117,13 +152,67 @@ void GraphScene::syncRun(const RecordLookup& recordOf, const QString& currentNod
         if (r && r->state == NodeState::Done)
             shapes.insert(it.key(), QString::fromStdString(shortDescription(r->value)));
     }
-    // A value used twice leaves its box on two edges: its shape is written once.
+    // A value used twice leaves its box on two edges: its shape is written once. An edge out of
+    // or into a box carries the values it merges (the shapes of the real nodes behind it).
     QSet<QString> labelled;
     for (EdgeItem* e : edges_) {
-        bool first = !labelled.contains(e->from());
+        QString label;
+        if (view_ && view_->collapsed() &&
+            view_->edgeValues.count({e->from().toStdString(), e->to().toStdString()})) {
+            QStringList parts;
+            for (const std::string& value :
+                 view_->valuesOf(e->from().toStdString(), e->to().toStdString()))
+                if (const NodeRecord* r = recordOf(value); r && r->state == NodeState::Done)
+                    parts << QString::fromStdString(shortDescription(r->value));
+            parts.removeDuplicates();
+            label = parts.join(", ");
+        } else if (!labelled.contains(e->from())) {
+            label = shapes.value(e->from());
+        }
         labelled.insert(e->from());
-        e->setLabel(edgeShapes && first ? shapes.value(e->from()) : QString());
+        e->setLabel(edgeShapes ? label : QString());
     }
+}
+
+void GraphScene::mousePressEvent(QGraphicsSceneMouseEvent* event) {
+    if (event->button() == Qt::LeftButton) {
+        for (QGraphicsItem* item : items(event->scenePos())) {
+            if (auto* node = dynamic_cast<NodeItem*>(item)) {
+                if (node->toggleRect().contains(node->mapFromScene(event->scenePos()))) {
+                    emit scopeToggled(node->scope(), true);
+                    event->accept();
+                    return;
+                }
+                break;
+            }
+            if (auto* cluster = dynamic_cast<ClusterItem*>(item))
+                if (cluster->toggleRect().contains(event->scenePos())) {
+                    emit scopeToggled(cluster->id(), false);
+                    event->accept();
+                    return;
+                }
+        }
+    }
+    QGraphicsScene::mousePressEvent(event);
+}
+
+void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
+    // The topmost thing under the pointer: a box opens; a node does nothing; the innermost
+    // scope frame around an empty spot closes.
+    for (QGraphicsItem* item : items(event->scenePos())) {
+        if (auto* node = dynamic_cast<NodeItem*>(item)) {
+            if (node->isScopeBox())
+                emit scopeToggled(node->scope(), true);
+            event->accept();
+            return;
+        }
+        if (auto* cluster = dynamic_cast<ClusterItem*>(item); cluster && !cluster->isBlock()) {
+            emit scopeToggled(cluster->id(), false);
+            event->accept();
+            return;
+        }
+    }
+    QGraphicsScene::mouseDoubleClickEvent(event);
 }
 
 void GraphScene::clearRun() {

@@ -1,17 +1,21 @@
 #pragma once
 // The graph picture: one NodeItem per shown node, one EdgeItem per use, one ClusterItem per
 // module scope and control-flow block, placed where Graphviz's dot put them. The scene owns the
-// items; the data stays in core (Graph, GraphLayout, the run's records).
+// items; the data stays in core (Graph, GraphLayout, the run's records). Shown through a
+// ScopeView, closed scopes are boxes: double-click or + opens one, double-click on an open
+// scope's frame or its − closes it (scopeToggled; the window decides).
 
 #include <QFont>
 #include <QGraphicsScene>
 #include <QHash>
 #include <functional>
+#include <memory>
 
 #include "Graph.h"
 #include "GraphLayout.h"
 #include "RunRecord.h"
 #include "SceneStyle.h"
+#include "ScopeView.h"
 #include "Theme.h"
 
 namespace fxview {
@@ -37,8 +41,11 @@ public:
     // layOut measures every box with `font` and runs Graphviz (any thread; it touches no
     // scene), show builds the items where `layout` put them (the scene's thread).
     static GraphLayout layOut(const Graph& graph, const QFont& font,
-                              const LayoutOptions& options = {});
-    QString show(const Graph& graph, GraphLayout layout);
+                              const LayoutOptions& options = {}, LayoutCache* cache = nullptr);
+    // `view`: the scopes collapsed in `graph` (its graph), whose boxes take their members' runs.
+    QString show(const Graph& graph, GraphLayout layout,
+                 std::shared_ptr<const ScopeView> view = nullptr);
+    const ScopeView* scopeView() const { return view_.get(); }
     static QFont defaultFont();
 
     // Shows a run: each node's state and output shape, the current node highlighted, and the
@@ -49,6 +56,7 @@ public:
     void setBreakpoint(const QString& node, bool on);
 
     NodeItem* nodeItem(const QString& name) const { return nodes_.value(name); }
+    ClusterItem* clusterItem(const QString& id) const;
     const QList<EdgeItem*>& edgeItems() const { return edges_; }
     const QList<ClusterItem*>& clusterItems() const { return clusters_; }
     const GraphLayout& layout() const { return layout_; }
@@ -57,12 +65,19 @@ public:
 signals:
     // A click in the gutter left of a node's box, where its breakpoint dot is drawn.
     void gutterClicked(const QString& node);
+    // A box asked to open (`open`) or an open scope to close: by double-click or its +/−.
+    void scopeToggled(const QString& scope, bool open);
+
+protected:
+    void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
+    void mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) override;
 
 private:
     Theme theme_;
     SceneStyle style_;
     Graph graph_;
     GraphLayout layout_;
+    std::shared_ptr<const ScopeView> view_;
     QHash<QString, NodeItem*> nodes_;
     QList<EdgeItem*> edges_;
     QList<ClusterItem*> clusters_;

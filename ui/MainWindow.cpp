@@ -33,8 +33,10 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "ClusterItem.h"
 #include "Examples.h"
 #include "FxText.h"
+#include "GraphJson.h"
 #include "GraphLayout.h"
 #include "GraphScene.h"
 #include "GraphView.h"
@@ -129,9 +131,12 @@ MainWindow::MainWindow(QWidget* parent)
             return;
         }
         showInspector(name);
-        for (int i = 0; i < nodeList_->topLevelItemCount(); ++i)
-            if (nodeList_->topLevelItem(i)->text(1) == name)
-                nodeList_->setCurrentItem(nodeList_->topLevelItem(i));
+        QTreeWidgetItem* row = nodeRows_.value(name);
+        if (const ScopeBox* box = scene_->scopeView() ? scene_->scopeView()->box(name.toStdString())
+                                                      : nullptr)
+            row = scopeRows_.value(QString::fromStdString(box->scope));
+        if (row)
+            nodeList_->setCurrentItem(row);
         showTextLine(name);
     });
     setAcceptDrops(true);
@@ -162,17 +167,36 @@ void MainWindow::buildDocks() {
     filter_->setPlaceholderText("Filter by name, op or target");
     filter_->setClearButtonEnabled(true);
     connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
-        for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
-            QTreeWidgetItem* item = nodeList_->topLevelItem(i);
-            bool match = text.isEmpty() || item->text(0).contains(text, Qt::CaseInsensitive) ||
-                         item->text(1).contains(text, Qt::CaseInsensitive) ||
-                         item->text(2).contains(text, Qt::CaseInsensitive);
-            item->setHidden(!match);
-        }
+        // A scope's row stays while anything under it matches.
+        std::function<bool(QTreeWidgetItem*)> filter = [&](QTreeWidgetItem* item) {
+            bool kept = text.isEmpty() || item->text(0).contains(text, Qt::CaseInsensitive) ||
+                        item->text(1).contains(text, Qt::CaseInsensitive) ||
+                        item->text(2).contains(text, Qt::CaseInsensitive);
+            for (int i = 0; i < item->childCount(); ++i)
+                kept = filter(item->child(i)) || kept;
+            item->setHidden(!kept);
+            return kept;
+        };
+        for (int i = 0; i < nodeList_->topLevelItemCount(); ++i)
+            filter(nodeList_->topLevelItem(i));
     });
     connect(nodeList_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
-        if (item && item->text(1) != selectedNode())
-            selectNode(item->text(1));
+        if (!item)
+            return;
+        QString name = item->text(1);
+        if (scopeRows_.value(name) == item) {
+            // A scope's row: its box when closed, its frame when open.
+            if (!model_.view)
+                return;
+            QString box = QString::fromStdString(model_.view->boxFor(name.toStdString()));
+            if (!box.isEmpty() && box != selectedNode())
+                selectNode(box);
+            else if (ClusterItem* frame = scene_->clusterItem(name))
+                view_->centerOn(frame);
+            return;
+        }
+        if (name != selectedNode())
+            selectNode(name);
     });
     auto* listPanel = new QWidget;
     auto* listLayout = new QVBoxLayout(listPanel);
@@ -337,6 +361,8 @@ void MainWindow::buildActions() {
     executedPath_->setStatusTip("Show only what this run executed, as tracing would record it: "
                                 "branches not taken vanish, loops are unrolled");
     view->addSeparator();
+    buildScopeActions(view);
+    view->addSeparator();
     QMenu* panels = view->addMenu("&Panels");
     for (QDockWidget* d : docks_)
         panels->addAction(d->toggleViewAction());
@@ -358,8 +384,11 @@ void MainWindow::buildActions() {
         selectNode(node->name());
         QMenu menu(this);
         menu.addAction("Run to Here", [this] { runToSelected(); });
-        menu.addAction(breakpoints_.contains(node->name()) ? "Remove Breakpoint" : "Add Breakpoint",
-                       this, [this, name = node->name()] { toggleBreakpoint(name); });
+        menu.addAction(node->hasBreakpoint() ? "Remove Breakpoint" : "Add Breakpoint", this,
+                       [this, name = node->name()] { toggleBreakpoint(name); });
+        if (node->isScopeBox())
+            menu.addAction("Expand " + node->scope(), this,
+                           [this, scope = node->scope()] { setScopeOpen(scope, true); });
         menu.exec(view_->viewport()->mapToGlobal(at));
     });
 
@@ -396,8 +425,10 @@ void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& 
     if (!remembered)
         seed = 0;
     inputBar_->setSeed(seed);
-    progress_->start(
-        engine_->load(source, chosen, seed, remembered ? "applied last time" : "as given"), source);
+    progress_->start(engine_->load(source, chosen, seed,
+                                   remembered ? "applied last time" : "as given",
+                                   rememberedScopes(source)),
+                     source);
     updateStatus();
 }
 
@@ -441,7 +472,7 @@ void MainWindow::showModel(const LoadedModel& model) {
     shownModule_.clear();
     executedPath_->setChecked(false);
     executedPath_->setEnabled(false);
-    showGraph(model.graph, model.layout, model.graphText);
+    showModelGraph();
     if (!model.layout.ok()) {
         showBanner(QString::fromStdString(model.layout.error), true);
     } else if (!model.inputError.isEmpty()) {
@@ -474,21 +505,16 @@ void MainWindow::showModel(const LoadedModel& model) {
 
 // The scene, the node list, the text and the overview show `graph`: the model's, or a run's
 // executed path. Breakpoints stay where they were set.
-void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text) {
-    scene_->show(graph, layout);
-    inspector_->clear();         // its node may not be in this graph
-    if (&graph == &model_.graph) // breakpoints are the model's nodes', not a module's namesakes
-        for (const QString& node : breakpoints_)
-            scene_->setBreakpoint(node, true);
-    nodeList_->clear();
-    graph.forEachNode([&](const Node& n, int) {
-        if (n.hidden)
-            return;
-        auto* item = new QTreeWidgetItem({opName(n.op), QString::fromStdString(n.name),
-                                          QString::fromStdString(n.target), QString()});
-        nodeList_->addTopLevelItem(item);
-    });
-    nodeList_->header()->resizeSections(QHeaderView::ResizeToContents);
+// `scopes` is the model's own graph's view: only then are breakpoints drawn (they are the model's
+// nodes', not a module's namesakes) and the node list a tree of its scopes.
+void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text,
+                           std::shared_ptr<const ScopeView> scopes) {
+    const bool model = scopes != nullptr || &graph == &model_.graph;
+    scene_->show(graph, layout, scopes);
+    inspector_->clear(); // its node may not be in this graph
+    if (model)
+        showBreakpoints();
+    fillNodeList(model ? model_.graph : graph, model);
     filter_->clear();
     graphText_->setPlainText(QString::fromStdString(text));
     QPointF start = scene_->sceneRect().topLeft();
@@ -598,6 +624,9 @@ QString MainWindow::statusText() const {
 }
 
 void MainWindow::selectNode(const QString& name) {
+    // A node inside a closed scope: its scopes open first (Find, a link in the inspector).
+    if (!scene_->nodeItem(name) && !executedMode_ && shownModule_.isEmpty())
+        revealNode(name);
     NodeItem* item = scene_->nodeItem(name);
     if (!item)
         return;
@@ -632,7 +661,10 @@ QString MainWindow::exportTo(const QString& path, bool visiblePartOnly) {
         options.area =
             view_->mapToScene(view_->viewport()->rect()).boundingRect() & scene_->sceneRect();
     std::string dot = options.format == ExportFormat::Dot ? graphToDot(shownGraph()) : "";
-    return exportGraph(path, options, {scene_, dot, run_.order.empty() ? model_.json : run_.json});
+    std::string json = run_.order.empty() ? model_.json : run_.json;
+    if (options.format == ExportFormat::Json)
+        json = withScopeTree(json, model_.scopes, model_.openScopes);
+    return exportGraph(path, options, {scene_, dot, json});
 }
 
 void MainWindow::copyImage() {
@@ -650,8 +682,10 @@ void MainWindow::copyImage() {
 bool MainWindow::findNode(const QString& text, bool backwards) {
     if (text.isEmpty())
         return false;
+    // The model's every node, those inside closed scopes too: selecting one opens its scopes.
+    const Graph& graph = executedMode_ || !shownModule_.isEmpty() ? shownGraph() : model_.graph;
     QStringList names;
-    shownGraph().forEachNode([&](const Node& n, int) {
+    graph.forEachNode([&](const Node& n, int) {
         bool match = QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) ||
                      QString(opName(n.op)).contains(text, Qt::CaseInsensitive) ||
                      QString::fromStdString(n.target).contains(text, Qt::CaseInsensitive);
@@ -663,7 +697,8 @@ bool MainWindow::findNode(const QString& text, bool backwards) {
         return false;
     }
     // From the selection on, wrapping around, like a text editor's Find Next.
-    int at = static_cast<int>(names.indexOf(selectedNode()));
+    const QString selected = selectedNode();
+    int at = static_cast<int>(names.indexOf(selected));
     int count = static_cast<int>(names.size());
     int next = at < 0 ? (backwards ? count - 1 : 0) : (at + (backwards ? count - 1 : 1)) % count;
     selectNode(names[next]);

@@ -2,10 +2,13 @@
 // fxview's main window: the graph in the centre, docks with the node list, the inspector and the
 // graph as text, a debugger's Run menu and toolbar, and a status bar. It only draws and asks:
 // every model operation goes through Engine. MainWindow.cpp builds and wires the window;
-// MainWindowRun.cpp shows runs (snapshots, Step Into, executed path, Play, breakpoints, inputs).
+// MainWindowRun.cpp shows runs (snapshots, Step Into, executed path, Play, breakpoints, inputs);
+// MainWindowScopes.cpp the module hierarchy (scopes opened and closed, the node list's tree).
 
 #include <QMainWindow>
+#include <QHash>
 #include <QPointer>
+#include <set>
 
 #include "Engine.h"
 
@@ -15,6 +18,7 @@ class QTimer;
 class QToolBar;
 class QDockWidget;
 class QLabel;
+class QMenu;
 class QLineEdit;
 class QPlainTextEdit;
 class QTreeWidget;
@@ -40,6 +44,7 @@ public:
     GraphScene* scene() const { return scene_; }
     Engine* engine() const { return engine_; }
     const QString& modelSource() const { return source_; }
+    const LoadedModel& model() const { return model_; }
     const QString& currentNode() const { return current_; }
     const RunSnapshot& run() const { return run_; }
     QString statusText() const;
@@ -69,6 +74,17 @@ public:
     bool executedPathShown() const { return executedMode_; }
     void toggleBreakpoint(const QString& node);
     InputBar* inputBar() const { return inputBar_; }
+
+    // The module hierarchy: a closed scope is one box. Opening or closing one lays out again
+    // only what changed and keeps it where the person was looking; the state is remembered for
+    // the model's file.
+    void setScopeOpen(const QString& scope, bool open);
+    void collapseToDepth(int depth);
+    void expandAll();
+    QStringList openScopes() const;
+    // The box a node is drawn inside, or the node itself when it is drawn.
+    QString drawnAs(const QString& node) const;
+    QTreeWidget* nodeList() const { return nodeList_; }
     // What a drop of files on the window does: opens the first local file.
     bool openDropped(const QList<QUrl>& urls);
 
@@ -94,7 +110,17 @@ private:
     void showBanner(const QString& text, bool error);
     void updateStatus();
     void runCommand(RunCommand command);
-    void showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text);
+    void showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text,
+                   std::shared_ptr<const ScopeView> scopes = nullptr);
+    void showModelGraph();
+    void showScopes(const std::set<std::string>& open, QString anchor, bool opening);
+    bool revealNode(const QString& node);
+    void fillNodeList(const Graph& graph, bool withScopes);
+    void syncNodeListScopes();
+    void showBreakpoints();
+    const ScopeBox* boxOfNext() const;
+    void buildScopeActions(QMenu* view);
+    void markCurrentLine();
     void showRecords(const QString& current);
     const Graph& shownGraph() const;
     const NodeRecord* recordOf(const std::string& node) const;
@@ -136,6 +162,11 @@ private:
     QString shownModule_; // the module Step Into is in, whose graph the scene shows, or ""
     QSet<QString> breakpoints_;
     QSet<QString> warned_; // nodes whose warnings.warn this run has shown
+    QHash<QString, QTreeWidgetItem*> nodeRows_, scopeRows_; // the node list's, by name and path
+    bool syncingTree_ = false; // the tree follows the graph: its expand signals are not the user's
 };
+
+// The scopes last drawn open for this model file, if it was opened before.
+std::optional<std::set<std::string>> rememberedScopes(const QString& source);
 
 } // namespace fxview

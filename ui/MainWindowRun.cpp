@@ -130,8 +130,7 @@ void MainWindow::playTick() {
 // The shown graph's boxes, edges and node list take the records' states and shapes.
 void MainWindow::showRecords(const QString& current) {
     scene_->syncRun([this](const std::string& n) { return recordOf(n); }, current);
-    for (int i = 0; i < nodeList_->topLevelItemCount(); ++i) {
-        QTreeWidgetItem* item = nodeList_->topLevelItem(i);
+    for (QTreeWidgetItem* item : std::as_const(nodeRows_)) {
         const NodeRecord* r = recordOf(item->text(1).toStdString());
         item->setText(3, r && r->state == NodeState::Done
                              ? QString::fromStdString(shortDescription(r->value))
@@ -146,9 +145,12 @@ void MainWindow::showRecords(const QString& current) {
     }
 }
 
+// What the scene shows: the executed path, a stepped-into module, or the model drawn with its
+// closed scopes as boxes.
 const Graph& MainWindow::shownGraph() const {
     return executedMode_             ? executed_.graph
            : !shownModule_.isEmpty() ? run_.inside->graph
+           : model_.view             ? model_.view->graph
                                      : model_.graph;
 }
 
@@ -171,7 +173,7 @@ void MainWindow::setExecutedPathShown(bool on) {
     if (on) {
         showGraph(executed_.graph, executed_.layout, formatGraph(executed_.graph));
     } else {
-        showGraph(model_.graph, model_.layout, model_.graphText);
+        showModelGraph();
         showModuleFrame();
     }
     showRecords(on || run_.finished ? QString() : current_);
@@ -198,10 +200,11 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     if (snapshot.failed) {
         showBanner(QString::fromStdString(snapshot.failure), true);
         banner_->setProperty("runFailure", true);
-        if (scene_->nodeItem(current_)) { // its inspector shows the message in full
-            selectNode(current_);
-        } else if (NodeItem* guarded =
-                       scene_->nodeItem(guardedNode(shownGraph(), current_.toStdString()))) {
+        const Graph& graph = shownModule_.isEmpty() && !executedMode_ ? model_.graph : shownGraph();
+        if (graph.find(current_.toStdString()) && !graph.find(current_.toStdString())->hidden) {
+            selectNode(current_); // its scopes open; its inspector shows the message in full
+        } else if (NodeItem* guarded = scene_->nodeItem(
+                       drawnAs(guardedNode(graph, current_.toStdString())))) {
             // A hidden guard failed: the node it guards turns red, as torch.fx would fail there.
             guarded->setRunState(NodeItem::State::Failed, "failed");
             selectNode(guarded->name());
@@ -214,10 +217,21 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
         banner_->setVisible(false);
     }
     showModelWarnings(snapshot);
-    // The current line of the graph text, as a debugger highlights the line it stopped at.
+    markCurrentLine();
+    if (NodeItem* item = scene_->nodeItem(drawnAs(current_)))
+        view_->showItem(item);
+    if (!selectedNode().isEmpty())
+        showInspector(selectedNode());
+    updateStatus();
+    emit runShown();
+}
+
+// The current line of the graph text, as a debugger highlights the line it stopped at (a closed
+// scope's line while the current node is inside it).
+void MainWindow::markCurrentLine() {
     QList<QTextEdit::ExtraSelection> marks;
     if (!current_.isEmpty()) {
-        QTextCursor found = graphText_->document()->find("%" + current_ + " ");
+        QTextCursor found = graphText_->document()->find("%" + drawnAs(current_) + " ");
         if (!found.isNull()) {
             QTextEdit::ExtraSelection mark;
             mark.cursor = found;
@@ -230,12 +244,6 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
         }
     }
     graphText_->setExtraSelections(marks);
-    if (NodeItem* item = scene_->nodeItem(current_))
-        view_->showItem(item);
-    if (!selectedNode().isEmpty())
-        showInspector(selectedNode());
-    updateStatus();
-    emit runShown();
 }
 
 // The model's own warnings.warn calls (hidden nodes, as torch.fx has none) reach the status bar
@@ -283,7 +291,7 @@ void MainWindow::showModuleFrame() {
                    false);
         banner_->setProperty("moduleFrame", true);
     } else {
-        showGraph(model_.graph, model_.layout, model_.graphText);
+        showModelGraph();
         if (banner_->property("moduleFrame").toBool())
             banner_->setVisible(false);
     }
@@ -297,15 +305,34 @@ void MainWindow::runCommand(RunCommand command) {
             "The run failed at " + current_ + "; Reset (Ctrl+Shift+F5) to run again", 6000);
         return;
     }
+    // A closed scope is stepped as a call_module is: Step runs it whole, Step Into opens it and
+    // runs its first node.
+    if (const ScopeBox* box = boxOfNext()) {
+        const QString scope = QString::fromStdString(box->scope);
+        if (command == RunCommand::Step) {
+            statusBar()->showMessage("Stepping over " + scope, 3000);
+            engine_->command(RunCommand::RunTo,
+                             QString::fromStdString(model_.scopes.find(box->scope)->lastNode));
+            return;
+        }
+        if (command == RunCommand::StepInto) {
+            revealNode(QString::fromStdString(run_.next.substr(0, run_.next.find('.'))));
+            command = RunCommand::Step;
+        }
+    }
     engine_->command(command);
 }
 
 // Run to Cursor: until the selected node has run. One that already ran in this run cannot be
 // reached again without Reset, and the person is told so instead of the run going to its end.
 void MainWindow::runToSelected() {
-    const QString node = selectedNode();
+    QString node = selectedNode();
     if (node.isEmpty() || source_.isEmpty())
         return;
+    // A box: until its scope has run whole.
+    if (const ScopeBox* box = scene_->scopeView() ? scene_->scopeView()->box(node.toStdString())
+                                                  : nullptr)
+        node = QString::fromStdString(model_.scopes.find(box->scope)->lastNode);
     if (const NodeRecord* r = recordOf(node.toStdString()); r && r->state == NodeState::Done) {
         statusBar()->showMessage(node + " has already run; Reset (Ctrl+Shift+F5) to run to it "
                                         "again",
@@ -316,7 +343,26 @@ void MainWindow::runToSelected() {
     engine_->command(RunCommand::RunTo, shownModule_.isEmpty() ? node : shownModule_ + "." + node);
 }
 
-void MainWindow::toggleBreakpoint(const QString& node) {
+void MainWindow::toggleBreakpoint(const QString& name) {
+    QString node = name;
+    // A box's breakpoint stops before its scope's first node; one on a box that shows some
+    // inside it removes them all.
+    if (const ScopeBox* box = scene_->scopeView() ? scene_->scopeView()->box(name.toStdString())
+                                                  : nullptr) {
+        QStringList inside;
+        for (const QString& b : std::as_const(breakpoints_))
+            if (drawnAs(b) == name)
+                inside << b;
+        if (!inside.isEmpty()) {
+            for (const QString& b : inside) {
+                breakpoints_.remove(b);
+                engine_->setBreakpoint(b, false);
+            }
+            scene_->setBreakpoint(name, false);
+            return;
+        }
+        node = QString::fromStdString(model_.scopes.find(box->scope)->firstNode);
+    }
     // Only nodes of the model's own graph can stop a run (not an executed path's copies).
     if (node.isEmpty() || !model_.graph.find(node.toStdString()))
         return;
@@ -325,7 +371,7 @@ void MainWindow::toggleBreakpoint(const QString& node) {
         breakpoints_.insert(node);
     else
         breakpoints_.remove(node);
-    scene_->setBreakpoint(node, on);
+    scene_->setBreakpoint(drawnAs(node), on);
     engine_->setBreakpoint(node, on);
 }
 

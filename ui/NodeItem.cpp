@@ -17,7 +17,21 @@ constexpr double kPadding = 8;
 constexpr double kMinWidth = 72;
 constexpr double kRadius = 6;
 
+// "__torch__.lm_models.DecoderLayer" -> "DecoderLayer": a box's line names the class.
+QString shortClass(const std::string& type) {
+    QString name = QString::fromStdString(type);
+    return name.mid(name.lastIndexOf('.') + 1);
+}
+
+QString titleOf(const Node& n) {
+    return QString::fromStdString(n.collapsedNodes > 0 ? n.target : n.name);
+}
+
 QString opLineOf(const Node& n) {
+    if (n.collapsedNodes > 0) {
+        QString count = QString("%1 node%2").arg(n.collapsedNodes).arg(n.collapsedNodes == 1 ? "" : "s");
+        return n.moduleType.empty() ? count : shortClass(n.moduleType) + " · " + count;
+    }
     QString op = opName(n.op);
     if (n.op == Op::Placeholder || n.op == Op::Output)
         return op;
@@ -28,7 +42,9 @@ QString opLineOf(const Node& n) {
 } // namespace
 
 NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, const SceneStyle* style)
-    : name_(QString::fromStdString(node.name)), opLine_(opLineOf(node)), op_(node.op), box_(box),
+    : name_(QString::fromStdString(node.name)), title_(titleOf(node)),
+      scope_(node.collapsedNodes > 0 ? QString::fromStdString(node.target) : QString()),
+      opLine_(opLineOf(node)), op_(node.op), box_(box),
       theme_(theme), style_(style) {
     // The box was measured for this line; eliding (a second text layout) is for narrower boxes.
     double room = box.width() - 2 * kPadding;
@@ -40,12 +56,24 @@ NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, cons
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setZValue(2);
-    setToolTip(name_ + "\n" + opLine_);
+    setToolTip(isScopeBox() ? title_ + "\n" + opLine_ + "\nDouble-click or + to expand"
+                            : name_ + "\n" + opLine_);
+}
+
+QRectF NodeItem::toggleRect() const {
+    if (!isScopeBox())
+        return {};
+    const double side = style_->lineSpacing * 0.8;
+    return QRectF(box_.right() - side - 5, 5, side, side);
 }
 
 QSizeF NodeItem::sizeFor(const Node& node, const SceneStyle& style) {
-    double width = std::max({style.boldMetrics.horizontalAdvance(QString::fromStdString(node.name)),
-                             style.textWidth(opLineOf(node)), style.shapeLineWidth});
+    // A box's title leaves room for its +; its shape line holds what flows in and out.
+    double extra = node.collapsedNodes > 0 ? style.lineSpacing * 1.6 : 0;
+    double shapes = node.collapsedNodes > 0 ? style.shapeLineWidth * 1.6 : style.shapeLineWidth;
+    double width =
+        std::max({style.boldMetrics.horizontalAdvance(titleOf(node)) + 2 * extra,
+                  style.textWidth(opLineOf(node)), shapes});
     // Rounded up with a little slack: Graphviz keeps whole points, and text must never be
     // elided in a box that was measured for it.
     return QSizeF(std::ceil(std::max(kMinWidth, width + 2 * kPadding + 4)),
@@ -104,6 +132,8 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(
         QPen(border, borderWidth, state_ == State::NotExecuted ? Qt::DashLine : Qt::SolidLine));
     painter->setBrush(fill);
+    if (isScopeBox()) // a stack of boxes: what is folded inside
+        painter->drawRoundedRect(box_.translated(3, 3), kRadius, kRadius);
     painter->drawRoundedRect(box_, kRadius, kRadius);
     if (isSelected()) {
         // A ring just outside the box, so the border keeps telling the state (done, current,
@@ -129,7 +159,18 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     QRectF row(kPadding, kPadding - 2, box_.width() - 2 * kPadding, line);
     painter->setFont(style_->bold);
     painter->setPen(text);
-    painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, name_);
+    painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, title_);
+    if (isScopeBox()) {
+        QRectF plus = toggleRect();
+        painter->setPen(QPen(t.mutedText, 1));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(plus);
+        QPointF c = plus.center();
+        double arm = plus.width() * 0.3;
+        painter->drawLine(c - QPointF(arm, 0), c + QPointF(arm, 0));
+        painter->drawLine(c - QPointF(0, arm), c + QPointF(0, arm));
+        painter->setPen(text);
+    }
     painter->setFont(style_->font);
     painter->setPen(t.mutedText);
     row.translate(0, line);

@@ -1,7 +1,9 @@
 #pragma once
 // A node of the graph picture: a rounded box coloured by op with its name, its op and target,
 // and — once a run produced it — its output shape and dtype. It mirrors a core Node and holds
-// only what it draws; GraphScene::syncRun() refreshes it.
+// only what it draws; GraphScene::syncRun() refreshes it. A collapsed module scope (a node with
+// collapsedNodes, ScopeView.h) is drawn as a stacked box with its path, class and node count,
+// the shapes flowing in and out, and a + that opens it.
 
 #include <QFont>
 #include <QGraphicsItem>
@@ -24,6 +26,11 @@ public:
     static QSizeF sizeFor(const Node& node, const SceneStyle& style);
 
     const QString& name() const { return name_; }
+    // The module path a collapsed scope's box stands for ("layers.0"); "" for a node.
+    const QString& scope() const { return scope_; }
+    bool isScopeBox() const { return !scope_.isEmpty(); }
+    // Where the + that expands a box is drawn (item coordinates); empty for a node.
+    QRectF toggleRect() const;
     void setRunState(State state, const QString& shape);
     void setBreakpoint(bool on);
     bool hasBreakpoint() const { return breakpoint_; }
@@ -41,7 +48,7 @@ protected:
     void hoverLeaveEvent(QGraphicsSceneHoverEvent* event) override;
 
 private:
-    QString name_, opLine_, shape_;
+    QString name_, title_, scope_, opLine_, shape_;
     QString opLineShown_, shapeShown_; // elided to the box once, not in every paint
     Op op_;
     QRectF box_;

@@ -142,6 +142,7 @@ void write(WireWriter& w, const Node& n) {
     w.u8(static_cast<std::uint8_t>(n.placeholderKind));
     w.str(n.sourceTrace);
     write(w, n.outputRoles);
+    w.i64(n.collapsedNodes);
 }
 
 void read(WireReader& r, Node& n) {
@@ -161,6 +162,7 @@ void read(WireReader& r, Node& n) {
     n.placeholderKind = static_cast<PlaceholderKind>(r.u8());
     n.sourceTrace = r.str();
     read(r, n.outputRoles);
+    n.collapsedNodes = static_cast<int>(r.i64());
 }
 
 std::string encodeFrame(std::uint16_t kind, const std::string& payload) {

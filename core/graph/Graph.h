@@ -105,6 +105,9 @@ struct Node {
     // stack_trace, or what TorchScript's source ranges and inlined call sites say.
     std::string sourceTrace;
     std::vector<OutputRole> outputRoles; // output of a .pt2: one per returned value
+    // A collapsed module scope drawn as one call_module (ScopeView.h): how many shown nodes it
+    // stands for; 0 for every node of a traced graph.
+    int collapsedNodes = 0;
 
     bool isInput() const {
         return op == Op::Placeholder && placeholderKind == PlaceholderKind::Input;

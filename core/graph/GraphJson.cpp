@@ -238,4 +238,29 @@ std::string graphToJson(const Graph& graph, const JsonModelInfo& model, const Js
     return w.text() + "\n";
 }
 
+std::string withScopeTree(const std::string& json, const ScopeTree& tree,
+                          const std::set<std::string>& open) {
+    std::size_t end = json.rfind('}');
+    if (end == std::string::npos)
+        return json;
+    JsonWriter w;
+    w.beginArray();
+    for (const Scope* s : tree.preorder()) {
+        const bool drawn = ScopeTree::closedAround(s->parent, open).empty();
+        w.beginObject();
+        w.key("path").value(s->path);
+        w.key("class").value(s->type);
+        w.key("parent").value(s->parent);
+        w.key("depth").value(s->depth);
+        w.key("nodes").value(s->nodeCount);
+        w.key("first").value(s->firstNode);
+        w.key("last").value(s->lastNode);
+        w.key("open").value(drawn && open.count(s->path) > 0);
+        w.key("box").value(drawn && !open.count(s->path));
+        w.endObject();
+    }
+    w.endArray();
+    return json.substr(0, end) + ",\"scopes\":" + w.text() + json.substr(end);
+}
+
 } // namespace fxview

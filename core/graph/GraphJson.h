@@ -3,12 +3,14 @@
 
 #include <cstdint>
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "Graph.h"
 #include "InputSpec.h"
 #include "RunRecord.h"
+#include "ScopeTree.h"
 
 namespace fxview {
 
@@ -27,5 +29,12 @@ struct JsonRunInfo {
 
 std::string graphToJson(const Graph& graph, const JsonModelInfo& model,
                         const JsonRunInfo* run = nullptr);
+
+// The document with the module hierarchy after its nodes, as the picture drew it:
+// "scopes": [{"path", "class", "parent", "depth", "nodes", "first", "last", "open", "box"}],
+// parents first; `open` says it was drawn open, `box` that it was drawn as one box. The nodes
+// stay every node of the graph: JSON is the data, the picture formats draw the boxes.
+std::string withScopeTree(const std::string& json, const ScopeTree& tree,
+                          const std::set<std::string>& open);
 
 } // namespace fxview

@@ -359,22 +359,84 @@ GraphLayout layOutWhole(const Graph& graph, const std::function<PointF(const Nod
 
 } // namespace
 
+struct LayoutCache::Pieces {
+    std::unordered_map<std::string, GraphLayout> byContent;
+    int reused = 0, laidOut = 0;
+};
+
+LayoutCache::LayoutCache() : d(std::make_unique<Pieces>()) {}
+LayoutCache::~LayoutCache() = default;
+int LayoutCache::reused() const {
+    return d->reused;
+}
+int LayoutCache::laidOut() const {
+    return d->laidOut;
+}
+
+namespace {
+
+// Pieces of a cached layout: small enough that opening one scope relays out little, big
+// enough that dot still places the nodes of a block together.
+constexpr int kMinCachedSegment = 12;
+constexpr std::size_t kMaxCachedPieces = 4000;
+
+// Everything dot's result depends on: each shown node's name, scope, box size and producers,
+// block by block, and the tuning.
+std::string contentKey(const Graph& part, const std::function<PointF(const Node&)>& boxSize,
+                       const LayoutOptions& options, bool big) {
+    std::string key = big ? "B" : "s";
+    part.forEachNode([&](const Node& n, int depth) {
+        if (!options.showHidden && n.hidden)
+            return;
+        PointF size = boxSize(n);
+        key += "\n" + std::to_string(depth) + n.name + "|" + n.scope + "|" +
+               std::to_string(size.x) + "x" + std::to_string(size.y) + "|" +
+               std::to_string(n.blocks.size());
+        auto ref = [&key](const std::string& p) { key += "," + p; };
+        for (const Argument& a : n.args)
+            a.forEachNodeRef(ref);
+        for (const KeywordArgument& k : n.kwargs)
+            k.value.forEachNodeRef(ref);
+        for (const Block& b : n.blocks)
+            for (const Argument& r : b.results)
+                r.forEachNodeRef(ref);
+    });
+    return key;
+}
+
+} // namespace
+
 GraphLayout layoutGraph(const Graph& graph, const std::function<PointF(const Node&)>& boxSize,
-                        const LayoutOptions& options) {
+                        const LayoutOptions& options, LayoutCache* cache) {
     std::lock_guard<std::mutex> lock(graphvizLock());
     const int count = graph.nodeCount(options.showHidden);
-    if (count <= kBigGraph)
+    if (count <= kBigGraph && !cache)
         return layOutWhole(graph, boxSize, options, count);
-    GraphSegments segments = splitAtCuts(graph, options, kMinSegment);
-    if (segments.parts.size() < 2)
-        return layOutWhole(graph, boxSize, options, count);
+    GraphSegments segments = cache ? splitAtCuts(graph, options, kMinCachedSegment, true)
+                                   : splitAtCuts(graph, options, kMinSegment);
     std::vector<GraphLayout> parts;
     for (const Graph& part : segments.parts) {
+        std::string key;
+        if (cache) {
+            key = contentKey(part, boxSize, options, count > kBigGraph);
+            auto hit = cache->d->byContent.find(key);
+            if (hit != cache->d->byContent.end()) {
+                ++cache->d->reused;
+                parts.push_back(hit->second);
+                continue;
+            }
+        }
         parts.push_back(layOutWhole(part, boxSize, options, count));
         if (!parts.back().ok())
             return parts.back();
+        if (cache) {
+            ++cache->d->laidOut;
+            if (cache->d->byContent.size() > kMaxCachedPieces)
+                cache->d->byContent.clear();
+            cache->d->byContent.emplace(std::move(key), parts.back());
+        }
     }
-    return stackSegments(parts, segments.cuts);
+    return parts.size() == 1 ? parts.front() : stackSegments(parts, segments.cuts);
 }
 
 std::string graphToDot(const Graph& graph, const LayoutOptions& options) {

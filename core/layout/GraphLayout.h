@@ -4,6 +4,7 @@
 // Coordinates are in points, y pointing down, origin at the top-left of the drawing.
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,9 +63,27 @@ struct LayoutOptions {
     bool showHidden = false;
 };
 
-// Lays the graph out top to bottom; `boxSize` gives each node's box in points.
+// The pieces of a graph laid out before (LayoutSegments.h), by what they hold: laying out a graph
+// again after one module scope opened or closed reuses every piece it did not touch, so that
+// the picture above the change stays exactly where it was and only that piece costs time.
+class LayoutCache {
+public:
+    LayoutCache();
+    ~LayoutCache();
+    int reused() const; // pieces taken from the cache since it was made
+    int laidOut() const; // pieces dot laid out
+
+private:
+    friend GraphLayout layoutGraph(const Graph&, const std::function<PointF(const Node&)>&,
+                                   const LayoutOptions&, LayoutCache*);
+    struct Pieces;
+    std::unique_ptr<Pieces> d;
+};
+
+// Lays the graph out top to bottom; `boxSize` gives each node's box in points. With a cache the
+// graph is laid out in small pieces wherever it can be cut, each looked up first.
 GraphLayout layoutGraph(const Graph& graph, const std::function<PointF(const Node&)>& boxSize,
-                        const LayoutOptions& options = {});
+                        const LayoutOptions& options = {}, LayoutCache* cache = nullptr);
 
 // The graph as Graphviz DOT source with labels and clusters, which `dot -Tsvg` renders.
 std::string graphToDot(const Graph& graph, const LayoutOptions& options = {});

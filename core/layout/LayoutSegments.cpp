@@ -60,7 +60,8 @@ RectF united(const RectF& a, const RectF& b) {
 
 } // namespace
 
-GraphSegments splitAtCuts(const Graph& graph, const LayoutOptions& options, int minNodes) {
+GraphSegments splitAtCuts(const Graph& graph, const LayoutOptions& options, int minNodes,
+                          bool sourcesHang) {
     // Positions of the shown top-level nodes, and the edges between those positions.
     std::vector<std::size_t> top; // position -> index in graph.nodes
     std::unordered_map<std::string, int> ownerOf;
@@ -106,7 +107,7 @@ GraphSegments splitAtCuts(const Graph& graph, const LayoutOptions& options, int 
         // producer up to the next cut (checked up to the end here, conservatively).
         bool everyOneFeeds = withoutUser[static_cast<std::size_t>(c)] ==
                              withoutUser[static_cast<std::size_t>(start)];
-        if (!everyOneFeeds || lastSource > c)
+        if (!everyOneFeeds || (lastSource > c && !sourcesHang))
             continue;
         cuts.push_back(c);
         start = c;

@@ -23,7 +23,11 @@ struct GraphSegments {
 // split that way comes back as one part. A cut qualifies only if, in the part it ends, every
 // other node has a user in that part, and in the part it starts, every other node has a
 // producer there: then the cut is that part's lowest and the next part's highest node.
-GraphSegments splitAtCuts(const Graph& graph, const LayoutOptions& options, int minNodes);
+// With `sourcesHang`, a node without producers (a get_attr of a scope's weight) may sit in a
+// part below its cut: dot ranks it beside the cut, below the previous part, so nothing overlaps;
+// pieces of a collapsed view are cut that way between every pair of boxes.
+GraphSegments splitAtCuts(const Graph& graph, const LayoutOptions& options, int minNodes,
+                          bool sourcesHang = false);
 
 // Stacks the parts' layouts: each part moved so that its copy of the cut lies on the previous
 // part's, that copy dropped, clusters of the same scope merged into one rectangle.

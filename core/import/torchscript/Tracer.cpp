@@ -210,6 +210,8 @@ int Tracer::emit(Node node, const std::string& candidate, Step step) {
     node.name = namer_.create(NodeNamer::snakeCase(candidate));
     if (node.scope.empty())
         node.scope = scope_;
+    if (node.scopeType.empty() && node.scope == scope_ && !scope_.empty())
+        node.scopeType = scopeType_;
     if (node.sourceTrace.empty() && current_)
         node.sourceTrace = sourceSpelling_.traceback(callSites_, current_);
     step.name = node.name;

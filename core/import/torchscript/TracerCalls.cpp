@@ -165,10 +165,12 @@ void Tracer::traceCallMethod(const jit::Node* n, Frame& frame) {
         emitFor(n, std::move(node), self.path, std::move(step), frame);
         return;
     }
-    std::string savedScope = scope_;
+    std::string savedScope = scope_, savedType = scopeType_;
     scope_ = self.path;
+    scopeType_ = publicClassName(pythonClass);
     inlineCall(*callee, n, 0, frame);
     scope_ = savedScope;
+    scopeType_ = savedType;
 }
 
 // Emits the identity call torch.fx would record, if it records one: a leaf module is a

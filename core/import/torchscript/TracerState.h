@@ -128,6 +128,7 @@ private:
     std::vector<Node>* out_ = nullptr;
     std::vector<int>* outSteps_ = nullptr;
     std::string scope_;
+    std::string scopeType_; // the class of the module whose code is being inlined
     std::unordered_map<std::string, Binding> getAttrNodes_; // attribute path -> its node
     int tensorConstants_ = 0;
     SourceSpelling sourceSpelling_; // method or function, as the model's code wrote it

@@ -1,0 +1,209 @@
+#include "ScopeView.h"
+
+#include <algorithm>
+
+#include "NodeNamer.h"
+
+namespace fxview {
+
+namespace {
+
+template <typename T> void addOnce(std::vector<T>& list, const T& item) {
+    if (std::find(list.begin(), list.end(), item) == list.end())
+        list.push_back(item);
+}
+
+void renameRefs(Argument& a, const std::unordered_map<std::string, std::string>& boxOf) {
+    if (a.isNode()) {
+        auto it = boxOf.find(a.text);
+        if (it != boxOf.end())
+            a.text = it->second;
+    }
+    for (Argument& item : a.items)
+        renameRefs(item, boxOf);
+}
+
+// A node shown as it is whose arguments name nodes now inside boxes: they name the boxes.
+void renameRefs(Node& n, const std::unordered_map<std::string, std::string>& boxOf) {
+    for (Argument& a : n.args)
+        renameRefs(a, boxOf);
+    for (KeywordArgument& k : n.kwargs)
+        renameRefs(k.value, boxOf);
+    for (Block& b : n.blocks) {
+        for (Node& inner : b.nodes)
+            renameRefs(inner, boxOf);
+        for (Argument& r : b.results)
+            renameRefs(r, boxOf);
+    }
+}
+
+void markInside(const Node& n, const std::string& box,
+                std::unordered_map<std::string, std::string>& boxOf) {
+    boxOf[n.name] = box;
+    for (const Block& b : n.blocks)
+        for (const Node& inner : b.nodes)
+            markInside(inner, box, boxOf);
+}
+
+// Calls `use(producer, consumer)` for every value a node takes: its arguments, and for an if or
+// a loop what its blocks' nodes take and what the blocks yield back to it.
+void forEachUse(const Node& n, const std::function<void(const std::string&, const std::string&)>& use) {
+    auto from = [&](const std::string& consumer) {
+        return [&use, consumer](const std::string& producer) { use(producer, consumer); };
+    };
+    for (const Argument& a : n.args)
+        a.forEachNodeRef(from(n.name));
+    for (const KeywordArgument& k : n.kwargs)
+        k.value.forEachNodeRef(from(n.name));
+    for (const Block& b : n.blocks) {
+        for (const Argument& r : b.results)
+            r.forEachNodeRef(from(n.name));
+        for (const Node& inner : b.nodes)
+            forEachUse(inner, use);
+    }
+}
+
+std::string shapesOf(const std::vector<std::string>& nodes,
+                     const std::function<const NodeRecord*(const std::string&)>& recordOf) {
+    std::string text;
+    int shown = 0;
+    for (const std::string& name : nodes) {
+        const NodeRecord* r = recordOf(name);
+        if (!r || r->state != NodeState::Done)
+            continue;
+        if (++shown > 2) {
+            text += ", …";
+            break;
+        }
+        text += (text.empty() ? "" : ", ") + shortDescription(r->value);
+    }
+    return text;
+}
+
+} // namespace
+
+const ScopeBox* ScopeView::box(const std::string& name) const {
+    auto it = boxes.find(name);
+    return it == boxes.end() ? nullptr : &it->second;
+}
+
+const std::string& ScopeView::shownName(const std::string& node) const {
+    auto it = boxOf.find(node);
+    return it == boxOf.end() ? node : it->second;
+}
+
+std::string ScopeView::boxFor(const std::string& scope) const {
+    for (const auto& [name, box] : boxes)
+        if (box.scope == scope)
+            return name;
+    return {};
+}
+
+std::vector<std::string> ScopeView::valuesOf(const std::string& from, const std::string& to) const {
+    auto it = edgeValues.find({from, to});
+    return it == edgeValues.end() ? std::vector<std::string>{from} : it->second;
+}
+
+ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
+                         const std::set<std::string>& open) {
+    ScopeView view;
+    view.graph.modelClass = graph.modelClass;
+    NodeNamer namer;
+    graph.forEachNode([&](const Node& n, int) { namer.claim(n.name); });
+    std::unordered_map<std::string, std::string> boxByScope;
+    std::vector<std::string> order; // the view's nodes: a node's own name, or a box's
+    for (const Node& n : graph.nodes) {
+        std::string closed = ScopeTree::closedAround(n.scope, open);
+        if (closed.empty()) {
+            order.push_back(n.name);
+            continue;
+        }
+        auto [it, made] = boxByScope.try_emplace(closed);
+        if (made) {
+            // Named as torch.fx names a call_module of that path: "layers.0" -> layers_0.
+            it->second = namer.create(closed);
+            view.boxes[it->second].scope = closed;
+            order.push_back(it->second);
+        }
+        view.boxes[it->second].members.push_back(n.name);
+        markInside(n, it->second, view.boxOf);
+    }
+    if (view.boxes.empty()) {
+        view.graph = graph;
+        return view;
+    }
+
+    // What crosses each box's border, and what each merged edge carries.
+    for (const Node& n : graph.nodes)
+        forEachUse(n, [&](const std::string& producer, const std::string& consumer) {
+            const std::string& from = view.shownName(producer);
+            const std::string& to = view.shownName(consumer);
+            if (from == to)
+                return;
+            bool fromBox = view.boxes.count(from) > 0, toBox = view.boxes.count(to) > 0;
+            if (!fromBox && !toBox)
+                return;
+            addOnce(view.edgeValues[{from, to}], producer);
+            if (toBox)
+                addOnce(view.boxes[to].inputs, producer);
+            if (fromBox)
+                addOnce(view.boxes[from].outputs, producer);
+        });
+
+    std::unordered_map<std::string, const Node*> byName;
+    for (const Node& n : graph.nodes)
+        byName[n.name] = &n;
+    view.graph.nodes.reserve(order.size());
+    for (const std::string& name : order) {
+        auto box = view.boxes.find(name);
+        if (box == view.boxes.end()) {
+            Node n = *byName.at(name);
+            renameRefs(n, view.boxOf);
+            view.graph.nodes.push_back(std::move(n));
+            continue;
+        }
+        const Scope* scope = tree.find(box->second.scope);
+        Node b;
+        b.op = Op::CallModule;
+        b.name = name;
+        b.target = box->second.scope;
+        b.moduleType = scope ? scope->type : "";
+        b.scope = scope ? scope->parent : "";
+        b.collapsedNodes = scope ? scope->nodeCount : 0;
+        b.hidden = b.collapsedNodes == 0; // nothing in it a person would see
+        std::vector<std::string> producers;
+        for (const std::string& input : box->second.inputs)
+            addOnce(producers, view.shownName(input));
+        for (const std::string& p : producers)
+            b.args.push_back(Argument::ofNode(p));
+        view.graph.nodes.push_back(std::move(b));
+    }
+    view.graph.recomputeUsers();
+    return view;
+}
+
+ScopeRun scopeRun(const ScopeBox& box,
+                  const std::function<const NodeRecord*(const std::string&)>& recordOf,
+                  const std::string& currentNode) {
+    ScopeRun run;
+    bool anyDone = false;
+    for (const std::string& member : box.members) {
+        const NodeRecord* r = recordOf(member);
+        if (r && r->state == NodeState::Failed)
+            run.state = ScopeRun::State::Failed;
+        anyDone = anyDone || (r && r->state == NodeState::Done);
+    }
+    if (run.state != ScopeRun::State::Failed) {
+        bool inside = std::find(box.members.begin(), box.members.end(), currentNode) !=
+                      box.members.end();
+        run.state = inside    ? ScopeRun::State::Running
+                    : anyDone ? ScopeRun::State::Done
+                              : ScopeRun::State::NotRun;
+    }
+    std::string in = shapesOf(box.inputs, recordOf), out = shapesOf(box.outputs, recordOf);
+    if (!in.empty() || !out.empty())
+        run.shapes = (in.empty() ? "?" : in) + " → " + (out.empty() ? "?" : out);
+    return run;
+}
+
+} // namespace fxview

@@ -1,0 +1,63 @@
+#pragma once
+// The graph as the picture draws it at an expansion state: every scope that is not open (while
+// its parents are) becomes one node standing for all of its nodes, a "box". A box is what
+// torch.fx would record had that module been a leaf: a call_module of the scope's path, its
+// arguments the values flowing in from outside, its users those taking what flows out; edges
+// between boxes are merged, one per producer/consumer pair. The printers and the layout take the
+// view's graph as they take any other.
+
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "Graph.h"
+#include "RunRecord.h"
+#include "ScopeTree.h"
+
+namespace fxview {
+
+struct ScopeBox {
+    std::string scope;                // "layers.0"
+    std::vector<std::string> members; // the top-level nodes inside, in graph order
+    std::vector<std::string> inputs;  // nodes outside whose values its members use, in order
+    std::vector<std::string> outputs; // members whose values a node outside uses, in order
+};
+
+struct ScopeView {
+    Graph graph;
+    std::unordered_map<std::string, ScopeBox> boxes; // by the box node's name
+    // Every node inside a box (block contents included) -> the box's name.
+    std::unordered_map<std::string, std::string> boxOf;
+    // An edge with a box at either end -> the real nodes whose values it carries.
+    std::map<std::pair<std::string, std::string>, std::vector<std::string>> edgeValues;
+
+    bool collapsed() const { return !boxes.empty(); }
+    const ScopeBox* box(const std::string& name) const;
+    // The name the picture shows `node` under: itself, or the box it is inside.
+    const std::string& shownName(const std::string& node) const;
+    // The box node drawn for `scope`, or "" when the scope is open or inside another box.
+    std::string boxFor(const std::string& scope) const;
+    // The real nodes an edge of the picture carries: its producer, or what a merged edge merges.
+    std::vector<std::string> valuesOf(const std::string& from, const std::string& to) const;
+};
+
+// Closes every scope not in `open` (whose parents are): `open` empty is everything collapsed to
+// the top-level scopes, tree.allOpen() the whole graph.
+ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
+                         const std::set<std::string>& open);
+
+// A box's run state, derived from its members' records: not run, running (the current node is
+// inside it), done, failed; with the shapes flowing in and out once they are known.
+struct ScopeRun {
+    enum class State { NotRun, Running, Done, Failed } state = State::NotRun;
+    std::string shapes; // "[1, 16, 64] → [1, 16, 64]"
+};
+ScopeRun scopeRun(const ScopeBox& box,
+                  const std::function<const NodeRecord*(const std::string&)>& recordOf,
+                  const std::string& currentNode);
+
+} // namespace fxview

@@ -1,0 +1,451 @@
+// The module hierarchy (issue 14): core's scope tree and collapsed view on a graph made by hand,
+// then the main window, offscreen, on the language models of tests/fixtures/lm_models.py: boxes
+// that open and close by double-click, merged edges with shapes, collapse to depth, stepping over
+// and into a closed scope, a scope breakpoint, Find opening a path, the state remembered.
+
+#include <QApplication>
+#include <QFile>
+#include <QGraphicsView>
+#include <QJsonArray>
+#include <QPlainTextEdit>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <memory>
+
+#include "ClusterItem.h"
+#include "EdgeItem.h"
+#include "FxText.h"
+#include "GraphScene.h"
+#include "NodeItem.h"
+#include "ScopeView.h"
+#include "WindowSupport.h"
+
+using namespace fxview;
+
+namespace {
+
+Node node(Op op, const std::string& name, const std::string& scope,
+          std::vector<std::string> inputs = {}) {
+    Node n;
+    n.op = op;
+    n.name = name;
+    n.target = op == Op::CallModule ? scope + "." + name : "operator.add";
+    n.scope = scope;
+    for (const std::string& input : inputs)
+        n.args.push_back(Argument::ofNode(input));
+    return n;
+}
+
+// x -> a (fc, relu) -> b (inner (mul), add of mul and relu) -> output.
+Graph nested() {
+    Graph g;
+    g.nodes.push_back(node(Op::Placeholder, "x", ""));
+    g.nodes.push_back(node(Op::CallModule, "fc", "a", {"x"}));
+    g.nodes.push_back(node(Op::CallFunction, "relu", "a", {"fc"}));
+    g.nodes.push_back(node(Op::CallFunction, "mul", "b.inner", {"relu"}));
+    g.nodes.push_back(node(Op::CallFunction, "add", "b", {"mul", "relu"}));
+    g.nodes.push_back(node(Op::Output, "output", "", {"add"}));
+    g.nodes[1].scopeType = "__torch__.Block";
+    g.recomputeUsers();
+    return g;
+}
+
+QGraphicsView* viewOf(MainWindow& window) {
+    return window.scene()->views().value(0);
+}
+
+// A double-click where `scenePoint` is on screen, as a person does it.
+void doubleClick(MainWindow& window, QPointF scenePoint) {
+    QGraphicsView* view = viewOf(window);
+    if (!view->viewport()->rect().contains(view->mapFromScene(scenePoint)))
+        view->centerOn(scenePoint);
+    QTest::mouseDClick(view->viewport(), Qt::LeftButton, {}, view->mapFromScene(scenePoint));
+}
+
+QString boxOf(MainWindow& window, const std::string& scope) {
+    return QString::fromStdString(window.scene()->scopeView()->boxFor(scope));
+}
+
+std::string scopeOf(MainWindow& window, const QString& node) {
+    const Node* n = window.model().graph.find(node.toStdString());
+    return n ? n->scope : "?";
+}
+
+// Steps (F10) until the next node to run is inside a closed scope's box; that box's name.
+QString stepToABox(MainWindow& window) {
+    for (int i = 0; i < 40; ++i) {
+        std::string next = window.run().next;
+        const ScopeView* view = window.scene()->scopeView();
+        if (view && view->boxOf.count(next))
+            return QString::fromStdString(view->boxOf.at(next));
+        press(window, QKeySequence(Qt::Key_F10));
+        if (!waitFor(&window, SIGNAL(runShown())) || !settle(window))
+            return {};
+    }
+    return {};
+}
+
+} // namespace
+
+class TestScopes : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void cleanup();
+    // core
+    void treeCountsAndDepths();
+    void collapsedViewMergesEdges();
+    void boxRunStateFromMembers();
+    // the window
+    void bigModelOpensCollapsed();
+    void doubleClickOpensAndCloses();
+    void collapseToDepthAndExpandAll();
+    void stepOverAndIntoAClosedScope();
+    void scopeBreakpointStopsBeforeItsFirstNode();
+    void findOpensThePath();
+    void nodeListIsTheTree();
+    void stateSurvivesAReopen();
+    void openingKeepsTheRestInPlace();
+    void exportsDrawTheBoxes();
+
+private:
+    std::unique_ptr<MainWindow> window_;
+};
+
+void TestScopes::init() {
+    QSettings().clear(); // each test from the default state; a reopen within one remembers
+    window_ = std::make_unique<MainWindow>();
+    window_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+}
+
+void TestScopes::cleanup() {
+    window_.reset();
+}
+
+void TestScopes::treeCountsAndDepths() {
+    ScopeTree tree(nested());
+    QCOMPARE(tree.size(), 3);
+    QCOMPARE(tree.roots(), (std::vector<std::string>{"a", "b"}));
+    QCOMPARE(tree.maxDepth(), 2);
+    QCOMPARE(tree.find("b.inner")->parent, std::string("b"));
+    QCOMPARE(tree.find("b")->nodeCount, 2);
+    QCOMPARE(tree.find("b")->firstNode, std::string("mul"));
+    QCOMPARE(tree.find("b")->lastNode, std::string("add"));
+    QCOMPARE(tree.find("a")->type, std::string("__torch__.Block"));
+    QCOMPARE(tree.drawnCount({}), 4);                  // x, a, b, output
+    QCOMPARE(tree.drawnCount(tree.openToDepth(1)), 6); // x, fc, relu, inner, add, output
+    QCOMPARE(tree.drawnCount(tree.allOpen()), 6);
+    QCOMPARE(tree.defaultOpen(), tree.allOpen()); // small: everything open
+    QCOMPARE(ScopeTree::closedAround("b.inner", {"b"}), std::string("b.inner"));
+    QCOMPARE(ScopeTree::closedAround("b.inner", {"b", "b.inner"}), std::string());
+}
+
+void TestScopes::collapsedViewMergesEdges() {
+    Graph g = nested();
+    ScopeTree tree(g);
+    ScopeView view = collapseScopes(g, tree, {});
+    std::vector<std::string> names;
+    for (const Node& n : view.graph.nodes)
+        names.push_back(n.name);
+    QCOMPARE(names, (std::vector<std::string>{"x", "a", "b", "output"}));
+    const Node* b = view.graph.find("b");
+    QCOMPARE(b->op, Op::CallModule);
+    QCOMPARE(b->target, std::string("b"));
+    QCOMPARE(b->collapsedNodes, 2);
+    // add takes mul and relu, mul takes relu: one edge a -> b, carrying relu.
+    QCOMPARE(b->args.size(), std::size_t(1));
+    QCOMPARE(b->args[0].text, std::string("a"));
+    QCOMPARE(view.valuesOf("a", "b"), (std::vector<std::string>{"relu"}));
+    QCOMPARE(view.graph.find("output")->args[0].text, std::string("b"));
+    QCOMPARE(view.shownName("mul"), std::string("b"));
+    QCOMPARE(view.box("b")->outputs, (std::vector<std::string>{"add"}));
+    // torch.fx's own text of the view: a box is a call_module of its path.
+    std::string text = formatGraph(view.graph);
+    QVERIFY2(text.find("%b : [num_users=1] = call_module[target=b](args = (%a,), kwargs = {})") !=
+                 std::string::npos,
+             text.c_str());
+    // Opening b keeps b.inner a box, now inside b's frame; a name taken by a node gets a suffix.
+    g.nodes[4].name = "b_inner";
+    g.nodes[5].args[0].text = "b_inner";
+    g.recomputeUsers();
+    ScopeView open = collapseScopes(g, ScopeTree(g), {"b"});
+    QVERIFY(open.graph.find("b_inner_1"));
+    QCOMPARE(open.graph.find("b_inner_1")->scope, std::string("b"));
+    QCOMPARE(open.boxFor("b.inner"), std::string("b_inner_1"));
+    // Everything open: the graph itself.
+    QCOMPARE(formatGraph(collapseScopes(g, ScopeTree(g), ScopeTree(g).allOpen()).graph),
+             formatGraph(g));
+}
+
+void TestScopes::boxRunStateFromMembers() {
+    Graph g = nested();
+    ScopeView view = collapseScopes(g, ScopeTree(g), {});
+    std::map<std::string, NodeRecord> records;
+    auto recordOf = [&](const std::string& n) -> const NodeRecord* {
+        auto it = records.find(n);
+        return it == records.end() ? nullptr : &it->second;
+    };
+    QCOMPARE(scopeRun(*view.box("b"), recordOf, "fc").state, ScopeRun::State::NotRun);
+    NodeRecord done;
+    done.state = NodeState::Done;
+    done.value.type = "Tensor";
+    done.value.shape = {2, 3};
+    records["relu"] = done;
+    records["mul"] = done;
+    ScopeRun running = scopeRun(*view.box("b"), recordOf, "mul");
+    QCOMPARE(running.state, ScopeRun::State::Running);
+    QCOMPARE(running.shapes, std::string("[2, 3] → ?"));
+    records["add"] = done;
+    records["add"].value.shape = {2, 4};
+    ScopeRun finished = scopeRun(*view.box("b"), recordOf, "output");
+    QCOMPARE(finished.state, ScopeRun::State::Done);
+    QCOMPARE(finished.shapes, std::string("[2, 3] → [2, 4]"));
+    records["add"].state = NodeState::Failed;
+    QCOMPARE(scopeRun(*view.box("b"), recordOf, "add").state, ScopeRun::State::Failed);
+}
+
+void TestScopes::bigModelOpensCollapsed() {
+    QVERIFY(open(*window_, "lm.pt"));
+    // 5,000-odd nodes: collapsed to the deepest depth drawing at most 150, here layers.N.
+    QVERIFY(window_->model().graph.nodeCount() > 5000);
+    QCOMPARE(window_->openScopes(), QStringList({"layers", "norm"}));
+    const ScopeView* view = window_->scene()->scopeView();
+    QCOMPARE(view->boxes.size(), std::size_t(96));
+    for (int i = 0; i < 96; ++i) {
+        NodeItem* box = window_->scene()->nodeItem(boxOf(*window_, "layers." + std::to_string(i)));
+        QVERIFY(box && box->isScopeBox());
+    }
+    QVERIFY(window_->scene()->nodeCount() <= 150);
+    QVERIFY(window_->statusText().contains(QString("%1 nodes").arg(window_->scene()->nodeCount())));
+}
+
+void TestScopes::doubleClickOpensAndCloses() {
+    QVERIFY(open(*window_, "lm_nested.pt"));
+    window_->collapseToDepth(1);
+    press(*window_, QKeySequence(Qt::Key_F5)); // run it all: edges and boxes take shapes
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())) && settle(*window_));
+    QVERIFY(window_->run().finished);
+    QString box0 = boxOf(*window_, "layers.0"), box1 = boxOf(*window_, "layers.1");
+    QVERIFY(!box0.isEmpty() && !box1.isEmpty());
+    // One merged edge between two boxes, carrying the residual stream's shape.
+    int between = 0;
+    for (EdgeItem* e : window_->scene()->edgeItems())
+        if (e->from() == box0 && e->to() == box1) {
+            ++between;
+            QCOMPARE(e->label(), QString("[1, 16, 32]"));
+        }
+    QCOMPARE(between, 1);
+    NodeItem* item = window_->scene()->nodeItem(box1);
+    QCOMPARE(item->runState(), NodeItem::State::Done);
+    QCOMPARE(item->shapeText(), QString("[1, 16, 32] → [1, 16, 32]"));
+
+    // Double-click on the box: it opens where it was, its sub-scopes boxes inside its frame.
+    const QPointF onScreen = viewOf(*window_)->mapFromScene(item->sceneBoundingRect().topLeft());
+    doubleClick(*window_, item->sceneBoundingRect().center());
+    QVERIFY(window_->openScopes().contains("layers.1"));
+    ClusterItem* frame = window_->scene()->clusterItem("layers.1");
+    QVERIFY(frame);
+    QVERIFY(window_->scene()->nodeItem(boxOf(*window_, "layers.1.attn")));
+    QVERIFY(!window_->scene()->nodeItem(box1));
+    Q_UNUSED(onScreen);
+    // Shapes are back on the new items at once: the run's records stay.
+    QCOMPARE(window_->scene()->nodeItem(boxOf(*window_, "layers.1.mlp"))->runState(),
+             NodeItem::State::Done);
+
+    // Double-click on the frame's title: closed again.
+    doubleClick(*window_, frame->sceneBoundingRect().topLeft() + QPointF(4, 4));
+    QVERIFY(!window_->openScopes().contains("layers.1"));
+    QVERIFY(window_->scene()->nodeItem(box1));
+    QVERIFY(!window_->scene()->clusterItem("layers.1"));
+}
+
+void TestScopes::collapseToDepthAndExpandAll() {
+    QVERIFY(open(*window_, "lm_nested.pt"));
+    const int all = window_->scene()->nodeCount();
+    QCOMPARE(all, window_->model().graph.nodeCount()); // under 300 nodes: all open
+    window_->collapseToDepth(0);
+    QCOMPARE(window_->openScopes(), QStringList());
+    QVERIFY(window_->scene()->nodeItem(boxOf(*window_, "layers")));
+    QVERIFY(window_->scene()->nodeCount() < 12);
+    window_->collapseToDepth(2);
+    QVERIFY(window_->openScopes().contains("layers.2"));
+    QVERIFY(window_->scene()->nodeItem(boxOf(*window_, "layers.2.attn")));
+    window_->expandAll();
+    QCOMPARE(window_->scene()->nodeCount(), all);
+    QVERIFY(!window_->scene()->scopeView()->collapsed());
+}
+
+void TestScopes::stepOverAndIntoAClosedScope() {
+    QVERIFY(open(*window_, "lm_nested.pt"));
+    window_->collapseToDepth(1);
+    const QString box = stepToABox(*window_);
+    QCOMPARE(box, boxOf(*window_, "layers.0"));
+    // Step over: the whole scope runs, as a call_module does; its box is the current one.
+    press(*window_, QKeySequence(Qt::Key_F10));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())) && settle(*window_));
+    QCOMPARE(window_->currentNode().toStdString(), window_->model().scopes.find("layers.0")->lastNode);
+    NodeItem* item = window_->scene()->nodeItem(box);
+    QCOMPARE(item->runState(), NodeItem::State::Current);
+    QCOMPARE(item->shapeText(), QString("[1, 16, 32] → [1, 16, 32]"));
+    // The next one: Step Into opens it and runs its first node, now drawn and current.
+    QCOMPARE(stepToABox(*window_), boxOf(*window_, "layers.1"));
+    press(*window_, QKeySequence(Qt::Key_F11));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())) && settle(*window_));
+    QVERIFY(window_->openScopes().contains("layers.1"));
+    const QString current = window_->currentNode();
+    QVERIFY(QString::fromStdString(scopeOf(*window_, current)).startsWith("layers.1"));
+    QVERIFY(window_->scene()->nodeItem(current));
+    QCOMPARE(window_->scene()->nodeItem(current)->runState(), NodeItem::State::Current);
+}
+
+void TestScopes::scopeBreakpointStopsBeforeItsFirstNode() {
+    QVERIFY(open(*window_, "lm_nested.pt"));
+    window_->collapseToDepth(1);
+    const QString box = boxOf(*window_, "layers.2");
+    window_->toggleBreakpoint(box);
+    QVERIFY(window_->scene()->nodeItem(box)->hasBreakpoint());
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())) && settle(*window_));
+    QVERIFY(!window_->run().finished);
+    QCOMPARE(window_->run().next, window_->model().scopes.find("layers.2")->firstNode);
+    QCOMPARE(scopeOf(*window_, window_->currentNode()).rfind("layers.1", 0), std::size_t(0));
+    // Opened, the breakpoint is on that first node's own box.
+    window_->setScopeOpen("layers.2", true);
+    QString first = QString::fromStdString(window_->model().scopes.find("layers.2")->firstNode);
+    NodeItem* drawn = window_->scene()->nodeItem(window_->drawnAs(first));
+    QVERIFY(drawn && drawn->hasBreakpoint());
+    // Run to Cursor on a box runs until its scope has run whole.
+    window_->collapseToDepth(1);
+    window_->selectNode(box);
+    window_->toggleBreakpoint(box); // off again
+    QVERIFY(!window_->scene()->nodeItem(box)->hasBreakpoint());
+    press(*window_, QKeySequence(Qt::CTRL | Qt::Key_F10));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())) && settle(*window_));
+    QCOMPARE(window_->currentNode().toStdString(),
+             window_->model().scopes.find("layers.2")->lastNode);
+}
+
+void TestScopes::findOpensThePath() {
+    QVERIFY(open(*window_, "lm_nested.pt"));
+    window_->collapseToDepth(0);
+    QString target;
+    for (const Node& n : window_->model().graph.nodes)
+        if (n.scope == "layers.1.attn" && n.op == Op::CallModule && target.isEmpty())
+            target = QString::fromStdString(n.name);
+    QVERIFY(!target.isEmpty());
+    QVERIFY(!window_->scene()->nodeItem(target));
+    QVERIFY(window_->findNode(target));
+    QCOMPARE(window_->selectedNode(), target);
+    QVERIFY(window_->scene()->nodeItem(target));
+    for (const char* scope : {"layers", "layers.1", "layers.1.attn"})
+        QVERIFY2(window_->openScopes().contains(scope), scope);
+    QVERIFY(!window_->openScopes().contains("layers.0"));
+}
+
+void TestScopes::nodeListIsTheTree() {
+    QVERIFY(open(*window_, "lm_nested.pt"));
+    window_->collapseToDepth(1);
+    QTreeWidget* list = window_->nodeList();
+    QTreeWidgetItem* layers = nullptr;
+    for (int i = 0; i < list->topLevelItemCount(); ++i)
+        if (list->topLevelItem(i)->text(1) == "layers")
+            layers = list->topLevelItem(i);
+    QVERIFY(layers);
+    QCOMPARE(layers->childCount(), 3);
+    QVERIFY(layers->isExpanded());
+    QTreeWidgetItem* second = layers->child(1);
+    QCOMPARE(second->text(1), QString("layers.1"));
+    QVERIFY(!second->isExpanded());
+    // Expanding its row opens the scope in the picture, as a person's click on its arrow does.
+    second->setExpanded(true);
+    QVERIFY(window_->openScopes().contains("layers.1"));
+    QVERIFY(window_->scene()->clusterItem("layers.1"));
+    // Closing it in the picture closes the row.
+    window_->setScopeOpen("layers.1", false);
+    QVERIFY(!second->isExpanded());
+    // The graph text is the view's: a closed scope is one call_module line.
+    auto* text = window_->findChild<QPlainTextEdit*>();
+    QVERIFY(text->toPlainText().contains("call_module[target=layers.1]"));
+}
+
+void TestScopes::stateSurvivesAReopen() {
+    QVERIFY(open(*window_, "lm_nested.pt"));
+    window_->collapseToDepth(1);
+    window_->setScopeOpen("layers.2.mlp", true);
+    const QStringList state = window_->openScopes();
+    QVERIFY(state.contains("layers.2") && state.contains("layers.2.mlp"));
+    window_ = std::make_unique<MainWindow>();
+    QVERIFY(open(*window_, "lm_nested.pt"));
+    QCOMPARE(window_->openScopes(), state);
+    QVERIFY(window_->scene()->nodeItem(boxOf(*window_, "layers.0")));
+    QVERIFY(window_->scene()->clusterItem("layers.2.mlp"));
+}
+
+void TestScopes::openingKeepsTheRestInPlace() {
+    QVERIFY(open(*window_, "lm.pt"));
+    auto at = [this](const std::string& scope) {
+        NodeItem* item = window_->scene()->nodeItem(boxOf(*window_, scope));
+        return item ? item->scenePos() : QPointF(-1, -1);
+    };
+    const QPointF first = at("layers.0"), before = at("layers.49");
+    const int reused = window_->model().layoutCache->reused();
+    NodeItem* box = window_->scene()->nodeItem(boxOf(*window_, "layers.50"));
+    viewOf(*window_)->centerOn(box);
+    const QPointF onScreen = viewOf(*window_)->mapFromScene(box->sceneBoundingRect().topLeft());
+    doubleClick(*window_, box->sceneBoundingRect().center());
+    QVERIFY(window_->scene()->clusterItem("layers.50"));
+    // The pieces above the change come from the cache: not a point moved.
+    QVERIFY(window_->model().layoutCache->reused() > reused);
+    QCOMPARE(at("layers.0"), first);
+    QCOMPARE(at("layers.49"), before);
+    // Where the box was on screen, its frame is now (as far as the narrow picture can scroll
+    // sideways: the frame is wider than the box was).
+    QPointF frame = viewOf(*window_)->mapFromScene(
+        window_->scene()->clusterItem("layers.50")->sceneBoundingRect().topLeft());
+    QVERIFY2(std::abs(frame.y() - onScreen.y()) < 3 && frame.x() <= onScreen.x() + 2,
+             qPrintable(QString("box at %1,%2, frame at %3,%4")
+                            .arg(onScreen.x()).arg(onScreen.y()).arg(frame.x()).arg(frame.y())));
+}
+
+void TestScopes::exportsDrawTheBoxes() {
+    QVERIFY(open(*window_, "lm_nested.pt"));
+    window_->collapseToDepth(1);
+    window_->setScopeOpen("layers.1", true);
+    QTemporaryDir dir;
+    const QString svg = dir.filePath("lm.svg"), json = dir.filePath("lm.json"),
+                  dot = dir.filePath("lm.dot");
+    QCOMPARE(window_->exportTo(svg), QString());
+    QCOMPARE(window_->exportTo(json), QString());
+    QCOMPARE(window_->exportTo(dot), QString());
+    QString picture = QString::fromUtf8(readFile(svg.toStdString()));
+    for (const char* title : {">layers.0<", ">layers.2<", ">layers.1.attn<", ">layers.1.mlp<"})
+        QVERIFY2(picture.contains(title), title);
+    QVERIFY(!picture.contains(">layers.0.attn<"));
+    QVERIFY(QString::fromUtf8(readFile(dot.toStdString())).contains("layers_0"));
+    QJsonObject doc = QJsonDocument::fromJson(readFile(json.toStdString())).object();
+    std::map<QString, QJsonObject> scopes;
+    for (const QJsonValue& s : doc["scopes"].toArray())
+        scopes[s["path"].toString()] = s.toObject();
+    QVERIFY(scopes["layers.0"]["box"].toBool());
+    QVERIFY(scopes["layers.1"]["open"].toBool());
+    QVERIFY(scopes["layers.1.attn"]["box"].toBool());
+    QVERIFY(!scopes["layers.0.attn"]["box"].toBool()); // inside a box: not drawn at all
+    QCOMPARE(scopes["layers.1"]["parent"].toString(), QString("layers"));
+    // JSON keeps every node: the data, not the picture.
+    QCOMPARE(doc["nodes"].toArray().size(), static_cast<qsizetype>(window_->model().graph.nodes.size()));
+}
+
+int main(int argc, char** argv) {
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QStandardPaths::setTestModeEnabled(true); // remembered scopes go to a test-only place
+    QApplication app(argc, argv);
+    QSettings().clear();
+    TestScopes test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_scopes.moc"

@@ -1,0 +1,258 @@
+// The window's side of the module hierarchy (MainWindow's third part): scopes opened and closed
+// from the graph, the View menu and the node list's tree; the picture laid out again with only
+// what changed and kept where the person was looking; the state remembered per model file;
+// finding, selecting and stepping into what a closed scope holds.
+
+#include <QAction>
+#include <QHeaderView>
+#include <QMenu>
+#include <QPlainTextEdit>
+#include <QScrollBar>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTreeWidget>
+#include <functional>
+
+#include "ClusterItem.h"
+#include "FxText.h"
+#include "GraphScene.h"
+#include "GraphView.h"
+#include "MainWindow.h"
+#include "NodeItem.h"
+#include "OverviewView.h"
+
+namespace fxview {
+
+namespace {
+
+constexpr int kScopeRow = Qt::UserRole + 1; // a node list row that is a scope, not a node
+
+QString scopesKey(const QString& source) {
+    return "scopes/" + source;
+}
+
+QStringList toList(const std::set<std::string>& scopes) {
+    QStringList list;
+    for (const std::string& s : scopes)
+        list << QString::fromStdString(s);
+    return list;
+}
+
+} // namespace
+
+std::optional<std::set<std::string>> rememberedScopes(const QString& source) {
+    QSettings settings;
+    if (!settings.contains(scopesKey(source)))
+        return std::nullopt;
+    std::set<std::string> open;
+    for (const QString& s : settings.value(scopesKey(source)).toStringList())
+        open.insert(s.toStdString());
+    return open;
+}
+
+QStringList MainWindow::openScopes() const {
+    return toList(model_.openScopes);
+}
+
+QString MainWindow::drawnAs(const QString& node) const {
+    if (!model_.view || executedMode_ || !shownModule_.isEmpty())
+        return node;
+    return QString::fromStdString(model_.view->shownName(node.toStdString()));
+}
+
+// The model's graph as its scopes say: closed ones as boxes, the text printed from that view.
+void MainWindow::showModelGraph() {
+    if (!model_.view) {
+        showGraph(model_.graph, model_.layout, model_.graphText);
+        return;
+    }
+    showGraph(model_.view->graph, model_.layout,
+              model_.view->collapsed() ? formatGraph(model_.view->graph) : model_.graphText,
+              model_.view);
+}
+
+void MainWindow::setScopeOpen(const QString& scope, bool open) {
+    if (!model_.scopes.find(scope.toStdString()))
+        return;
+    std::set<std::string> next = model_.openScopes;
+    if (open)
+        for (const std::string& path : ScopeTree::chain(scope.toStdString()))
+            next.insert(path);
+    else
+        next.erase(scope.toStdString());
+    if (next != model_.openScopes)
+        showScopes(next, scope, open);
+}
+
+void MainWindow::collapseToDepth(int depth) {
+    showScopes(model_.scopes.openToDepth(depth), {}, false);
+}
+
+void MainWindow::expandAll() {
+    showScopes(model_.scopes.allOpen(), {}, true);
+}
+
+// Draws the model with `open` open. `anchor` is the scope that opened or closed: its box (or
+// frame) before and its frame (or box) after sit at the same place on screen, and the pieces
+// of the layout it did not touch come from the cache, unchanged. Without one the graph is fit.
+void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, bool opening) {
+    // `anchor` is a copy: the item whose scope it came from is deleted on the way.
+    if (!model_.view)
+        return;
+    auto placeOf = [this](const QString& scope, bool asBox) -> QRectF {
+        if (asBox) {
+            QString box = QString::fromStdString(model_.view->boxFor(scope.toStdString()));
+            NodeItem* item = scene_->nodeItem(box);
+            return item ? item->sceneBoundingRect() : QRectF();
+        }
+        ClusterItem* cluster = scene_->clusterItem(scope);
+        return cluster ? cluster->sceneBoundingRect() : QRectF();
+    };
+    const bool modelShown = !executedMode_ && shownModule_.isEmpty();
+    QRectF before = modelShown && !anchor.isEmpty() ? placeOf(anchor, opening) : QRectF();
+    QPointF onScreen = before.isNull() ? QPointF() : QPointF(view_->mapFromScene(before.topLeft()));
+
+    model_.openScopes = open;
+    auto view = std::make_shared<ScopeView>(collapseScopes(model_.graph, model_.scopes, open));
+    model_.layout =
+        GraphScene::layOut(view->graph, scene_->font(), {}, model_.layoutCache.get());
+    model_.view = view;
+    QSettings().setValue(scopesKey(source_), toList(open));
+    syncNodeListScopes();
+    if (!modelShown)
+        return; // drawn when the model's graph comes back
+    const QString selected = selectedNode();
+    scene_->show(view->graph, model_.layout, view);
+    showBreakpoints();
+    graphText_->setPlainText(QString::fromStdString(
+        view->collapsed() ? formatGraph(view->graph) : model_.graphText));
+    showRecords(run_.finished ? QString() : current_);
+    markCurrentLine();
+    if (!selected.isEmpty())
+        if (NodeItem* item = scene_->nodeItem(drawnAs(selected)))
+            item->setSelected(true);
+    QRectF after = before.isNull() ? QRectF() : placeOf(anchor, !opening);
+    if (after.isNull()) {
+        view_->fitGraph(scene_->sceneRect().topLeft());
+    } else {
+        // Scroll so that the scene point now at the anchor shows where the old one was.
+        QPointF shift = QPointF(view_->mapFromScene(after.topLeft())) - onScreen;
+        view_->horizontalScrollBar()->setValue(view_->horizontalScrollBar()->value() +
+                                               qRound(shift.x()));
+        view_->verticalScrollBar()->setValue(view_->verticalScrollBar()->value() +
+                                             qRound(shift.y()));
+    }
+    overview_->refit();
+    updateStatus();
+}
+
+// Opens the scopes around `node` so that it is drawn; false when it already was.
+bool MainWindow::revealNode(const QString& node) {
+    if (!model_.view || !model_.view->boxOf.count(node.toStdString()))
+        return false;
+    const ScopeBox* box = model_.view->box(model_.view->shownName(node.toStdString()));
+    const Node* n = model_.graph.find(node.toStdString());
+    std::set<std::string> next = model_.openScopes;
+    for (const std::string& path : ScopeTree::chain(n ? n->scope : box->scope))
+        next.insert(path);
+    for (const std::string& path : ScopeTree::chain(box->scope))
+        next.insert(path);
+    showScopes(next, QString::fromStdString(box->scope), true);
+    return true;
+}
+
+// The node list: one row per shown node, under a row per scope when the graph has them (the
+// model's own graph), so that it shows the tree the picture shows.
+void MainWindow::fillNodeList(const Graph& graph, bool withScopes) {
+    nodeList_->clear();
+    nodeRows_.clear();
+    scopeRows_.clear();
+    withScopes = withScopes && !model_.scopes.empty();
+    nodeList_->setRootIsDecorated(withScopes);
+    std::function<QTreeWidgetItem*(const std::string&)> rowOf =
+        [&](const std::string& scope) -> QTreeWidgetItem* {
+        if (scope.empty())
+            return nullptr;
+        QString path = QString::fromStdString(scope);
+        if (QTreeWidgetItem* row = scopeRows_.value(path))
+            return row;
+        const Scope* s = model_.scopes.find(scope);
+        QString type = s ? QString::fromStdString(s->type) : QString();
+        auto* row = new QTreeWidgetItem({"module", path, type.mid(type.lastIndexOf('.') + 1), {}});
+        row->setData(0, kScopeRow, true);
+        QFont font = row->font(1);
+        font.setItalic(true);
+        row->setFont(1, font);
+        if (QTreeWidgetItem* parent = rowOf(s ? s->parent : std::string()))
+            parent->addChild(row);
+        else
+            nodeList_->addTopLevelItem(row);
+        scopeRows_.insert(path, row);
+        return row;
+    };
+    graph.forEachNode([&](const Node& n, int) {
+        if (n.hidden)
+            return;
+        auto* item = new QTreeWidgetItem({opName(n.op), QString::fromStdString(n.name),
+                                          QString::fromStdString(n.target), QString()});
+        if (QTreeWidgetItem* parent = withScopes ? rowOf(n.scope) : nullptr)
+            parent->addChild(item);
+        else
+            nodeList_->addTopLevelItem(item);
+        nodeRows_.insert(item->text(1), item);
+    });
+    syncNodeListScopes();
+    nodeList_->header()->resizeSections(QHeaderView::ResizeToContents);
+}
+
+void MainWindow::syncNodeListScopes() {
+    syncingTree_ = true;
+    for (auto it = scopeRows_.begin(); it != scopeRows_.end(); ++it)
+        it.value()->setExpanded(model_.openScopes.count(it.key().toStdString()) > 0);
+    syncingTree_ = false;
+}
+
+// A breakpoint inside a closed scope shows on its box.
+void MainWindow::showBreakpoints() {
+    for (const QString& node : breakpoints_)
+        scene_->setBreakpoint(drawnAs(node), true);
+}
+
+// The box the next node to run is inside, when the model's graph is shown and it is closed.
+const ScopeBox* MainWindow::boxOfNext() const {
+    if (!model_.view || executedMode_ || !shownModule_.isEmpty() || run_.finished || run_.failed)
+        return nullptr;
+    std::string next = run_.next.substr(0, run_.next.find('.'));
+    auto it = model_.view->boxOf.find(next);
+    return it == model_.view->boxOf.end() ? nullptr : model_.view->box(it->second);
+}
+
+void MainWindow::buildScopeActions(QMenu* view) {
+    QMenu* depth = view->addMenu("Collapse to &Depth");
+    connect(depth, &QMenu::aboutToShow, this, [this, depth] {
+        depth->clear();
+        for (int d = 0; d < model_.scopes.maxDepth(); ++d) {
+            int drawn = model_.scopes.drawnCount(model_.scopes.openToDepth(d));
+            depth->addAction(QString("%1%2 (%3 boxes and nodes)")
+                                 .arg(d)
+                                 .arg(d == 0 ? " — top level" : "")
+                                 .arg(drawn),
+                             this, [this, d] { collapseToDepth(d); });
+        }
+        depth->setEnabled(!depth->isEmpty());
+    });
+    view->addAction("E&xpand All", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Plus), this,
+                    [this] { expandAll(); });
+    connect(scene_, &GraphScene::scopeToggled, this,
+            [this](const QString& scope, bool open) { setScopeOpen(scope, open); });
+    connect(nodeList_, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* row) {
+        if (!syncingTree_ && row->data(0, kScopeRow).toBool())
+            setScopeOpen(row->text(1), true);
+    });
+    connect(nodeList_, &QTreeWidget::itemCollapsed, this, [this](QTreeWidgetItem* row) {
+        if (!syncingTree_ && row->data(0, kScopeRow).toBool())
+            setScopeOpen(row->text(1), false);
+    });
+}
+
+} // namespace fxview

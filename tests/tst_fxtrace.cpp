@@ -2,6 +2,7 @@
 
 #include <QImage>
 #include <QJsonArray>
+#include <set>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -35,6 +36,8 @@ private slots:
     void exportJson();
     void exportResnetRunShowsEveryShape();
     void exportRefusesHugePng();
+    void exportDepthDrawsTheLayersAsBoxes();
+    void exportExpandOpensOneScope();
     void exportedGraphPrintsLikePyTorch_data();
     void exportedGraphPrintsLikePyTorch();
     void exportedRunEqualsItsModule_data();
@@ -333,6 +336,71 @@ void TestFxtrace::exportRefusesHugePng() {
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains("over the limit; export it as SVG or PDF"), qPrintable(run.err));
     QVERIFY(!QFile::exists(path));
+}
+
+// The 96-layer language model at --depth 1: layers.0 ... layers.95 are boxes, nothing inside them
+// is drawn; with --run each box shows what flows in and out (the residual stream).
+void TestFxtrace::exportDepthDrawsTheLayersAsBoxes() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("lm.svg");
+    FxtraceRun run =
+        fxtrace({"export", QString::fromStdString(fixture("lm.pt")), "--depth", "1", "-o", path});
+    QCOMPARE(run.exitCode, 0);
+    QString svg = QString::fromUtf8(readFile(path.toStdString()));
+    QRegularExpression title(">layers\\.(\\d+)<");
+    std::set<int> layers;
+    int titles = 0;
+    for (auto it = title.globalMatch(svg); it.hasNext();) {
+        layers.insert(it.next().captured(1).toInt());
+        ++titles;
+    }
+    QCOMPARE(titles, 96);
+    QCOMPARE(static_cast<int>(layers.size()), 96);
+    QCOMPARE(*layers.rbegin(), 95);
+    QVERIFY(!svg.contains(">layers.0.attn<"));
+    QVERIFY(!svg.contains("layers_0_attn_q")); // no node of a block is drawn
+    QCOMPARE(svg.count(">DecoderLayer · 58 nodes<"), 96);
+
+    FxtraceRun withRun = fxtrace({"export", QString::fromStdString(fixture("lm.pt")), "--depth",
+                                  "1", "-o", path, "--run"});
+    QCOMPARE(withRun.exitCode, 0);
+    svg = QString::fromUtf8(readFile(path.toStdString()));
+    QRegularExpression flow(">\\[1, 16, 32\\] → \\[1, 16, 32\\]<");
+    int shown = 0;
+    for (auto it = flow.globalMatch(svg); it.hasNext(); it.next())
+        ++shown;
+    QCOMPARE(shown, 96);
+}
+
+void TestFxtrace::exportExpandOpensOneScope() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("lm.svg"), json = dir.filePath("lm.json");
+    const QString lm = QString::fromStdString(fixture("lm.pt"));
+    QCOMPARE(
+        fxtrace({"export", lm, "--depth", "1", "--expand", "layers.7.attn", "-o", path}).exitCode,
+        0);
+    QString svg = QString::fromUtf8(readFile(path.toStdString()));
+    QVERIFY(svg.contains(">layers.7.mlp<"));   // layers.7 opened around it: its parts are boxes
+    QVERIFY(svg.contains(">layers_7_attn_q<")); // and inside attn, its nodes
+    QCOMPARE(svg.count(">DecoderLayer · 58 nodes<"), 95); // every layer but layers.7 a box
+    QVERIFY(svg.contains(">layers.8<"));
+    // JSON: every node, and the scope tree as drawn.
+    QCOMPARE(fxtrace({"export", lm, "--depth", "0", "-o", json}).exitCode, 0);
+    QJsonObject doc = QJsonDocument::fromJson(readFile(json.toStdString())).object();
+    QVERIFY(doc["nodes"].toArray().size() > 5000);
+    QJsonArray scopes = doc["scopes"].toArray();
+    QCOMPARE(scopes[0].toObject()["path"].toString(), QString("layers"));
+    QVERIFY(scopes[0].toObject()["box"].toBool());
+    QCOMPARE(scopes[1].toObject()["path"].toString(), QString("layers.0"));
+    QCOMPARE(scopes[1].toObject()["class"].toString(), QString("lm_models.DecoderLayer"));
+    QVERIFY(!scopes[1].toObject()["box"].toBool()); // inside a box
+    // A scope the model does not have: one sentence naming what it has.
+    FxtraceRun wrong = fxtrace({"export", lm, "--expand", "layers.300", "-o", path});
+    QCOMPARE(wrong.exitCode, 2);
+    QVERIFY2(wrong.err.contains("has no module scope 'layers.300'; its top-level scopes are "
+                                "layers, norm."),
+             qPrintable(wrong.err));
+    QCOMPARE(fxtrace({"export", lm, "--depth", "x", "-o", path}).exitCode, 2);
 }
 
 void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {

@@ -875,15 +875,23 @@ void TestMainWindow::stepsThroughAnExportedProgram() {
             step = a;
     QVERIFY(step);
     auto* list = window_->findChild<QTreeWidget*>();
+    // The list is the scope tree: its rows in order, scopes' rows among them.
+    auto rows = [&] {
+        QList<QTreeWidgetItem*> all;
+        for (QTreeWidgetItemIterator it(list); *it; ++it)
+            all << *it;
+        return all;
+    };
     auto rowOf = [&](const QString& name) -> QTreeWidgetItem* {
-        for (int row = 0; row < list->topLevelItemCount(); ++row)
-            if (list->topLevelItem(row)->text(1) == name)
-                return list->topLevelItem(row);
+        for (QTreeWidgetItem* row : rows())
+            if (row->text(1) == name)
+                return row;
         return nullptr;
     };
     auto graphIndex = [&](const QString& name) {
-        for (int row = 0; row < list->topLevelItemCount(); ++row)
-            if (list->topLevelItem(row)->text(1) == name)
+        QList<QTreeWidgetItem*> all = rows();
+        for (int row = 0; row < all.size(); ++row)
+            if (all[row]->text(1) == name)
                 return row;
         return -1;
     };

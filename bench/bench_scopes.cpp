@@ -1,0 +1,147 @@
+// The module hierarchy at 10,000 nodes (issue 14): the main window opening a deep language model
+// collapsed, opening and closing one block, the expansion states' pan and zoom frames and the
+// window's memory. The real window with its engine process, offscreen; prints Markdown tables.
+//
+// Usage: bench_scopes MODEL.pt [RUNS]
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QGraphicsView>
+#include <QScrollBar>
+#include <QSettings>
+#include <QEventLoop>
+#include <QTimer>
+#include <QStandardPaths>
+
+#include <cstdio>
+#include <functional>
+#include <unistd.h>
+#include <vector>
+
+#include "GraphScene.h"
+#include "MainWindow.h"
+#include "Timing.h"
+
+using namespace fxview;
+
+namespace {
+
+double residentMb() {
+    QFile statm("/proc/self/statm");
+    statm.open(QIODevice::ReadOnly);
+    QList<QByteArray> fields = statm.readAll().split(' ');
+    return fields.value(1).toDouble() * sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
+}
+
+// What a person waits for: the change, then the frame the event loop paints after it.
+double changeMs(const std::function<void()>& change) {
+    return millisecondsOf([&] {
+        change();
+        QApplication::processEvents();
+    });
+}
+
+struct Frames {
+    double pan = 0, zoom = 0;
+};
+
+// Pan at reading size down the picture, then zoom out towards the whole and back.
+Frames frames(MainWindow& window) {
+    QGraphicsView* view = window.scene()->views().value(0);
+    view->resetTransform();
+    view->centerOn(window.scene()->sceneRect().center().x(), window.scene()->sceneRect().top());
+    QApplication::processEvents();
+    std::vector<double> pan, zoom;
+    QScrollBar* bar = view->verticalScrollBar();
+    for (int i = 0; i < 60; ++i)
+        pan.push_back(changeMs([&] { bar->setValue(bar->value() + 40); }));
+    for (int i = 0; i < 40; ++i)
+        zoom.push_back(changeMs([&] { view->scale(i < 20 ? 0.8 : 1.25, i < 20 ? 0.8 : 1.25); }));
+    return {median(pan), median(zoom)};
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2) {
+        std::fprintf(stderr, "usage: bench_scopes MODEL.pt [RUNS]\n");
+        return 2;
+    }
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+    QStandardPaths::setTestModeEnabled(true); // no remembered state: the default view
+    QApplication app(argc, argv);
+    const QString model = argv[1];
+    const int runs = argc > 2 ? std::atoi(argv[2]) : 5;
+
+    std::vector<double> open, expandTop, expandBlock, collapseBlock, reexpandBlock, toDepth;
+    double mbCollapsed = 0, mbOpen = 0, mbAll = 0, mbBefore = residentMb();
+    int boxes = 0, drawnTop = 0, nodes = 0;
+    Frames collapsedFrames, blockFrames, allFrames;
+    double expandAll = 0;
+    for (int run = 0; run < runs; ++run) {
+        QSettings().clear();
+        MainWindow window;
+        window.resize(1280, 860);
+        window.show();
+        QApplication::processEvents();
+        QEventLoop loop;
+        QObject::connect(&window, &MainWindow::modelShown, &loop, &QEventLoop::quit);
+        QTimer::singleShot(120000, &loop, &QEventLoop::quit);
+        QElapsedTimer timer;
+        timer.start();
+        window.openModel(model);
+        loop.exec();
+        if (window.modelSource().isEmpty()) {
+            std::fprintf(stderr, "%s did not open: %s\n", argv[1], qPrintable(window.bannerText()));
+            return 1;
+        }
+        QApplication::processEvents(); // the first frame of the collapsed picture
+        open.push_back(timer.nsecsElapsed() / 1e6);
+        nodes = window.model().graph.nodeCount();
+        boxes = window.scene()->nodeCount();
+        if (run == 0) // memory from the first window only: the allocator keeps what later ones freed
+            mbCollapsed = residentMb();
+        // The stack of blocks is one box at first: open it, then one block in its middle.
+        const ScopeTree& scopes = window.model().scopes;
+        expandTop.push_back(changeMs([&] { window.setScopeOpen("layers", true); }));
+        drawnTop = window.scene()->nodeCount();
+        const int middle = static_cast<int>(scopes.find("layers")->children.size() / 2);
+        const QString block = QString("layers.%1").arg(middle);
+        expandBlock.push_back(changeMs([&] { window.setScopeOpen(block, true); }));
+        if (run == 0) {
+            mbOpen = residentMb();
+            blockFrames = frames(window);
+        }
+        collapseBlock.push_back(changeMs([&] { window.setScopeOpen(block, false); }));
+        reexpandBlock.push_back(changeMs([&] { window.setScopeOpen(block, true); }));
+        toDepth.push_back(changeMs([&] { window.collapseToDepth(0); }));
+        if (run == 0) {
+            collapsedFrames = frames(window);
+            expandAll = changeMs([&] { window.expandAll(); });
+            mbAll = residentMb();
+            allFrames = frames(window);
+        }
+    }
+    std::printf("%d nodes; collapsed view: %d boxes and nodes; `layers` open: %d. Median of %d.\n\n",
+                nodes, boxes, drawnTop, runs);
+    std::printf("| step | time |\n|---|---:|\n");
+    std::printf("| open to the collapsed picture (engine process, trace, layout, paint) | %.0f ms |\n",
+                median(open));
+    std::printf("| open `layers` (one box -> its blocks as boxes) | %.0f ms |\n", median(expandTop));
+    std::printf("| open one block (`layers.N`, middle) | %.0f ms |\n", median(expandBlock));
+    std::printf("| close it | %.0f ms |\n", median(collapseBlock));
+    std::printf("| open it again | %.0f ms |\n", median(reexpandBlock));
+    std::printf("| collapse to depth 0 | %.0f ms |\n", median(toDepth));
+    std::printf("| expand all (first time, every piece laid out) | %.0f ms |\n\n", expandAll);
+    std::printf("| expansion state | pan step | zoom step | window's memory (RSS) |\n"
+                "|---|---:|---:|---:|\n");
+    std::printf("| collapsed (depth 0) | %.1f ms | %.1f ms | %.0f MB |\n", collapsedFrames.pan,
+                collapsedFrames.zoom, mbCollapsed);
+    std::printf("| `layers` and one block open | %.1f ms | %.1f ms | %.0f MB |\n", blockFrames.pan,
+                blockFrames.zoom, mbOpen);
+    std::printf("| everything open | %.1f ms | %.1f ms | %.0f MB |\n", allFrames.pan, allFrames.zoom,
+                mbAll);
+    std::printf("\n(the window before opening anything: %.0f MB)\n", mbBefore);
+    return 0;
+}

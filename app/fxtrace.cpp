@@ -267,8 +267,8 @@ int exportPicture(const Options& options, const std::shared_ptr<Model>& model, T
 
     // The module scopes drawn open: all, or down to --depth with --expand's on top.
     ScopeTree scopes(traced.graph);
-    std::set<std::string> open = options.depth >= 0 ? scopes.openToDepth(options.depth)
-                                                     : scopes.allOpen();
+    std::set<std::string> open =
+        options.depth >= 0 ? scopes.openToDepth(options.depth) : scopes.allOpen();
     for (const std::string& scope : options.expand) {
         if (!scopes.find(scope)) {
             std::string roots;
@@ -289,8 +289,8 @@ int exportPicture(const Options& options, const std::shared_ptr<Model>& model, T
     layoutOptions.showHidden = options.showHidden;
     GraphScene scene;
     scene.setTheme(theme);
-    QString layoutError = scene.show(
-        view->graph, GraphScene::layOut(view->graph, scene.font(), layoutOptions), view);
+    QString layoutError =
+        scene.show(view->graph, GraphScene::layOut(view->graph, scene.font(), layoutOptions), view);
     if (!layoutError.isEmpty()) {
         std::cerr << layoutError.toStdString() << "\n";
         return kModelFailed;

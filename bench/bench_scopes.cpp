@@ -6,13 +6,13 @@
 
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QFile>
 #include <QGraphicsView>
 #include <QScrollBar>
 #include <QSettings>
-#include <QEventLoop>
-#include <QTimer>
 #include <QStandardPaths>
+#include <QTimer>
 
 #include <cstdio>
 #include <functional>
@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
         open.push_back(timer.nsecsElapsed() / 1e6);
         nodes = window.model().graph.nodeCount();
         boxes = window.scene()->nodeCount();
-        if (run == 0) // memory from the first window only: the allocator keeps what later ones freed
+        if (run ==
+            0) // memory from the first window only: the allocator keeps what later ones freed
             mbCollapsed = residentMb();
         // The stack of blocks is one box at first: open it, then one block in its middle.
         const ScopeTree& scopes = window.model().scopes;
@@ -123,12 +124,15 @@ int main(int argc, char** argv) {
             allFrames = frames(window);
         }
     }
-    std::printf("%d nodes; collapsed view: %d boxes and nodes; `layers` open: %d. Median of %d.\n\n",
-                nodes, boxes, drawnTop, runs);
+    std::printf(
+        "%d nodes; collapsed view: %d boxes and nodes; `layers` open: %d. Median of %d.\n\n", nodes,
+        boxes, drawnTop, runs);
     std::printf("| step | time |\n|---|---:|\n");
-    std::printf("| open to the collapsed picture (engine process, trace, layout, paint) | %.0f ms |\n",
-                median(open));
-    std::printf("| open `layers` (one box -> its blocks as boxes) | %.0f ms |\n", median(expandTop));
+    std::printf(
+        "| open to the collapsed picture (engine process, trace, layout, paint) | %.0f ms |\n",
+        median(open));
+    std::printf("| open `layers` (one box -> its blocks as boxes) | %.0f ms |\n",
+                median(expandTop));
     std::printf("| open one block (`layers.N`, middle) | %.0f ms |\n", median(expandBlock));
     std::printf("| close it | %.0f ms |\n", median(collapseBlock));
     std::printf("| open it again | %.0f ms |\n", median(reexpandBlock));
@@ -140,8 +144,8 @@ int main(int argc, char** argv) {
                 collapsedFrames.zoom, mbCollapsed);
     std::printf("| `layers` and one block open | %.1f ms | %.1f ms | %.0f MB |\n", blockFrames.pan,
                 blockFrames.zoom, mbOpen);
-    std::printf("| everything open | %.1f ms | %.1f ms | %.0f MB |\n", allFrames.pan, allFrames.zoom,
-                mbAll);
+    std::printf("| everything open | %.1f ms | %.1f ms | %.0f MB |\n", allFrames.pan,
+                allFrames.zoom, mbAll);
     std::printf("\n(the window before opening anything: %.0f MB)\n", mbBefore);
     return 0;
 }

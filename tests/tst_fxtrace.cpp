@@ -2,11 +2,11 @@
 
 #include <QImage>
 #include <QJsonArray>
-#include <set>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <set>
 
 #include "TestSupport.h"
 
@@ -361,8 +361,8 @@ void TestFxtrace::exportDepthDrawsTheLayersAsBoxes() {
     QVERIFY(!svg.contains("layers_0_attn_q")); // no node of a block is drawn
     QCOMPARE(svg.count(">DecoderLayer · 58 nodes<"), 96);
 
-    FxtraceRun withRun = fxtrace({"export", QString::fromStdString(fixture("lm.pt")), "--depth",
-                                  "1", "-o", path, "--run"});
+    FxtraceRun withRun = fxtrace(
+        {"export", QString::fromStdString(fixture("lm.pt")), "--depth", "1", "-o", path, "--run"});
     QCOMPARE(withRun.exitCode, 0);
     svg = QString::fromUtf8(readFile(path.toStdString()));
     QRegularExpression flow(">\\[1, 16, 32\\] → \\[1, 16, 32\\]<");
@@ -380,7 +380,7 @@ void TestFxtrace::exportExpandOpensOneScope() {
         fxtrace({"export", lm, "--depth", "1", "--expand", "layers.7.attn", "-o", path}).exitCode,
         0);
     QString svg = QString::fromUtf8(readFile(path.toStdString()));
-    QVERIFY(svg.contains(">layers.7.mlp<"));   // layers.7 opened around it: its parts are boxes
+    QVERIFY(svg.contains(">layers.7.mlp<"));    // layers.7 opened around it: its parts are boxes
     QVERIFY(svg.contains(">layers_7_attn_q<")); // and inside attn, its nodes
     QCOMPARE(svg.count(">DecoderLayer · 58 nodes<"), 95); // every layer but layers.7 a box
     QVERIFY(svg.contains(">layers.8<"));

@@ -28,38 +28,17 @@
 #include "MainWindow.h"
 #include "NodeItem.h"
 #include "OverviewView.h"
-#include "TestSupport.h"
+#include "WindowSupport.h"
 
 using namespace fxview;
 
 namespace {
-
-bool waitFor(QObject* sender, const char* signal, int times = 1) {
-    QSignalSpy spy(sender, signal);
-    while (spy.count() < times)
-        if (!spy.wait(60000))
-            return false;
-    return true;
-}
-
-// Until the engine has answered everything asked so far (its replies arrive before it says so).
-bool settle(MainWindow& window) {
-    QElapsedTimer timer;
-    timer.start();
-    while (window.engine()->busy() && timer.elapsed() < 60000)
-        QTest::qWait(5);
-    return !window.engine()->busy();
-}
 
 // The status bar once the engine is idle: a run's update arrives before the engine says it is no
 // longer busy, and until then the status reads "working…".
 QString settledStatus(MainWindow& window) {
     settle(window);
     return window.statusText();
-}
-
-void press(MainWindow& window, QKeySequence key) {
-    QTest::keySequence(&window, key);
 }
 
 } // namespace

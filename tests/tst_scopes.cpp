@@ -99,6 +99,7 @@ private slots:
     void treeCountsAndDepths();
     void collapsedViewMergesEdges();
     void boxRunStateFromMembers();
+    void weightsFoldIntoTheirBox();
     // the window
     void bigModelOpensCollapsed();
     void doubleClickOpensAndCloses();
@@ -208,6 +209,31 @@ void TestScopes::boxRunStateFromMembers() {
     QCOMPARE(scopeRun(*view.box("b"), recordOf, "add").state, ScopeRun::State::Failed);
 }
 
+void TestScopes::weightsFoldIntoTheirBox() {
+    // A .pt2's weights are placeholders at the top, outside every scope.
+    Graph g = nested();
+    Node weight = node(Op::Placeholder, "p_w", "");
+    weight.placeholderKind = PlaceholderKind::Parameter;
+    Node shared = node(Op::Placeholder, "p_shared", "");
+    shared.placeholderKind = PlaceholderKind::Parameter;
+    g.nodes.insert(g.nodes.begin() + 1, {weight, shared});
+    g.nodes[5].args.push_back(Argument::ofNode("p_w"));      // mul, in b.inner
+    g.nodes[5].args.push_back(Argument::ofNode("p_shared")); // and fc, in a
+    g.nodes[3].args.push_back(Argument::ofNode("p_shared"));
+    g.recomputeUsers();
+    ScopeTree tree(g);
+    ScopeView closed = collapseScopes(g, tree, {});
+    QVERIFY(!closed.graph.find("p_w"));
+    QCOMPARE(closed.shownName("p_w"), std::string("b"));
+    QCOMPARE(closed.box("b")->weights, (std::vector<std::string>{"p_w"}));
+    QVERIFY(closed.graph.find("p_shared")); // read by two boxes: drawn, feeding both
+    QCOMPARE(closed.graph.find("x")->name, std::string("x"));
+    QCOMPARE(closed.graph.nodes.front().name, std::string("x")); // order kept
+    ScopeView open = collapseScopes(g, tree, {"b"});
+    QCOMPARE(open.shownName("p_w"), open.boxFor("b.inner"));
+    QVERIFY(!collapseScopes(g, tree, tree.allOpen()).collapsed());
+}
+
 void TestScopes::bigModelOpensCollapsed() {
     QVERIFY(open(*window_, "lm.pt"));
     // 5,000-odd nodes: collapsed to the deepest depth drawing at most 150, here layers.N.
@@ -287,7 +313,8 @@ void TestScopes::stepOverAndIntoAClosedScope() {
     // Step over: the whole scope runs, as a call_module does; its box is the current one.
     press(*window_, QKeySequence(Qt::Key_F10));
     QVERIFY(waitFor(window_.get(), SIGNAL(runShown())) && settle(*window_));
-    QCOMPARE(window_->currentNode().toStdString(), window_->model().scopes.find("layers.0")->lastNode);
+    QCOMPARE(window_->currentNode().toStdString(),
+             window_->model().scopes.find("layers.0")->lastNode);
     NodeItem* item = window_->scene()->nodeItem(box);
     QCOMPARE(item->runState(), NodeItem::State::Current);
     QCOMPARE(item->shapeText(), QString("[1, 16, 32] → [1, 16, 32]"));
@@ -408,7 +435,10 @@ void TestScopes::openingKeepsTheRestInPlace() {
         window_->scene()->clusterItem("layers.50")->sceneBoundingRect().topLeft());
     QVERIFY2(std::abs(frame.y() - onScreen.y()) < 3 && frame.x() <= onScreen.x() + 2,
              qPrintable(QString("box at %1,%2, frame at %3,%4")
-                            .arg(onScreen.x()).arg(onScreen.y()).arg(frame.x()).arg(frame.y())));
+                            .arg(onScreen.x())
+                            .arg(onScreen.y())
+                            .arg(frame.x())
+                            .arg(frame.y())));
 }
 
 void TestScopes::exportsDrawTheBoxes() {
@@ -436,7 +466,8 @@ void TestScopes::exportsDrawTheBoxes() {
     QVERIFY(!scopes["layers.0.attn"]["box"].toBool()); // inside a box: not drawn at all
     QCOMPARE(scopes["layers.1"]["parent"].toString(), QString("layers"));
     // JSON keeps every node: the data, not the picture.
-    QCOMPARE(doc["nodes"].toArray().size(), static_cast<qsizetype>(window_->model().graph.nodes.size()));
+    QCOMPARE(doc["nodes"].toArray().size(),
+             static_cast<qsizetype>(window_->model().graph.nodes.size()));
 }
 
 int main(int argc, char** argv) {

@@ -12,29 +12,11 @@
 
 #include "GraphScene.h"
 #include "MainWindow.h"
-#include "TestSupport.h"
+#include "WindowSupport.h"
 
 using namespace fxview;
 
 namespace {
-
-bool settle(MainWindow& window, int ms = 60000) {
-    QElapsedTimer timer;
-    timer.start();
-    while (window.engine()->busy() && timer.elapsed() < ms)
-        QTest::qWait(5);
-    return !window.engine()->busy();
-}
-
-bool open(MainWindow& window, const std::string& file) {
-    QSignalSpy shown(&window, SIGNAL(runShown()));
-    window.openModel(QString::fromStdString(file == "example:tinynet" ? file : fixture(file)));
-    return shown.wait(60000) && settle(window);
-}
-
-void press(MainWindow& window, QKeySequence key) {
-    QTest::keySequence(&window, key);
-}
 
 // The app's resident memory in MB.
 double residentMb() {

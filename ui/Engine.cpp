@@ -279,8 +279,8 @@ private:
             if (!kept.empty() || openScopes_->empty())
                 model.openScopes = kept;
         }
-        auto view = std::make_shared<ScopeView>(
-            collapseScopes(m.graph, model.scopes, model.openScopes));
+        auto view =
+            std::make_shared<ScopeView>(collapseScopes(m.graph, model.scopes, model.openScopes));
         model.layoutCache = std::make_shared<LayoutCache>();
         model.layout = GraphScene::layOut(view->graph, font_, {}, model.layoutCache.get());
         model.view = std::move(view);

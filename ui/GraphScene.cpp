@@ -32,8 +32,8 @@ QString GraphScene::setGraph(const Graph& graph, const LayoutOptions& options) {
     return show(graph, layOut(graph, style_.font, options));
 }
 
-GraphLayout GraphScene::layOut(const Graph& graph, const QFont& font,
-                               const LayoutOptions& options, LayoutCache* cache) {
+GraphLayout GraphScene::layOut(const Graph& graph, const QFont& font, const LayoutOptions& options,
+                               LayoutCache* cache) {
     SceneStyle style(font); // its own: a style's width cache is not shared across threads
     return layoutGraph(
         graph,

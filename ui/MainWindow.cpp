@@ -132,8 +132,8 @@ MainWindow::MainWindow(QWidget* parent)
         }
         showInspector(name);
         QTreeWidgetItem* row = nodeRows_.value(name);
-        if (const ScopeBox* box = scene_->scopeView() ? scene_->scopeView()->box(name.toStdString())
-                                                      : nullptr)
+        if (const ScopeBox* box =
+                scene_->scopeView() ? scene_->scopeView()->box(name.toStdString()) : nullptr)
             row = scopeRows_.value(QString::fromStdString(box->scope));
         if (row)
             nodeList_->setCurrentItem(row);

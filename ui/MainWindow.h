@@ -5,8 +5,8 @@
 // MainWindowRun.cpp shows runs (snapshots, Step Into, executed path, Play, breakpoints, inputs);
 // MainWindowScopes.cpp the module hierarchy (scopes opened and closed, the node list's tree).
 
-#include <QMainWindow>
 #include <QHash>
+#include <QMainWindow>
 #include <QPointer>
 #include <set>
 

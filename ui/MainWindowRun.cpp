@@ -203,8 +203,8 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
         const Graph& graph = shownModule_.isEmpty() && !executedMode_ ? model_.graph : shownGraph();
         if (graph.find(current_.toStdString()) && !graph.find(current_.toStdString())->hidden) {
             selectNode(current_); // its scopes open; its inspector shows the message in full
-        } else if (NodeItem* guarded = scene_->nodeItem(
-                       drawnAs(guardedNode(graph, current_.toStdString())))) {
+        } else if (NodeItem* guarded =
+                       scene_->nodeItem(drawnAs(guardedNode(graph, current_.toStdString())))) {
             // A hidden guard failed: the node it guards turns red, as torch.fx would fail there.
             guarded->setRunState(NodeItem::State::Failed, "failed");
             selectNode(guarded->name());
@@ -330,8 +330,8 @@ void MainWindow::runToSelected() {
     if (node.isEmpty() || source_.isEmpty())
         return;
     // A box: until its scope has run whole.
-    if (const ScopeBox* box = scene_->scopeView() ? scene_->scopeView()->box(node.toStdString())
-                                                  : nullptr)
+    if (const ScopeBox* box =
+            scene_->scopeView() ? scene_->scopeView()->box(node.toStdString()) : nullptr)
         node = QString::fromStdString(model_.scopes.find(box->scope)->lastNode);
     if (const NodeRecord* r = recordOf(node.toStdString()); r && r->state == NodeState::Done) {
         statusBar()->showMessage(node + " has already run; Reset (Ctrl+Shift+F5) to run to it "
@@ -347,8 +347,8 @@ void MainWindow::toggleBreakpoint(const QString& name) {
     QString node = name;
     // A box's breakpoint stops before its scope's first node; one on a box that shows some
     // inside it removes them all.
-    if (const ScopeBox* box = scene_->scopeView() ? scene_->scopeView()->box(name.toStdString())
-                                                  : nullptr) {
+    if (const ScopeBox* box =
+            scene_->scopeView() ? scene_->scopeView()->box(name.toStdString()) : nullptr) {
         QStringList inside;
         for (const QString& b : std::as_const(breakpoints_))
             if (drawnAs(b) == name)

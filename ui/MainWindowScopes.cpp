@@ -114,8 +114,7 @@ void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, b
 
     model_.openScopes = open;
     auto view = std::make_shared<ScopeView>(collapseScopes(model_.graph, model_.scopes, open));
-    model_.layout =
-        GraphScene::layOut(view->graph, scene_->font(), {}, model_.layoutCache.get());
+    model_.layout = GraphScene::layOut(view->graph, scene_->font(), {}, model_.layoutCache.get());
     model_.view = view;
     QSettings().setValue(scopesKey(source_), toList(open));
     syncNodeListScopes();
@@ -124,8 +123,8 @@ void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, b
     const QString selected = selectedNode();
     scene_->show(view->graph, model_.layout, view);
     showBreakpoints();
-    graphText_->setPlainText(QString::fromStdString(
-        view->collapsed() ? formatGraph(view->graph) : model_.graphText));
+    graphText_->setPlainText(
+        QString::fromStdString(view->collapsed() ? formatGraph(view->graph) : model_.graphText));
     showRecords(run_.finished ? QString() : current_);
     markCurrentLine();
     if (!selected.isEmpty())

@@ -29,7 +29,8 @@ QString titleOf(const Node& n) {
 
 QString opLineOf(const Node& n) {
     if (n.collapsedNodes > 0) {
-        QString count = QString("%1 node%2").arg(n.collapsedNodes).arg(n.collapsedNodes == 1 ? "" : "s");
+        QString count =
+            QString("%1 node%2").arg(n.collapsedNodes).arg(n.collapsedNodes == 1 ? "" : "s");
         return n.moduleType.empty() ? count : shortClass(n.moduleType) + " · " + count;
     }
     QString op = opName(n.op);
@@ -44,8 +45,7 @@ QString opLineOf(const Node& n) {
 NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, const SceneStyle* style)
     : name_(QString::fromStdString(node.name)), title_(titleOf(node)),
       scope_(node.collapsedNodes > 0 ? QString::fromStdString(node.target) : QString()),
-      opLine_(opLineOf(node)), op_(node.op), box_(box),
-      theme_(theme), style_(style) {
+      opLine_(opLineOf(node)), op_(node.op), box_(box), theme_(theme), style_(style) {
     // The box was measured for this line; eliding (a second text layout) is for narrower boxes.
     double room = box.width() - 2 * kPadding;
     opLineShown_ = style_->textWidth(opLine_) <= room
@@ -71,9 +71,8 @@ QSizeF NodeItem::sizeFor(const Node& node, const SceneStyle& style) {
     // A box's title leaves room for its +; its shape line holds what flows in and out.
     double extra = node.collapsedNodes > 0 ? style.lineSpacing * 1.6 : 0;
     double shapes = node.collapsedNodes > 0 ? style.shapeLineWidth * 1.6 : style.shapeLineWidth;
-    double width =
-        std::max({style.boldMetrics.horizontalAdvance(titleOf(node)) + 2 * extra,
-                  style.textWidth(opLineOf(node)), shapes});
+    double width = std::max({style.boldMetrics.horizontalAdvance(titleOf(node)) + 2 * extra,
+                             style.textWidth(opLineOf(node)), shapes});
     // Rounded up with a little slack: Graphviz keeps whole points, and text must never be
     // elided in a box that was measured for it.
     return QSizeF(std::ceil(std::max(kMinWidth, width + 2 * kPadding + 4)),

@@ -18,8 +18,8 @@ struct Scope {
     std::string parent; // "layers"; "" for a top-level scope
     int depth = 1;      // how many components the path has
     std::vector<std::string> children; // child scopes, in the order their first nodes come
-    int nodeCount = 0;  // shown top-level nodes inside it, nested scopes' included
-    int ownNodes = 0;   // shown top-level nodes whose scope is this one exactly
+    int nodeCount = 0;                 // shown top-level nodes inside it, nested scopes' included
+    int ownNodes = 0;                  // shown top-level nodes whose scope is this one exactly
     // The first and last top-level nodes inside it in graph order (the order they run): a scope
     // breakpoint stops before `firstNode` (the first shown one), stepping over it runs until
     // `lastNode` has run.

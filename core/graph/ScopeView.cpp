@@ -47,7 +47,8 @@ void markInside(const Node& n, const std::string& box,
 
 // Calls `use(producer, consumer)` for every value a node takes: its arguments, and for an if or
 // a loop what its blocks' nodes take and what the blocks yield back to it.
-void forEachUse(const Node& n, const std::function<void(const std::string&, const std::string&)>& use) {
+void forEachUse(const Node& n,
+                const std::function<void(const std::string&, const std::string&)>& use) {
     auto from = [&](const std::string& consumer) {
         return [&use, consumer](const std::string& producer) { use(producer, consumer); };
     };
@@ -78,6 +79,34 @@ std::string shapesOf(const std::vector<std::string>& nodes,
         text += (text.empty() ? "" : ", ") + shortDescription(r->value);
     }
     return text;
+}
+
+// A weight outside every scope (a .pt2 lifts parameters and buffers to placeholders at the top)
+// whose every user is inside one box goes into that box: drawn outside, dozens of them would
+// make a row as wide as the model has weights, all feeding the same few boxes.
+void foldWeights(const Graph& graph, ScopeView& view, std::vector<std::string>& order) {
+    std::unordered_map<std::string, std::string> folded; // weight -> its box
+    for (const Node& n : graph.nodes) {
+        const bool weight = (n.op == Op::Placeholder && !n.isInput()) || n.op == Op::GetAttr;
+        if (!weight || n.users.empty() || view.boxOf.count(n.name))
+            continue;
+        auto first = view.boxOf.find(n.users.front());
+        if (first == view.boxOf.end())
+            continue;
+        bool oneBox = std::all_of(n.users.begin(), n.users.end(), [&](const std::string& u) {
+            auto it = view.boxOf.find(u);
+            return it != view.boxOf.end() && it->second == first->second;
+        });
+        if (!oneBox)
+            continue;
+        view.boxes[first->second].weights.push_back(n.name);
+        folded.emplace(n.name, first->second);
+    }
+    for (const auto& [name, box] : folded)
+        view.boxOf[name] = box;
+    order.erase(std::remove_if(order.begin(), order.end(),
+                               [&](const std::string& name) { return folded.count(name) > 0; }),
+                order.end());
 }
 
 } // namespace
@@ -132,6 +161,7 @@ ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
         view.graph = graph;
         return view;
     }
+    foldWeights(graph, view, order);
 
     // What crosses each box's border, and what each merged edge carries.
     for (const Node& n : graph.nodes)
@@ -194,8 +224,8 @@ ScopeRun scopeRun(const ScopeBox& box,
         anyDone = anyDone || (r && r->state == NodeState::Done);
     }
     if (run.state != ScopeRun::State::Failed) {
-        bool inside = std::find(box.members.begin(), box.members.end(), currentNode) !=
-                      box.members.end();
+        bool inside =
+            std::find(box.members.begin(), box.members.end(), currentNode) != box.members.end();
         run.state = inside    ? ScopeRun::State::Running
                     : anyDone ? ScopeRun::State::Done
                               : ScopeRun::State::NotRun;

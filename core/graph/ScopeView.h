@@ -25,6 +25,9 @@ struct ScopeBox {
     std::vector<std::string> members; // the top-level nodes inside, in graph order
     std::vector<std::string> inputs;  // nodes outside whose values its members use, in order
     std::vector<std::string> outputs; // members whose values a node outside uses, in order
+    // Weights only its members read (a .pt2's parameter and buffer placeholders, which its
+    // signature lifts to the top): folded into the box as they would be into a leaf module.
+    std::vector<std::string> weights;
 };
 
 struct ScopeView {

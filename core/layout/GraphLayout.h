@@ -70,7 +70,7 @@ class LayoutCache {
 public:
     LayoutCache();
     ~LayoutCache();
-    int reused() const; // pieces taken from the cache since it was made
+    int reused() const;  // pieces taken from the cache since it was made
     int laidOut() const; // pieces dot laid out
 
 private:

@@ -1,7 +1,9 @@
 #pragma once
-// Timing helpers shared by the benchmark programs.
+// Timing and memory helpers shared by the benchmark programs (and tests that bound memory).
 
 #include <QElapsedTimer>
+#include <QFile>
+#include <unistd.h>
 
 #include <algorithm>
 #include <functional>
@@ -19,6 +21,14 @@ inline double millisecondsOf(const std::function<void()>& work) {
     timer.start();
     work();
     return static_cast<double>(timer.nsecsElapsed()) / 1e6;
+}
+
+// This process's resident memory in MB.
+inline double residentMb() {
+    QFile statm("/proc/self/statm");
+    statm.open(QIODevice::ReadOnly);
+    QList<QByteArray> fields = statm.readAll().split(' ');
+    return fields.value(1).toDouble() * sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
 }
 
 } // namespace fxview

@@ -27,13 +27,6 @@ using namespace fxview;
 
 namespace {
 
-double residentMb() {
-    QFile statm("/proc/self/statm");
-    statm.open(QIODevice::ReadOnly);
-    QList<QByteArray> fields = statm.readAll().split(' ');
-    return fields.value(1).toDouble() * sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
-}
-
 // What a person waits for: the change, then the frame the event loop paints after it.
 double changeMs(const std::function<void()>& change) {
     return millisecondsOf([&] {

@@ -12,19 +12,12 @@
 
 #include "GraphScene.h"
 #include "MainWindow.h"
+#include "Timing.h"
 #include "WindowSupport.h"
 
 using namespace fxview;
 
 namespace {
-
-// The app's resident memory in MB.
-double residentMb() {
-    QFile statm("/proc/self/statm");
-    statm.open(QIODevice::ReadOnly);
-    QList<QByteArray> fields = statm.readAll().split(' ');
-    return fields.value(1).toDouble() * sysconf(_SC_PAGESIZE) / (1024.0 * 1024.0);
-}
 
 // The window still works: TinyNet opens and steps.
 bool usable(MainWindow& window) {

@@ -389,6 +389,13 @@ void MainWindow::buildActions() {
         if (node->isScopeBox())
             menu.addAction("Expand " + node->scope(), this,
                            [this, scope = node->scope()] { setScopeOpen(scope, true); });
+        // The scope the node (or box) is drawn in, closed into a box.
+        if (const Node* shown = shownGraph().find(node->name().toStdString());
+            shown && !shown->scope.empty() && scene_->scopeView())
+            menu.addAction("Collapse " + QString::fromStdString(shown->scope), this,
+                           [this, scope = QString::fromStdString(shown->scope)] {
+                               setScopeOpen(scope, false);
+                           });
         menu.exec(view_->viewport()->mapToGlobal(at));
     });
 
@@ -613,10 +620,15 @@ void MainWindow::updateStatus() {
                     : !shownModule_.isEmpty()
                         ? "inside " + shownModule_ + ", stopped after " + current_
                         : "stopped after " + current_;
-    status_->setText(QString("%1 · %2 nodes · %3")
-                         .arg(source_.isEmpty() ? "no model" : source_)
-                         .arg(scene_->nodeCount())
-                         .arg(state));
+    // With scopes closed: the model's nodes, and how many boxes and nodes the picture draws.
+    const ScopeView* scopes = scene_->scopeView();
+    QString count = scopes && scopes->collapsed()
+                        ? QString("%1 nodes (%2 drawn)")
+                              .arg(model_.graph.nodeCount())
+                              .arg(scene_->nodeCount())
+                        : QString("%1 nodes").arg(scene_->nodeCount());
+    status_->setText(QString("%1 · %2 · %3")
+                         .arg(source_.isEmpty() ? "no model" : source_, count, state));
 }
 
 QString MainWindow::statusText() const {

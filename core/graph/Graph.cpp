@@ -135,16 +135,19 @@ void Graph::recomputeUsers() {
             it->second->users.push_back(user);
     };
     forEachNodeMutable(nodes, [&](Node& n) {
-        auto use = [&](const std::string& producer) { addUse(producer, n.name); };
-        for (const Argument& a : n.args)
-            a.forEachNodeRef(use);
-        for (const KeywordArgument& k : n.kwargs)
-            k.value.forEachNodeRef(use);
-        // What a block yields is consumed by the control-flow node that owns it.
-        for (const Block& b : n.blocks)
-            for (const Argument& r : b.results)
-                r.forEachNodeRef(use);
+        n.forEachInput([&](const std::string& producer) { addUse(producer, n.name); });
     });
+}
+
+void Node::forEachInput(const std::function<void(const std::string&)>& visit) const {
+    for (const Argument& a : args)
+        a.forEachNodeRef(visit);
+    for (const KeywordArgument& k : kwargs)
+        k.value.forEachNodeRef(visit);
+    // What a block yields is consumed by the control-flow node that owns it.
+    for (const Block& b : blocks)
+        for (const Argument& r : b.results)
+            r.forEachNodeRef(visit);
 }
 
 const Node* Graph::find(const std::string& name) const {

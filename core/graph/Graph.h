@@ -112,6 +112,9 @@ struct Node {
     bool isInput() const {
         return op == Op::Placeholder && placeholderKind == PlaceholderKind::Input;
     }
+    // Calls `visit` with every node this one takes a value from: what its args and kwargs name
+    // and, for an if or a loop, what its blocks yield (not what the blocks' own nodes take).
+    void forEachInput(const std::function<void(const std::string&)>& visit) const;
 };
 
 struct Graph {

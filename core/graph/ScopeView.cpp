@@ -49,19 +49,10 @@ void markInside(const Node& n, const std::string& box,
 // a loop what its blocks' nodes take and what the blocks yield back to it.
 void forEachUse(const Node& n,
                 const std::function<void(const std::string&, const std::string&)>& use) {
-    auto from = [&](const std::string& consumer) {
-        return [&use, consumer](const std::string& producer) { use(producer, consumer); };
-    };
-    for (const Argument& a : n.args)
-        a.forEachNodeRef(from(n.name));
-    for (const KeywordArgument& k : n.kwargs)
-        k.value.forEachNodeRef(from(n.name));
-    for (const Block& b : n.blocks) {
-        for (const Argument& r : b.results)
-            r.forEachNodeRef(from(n.name));
+    n.forEachInput([&](const std::string& producer) { use(producer, n.name); });
+    for (const Block& b : n.blocks)
         for (const Node& inner : b.nodes)
             forEachUse(inner, use);
-    }
 }
 
 std::string shapesOf(const std::vector<std::string>& nodes,

@@ -392,14 +392,7 @@ std::string contentKey(const Graph& part, const std::function<PointF(const Node&
         key += "\n" + std::to_string(depth) + n.name + "|" + n.scope + "|" +
                std::to_string(size.x) + "x" + std::to_string(size.y) + "|" +
                std::to_string(n.blocks.size());
-        auto ref = [&key](const std::string& p) { key += "," + p; };
-        for (const Argument& a : n.args)
-            a.forEachNodeRef(ref);
-        for (const KeywordArgument& k : n.kwargs)
-            k.value.forEachNodeRef(ref);
-        for (const Block& b : n.blocks)
-            for (const Argument& r : b.results)
-                r.forEachNodeRef(ref);
+        n.forEachInput([&key](const std::string& p) { key += "," + p; });
     });
     return key;
 }

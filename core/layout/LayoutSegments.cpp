@@ -33,16 +33,9 @@ void forEachEdge(const std::vector<Node>& nodes, const LayoutOptions& options,
     for (const Node& n : nodes) {
         if (!shown(n, options))
             continue;
-        auto to = [&](const std::string& producer) { edge(producer, n.name); };
-        for (const Argument& a : n.args)
-            a.forEachNodeRef(to);
-        for (const KeywordArgument& k : n.kwargs)
-            k.value.forEachNodeRef(to);
-        for (const Block& b : n.blocks) {
-            for (const Argument& r : b.results)
-                r.forEachNodeRef(to);
+        n.forEachInput([&](const std::string& producer) { edge(producer, n.name); });
+        for (const Block& b : n.blocks)
             forEachEdge(b.nodes, options, edge);
-        }
     }
 }
 

@@ -622,13 +622,12 @@ void MainWindow::updateStatus() {
                         : "stopped after " + current_;
     // With scopes closed: the model's nodes, and how many boxes and nodes the picture draws.
     const ScopeView* scopes = scene_->scopeView();
-    QString count = scopes && scopes->collapsed()
-                        ? QString("%1 nodes (%2 drawn)")
-                              .arg(model_.graph.nodeCount())
-                              .arg(scene_->nodeCount())
-                        : QString("%1 nodes").arg(scene_->nodeCount());
-    status_->setText(QString("%1 · %2 · %3")
-                         .arg(source_.isEmpty() ? "no model" : source_, count, state));
+    QString count =
+        scopes && scopes->collapsed()
+            ? QString("%1 nodes (%2 drawn)").arg(model_.graph.nodeCount()).arg(scene_->nodeCount())
+            : QString("%1 nodes").arg(scene_->nodeCount());
+    status_->setText(
+        QString("%1 · %2 · %3").arg(source_.isEmpty() ? "no model" : source_, count, state));
 }
 
 QString MainWindow::statusText() const {

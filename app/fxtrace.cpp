@@ -289,8 +289,11 @@ int exportPicture(const Options& options, const std::shared_ptr<Model>& model, T
     layoutOptions.showHidden = options.showHidden;
     GraphScene scene;
     scene.setTheme(theme);
+    // A scene without a view draws no box and no − on its frames: exports of the whole graph stay
+    // as they were before scopes could close.
     QString layoutError =
-        scene.show(view->graph, GraphScene::layOut(view->graph, scene.font(), layoutOptions), view);
+        scene.show(view->graph, GraphScene::layOut(view->graph, scene.font(), layoutOptions),
+                   view->collapsed() ? view : nullptr);
     if (!layoutError.isEmpty()) {
         std::cerr << layoutError.toStdString() << "\n";
         return kModelFailed;

@@ -38,6 +38,7 @@ private slots:
     void exportRefusesHugePng();
     void exportDepthDrawsTheLayersAsBoxes();
     void exportExpandOpensOneScope();
+    void exportDepthOfAnExportedProgram();
     void exportedGraphPrintsLikePyTorch_data();
     void exportedGraphPrintsLikePyTorch();
     void exportedRunEqualsItsModule_data();
@@ -401,6 +402,24 @@ void TestFxtrace::exportExpandOpensOneScope() {
                                 "layers, norm."),
              qPrintable(wrong.err));
     QCOMPARE(fxtrace({"export", lm, "--depth", "x", "-o", path}).exitCode, 2);
+}
+
+// A .pt2's scopes come from nn_module_stack; its weights, placeholders at the top, go into the
+// box that alone reads them.
+void TestFxtrace::exportDepthOfAnExportedProgram() {
+    QTemporaryDir dir;
+    QString path = dir.filePath("r.svg");
+    const QString model = QString::fromStdString(fixture("resnet18.pt2"));
+    QCOMPARE(fxtrace({"export", model, "-o", path}).exitCode, 0);
+    QString whole = QString::fromUtf8(readFile(path.toStdString()));
+    QVERIFY(whole.contains(">p_getattr_l__self___layer1___0___conv1_weight<"));
+    QCOMPARE(fxtrace({"export", model, "--depth", "1", "--run", "-o", path}).exitCode, 0);
+    QString svg = QString::fromUtf8(readFile(path.toStdString()));
+    for (const char* box : {">layer1.0<", ">layer1.1<", ">layer4.1<"})
+        QVERIFY2(svg.contains(box), box);
+    QVERIFY(!svg.contains(">p_getattr_l__self___layer1___0___conv1_weight<"));
+    QVERIFY(svg.contains(">p_conv1_weight<")); // conv1 is open at depth 1: its weight is drawn
+    QVERIFY(svg.contains(">[1, 64, 16, 16] → [1, 64, 16, 16]<"));
 }
 
 void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {

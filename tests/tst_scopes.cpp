@@ -100,6 +100,8 @@ private slots:
     void collapsedViewMergesEdges();
     void boxRunStateFromMembers();
     void weightsFoldIntoTheirBox();
+    void aScopeCalledTwiceIsTwoBoxes();
+    void aBoxStopsBeforeItsGuard();
     // the window
     void bigModelOpensCollapsed();
     void doubleClickOpensAndCloses();
@@ -190,23 +192,23 @@ void TestScopes::boxRunStateFromMembers() {
         auto it = records.find(n);
         return it == records.end() ? nullptr : &it->second;
     };
-    QCOMPARE(scopeRun(*view.box("b"), recordOf, "fc").state, ScopeRun::State::NotRun);
+    QCOMPARE(scopeRun(*view.box("b"), recordOf, false).state, ScopeRun::State::NotRun);
     NodeRecord done;
     done.state = NodeState::Done;
     done.value.type = "Tensor";
     done.value.shape = {2, 3};
     records["relu"] = done;
     records["mul"] = done;
-    ScopeRun running = scopeRun(*view.box("b"), recordOf, "mul");
+    ScopeRun running = scopeRun(*view.box("b"), recordOf, true);
     QCOMPARE(running.state, ScopeRun::State::Running);
     QCOMPARE(running.shapes, std::string("[2, 3] → ?"));
     records["add"] = done;
     records["add"].value.shape = {2, 4};
-    ScopeRun finished = scopeRun(*view.box("b"), recordOf, "output");
+    ScopeRun finished = scopeRun(*view.box("b"), recordOf, false);
     QCOMPARE(finished.state, ScopeRun::State::Done);
     QCOMPARE(finished.shapes, std::string("[2, 3] → [2, 4]"));
     records["add"].state = NodeState::Failed;
-    QCOMPARE(scopeRun(*view.box("b"), recordOf, "add").state, ScopeRun::State::Failed);
+    QCOMPARE(scopeRun(*view.box("b"), recordOf, true).state, ScopeRun::State::Failed);
 }
 
 void TestScopes::weightsFoldIntoTheirBox() {
@@ -232,6 +234,49 @@ void TestScopes::weightsFoldIntoTheirBox() {
     ScopeView open = collapseScopes(g, tree, {"b"});
     QCOMPARE(open.shownName("p_w"), open.boxFor("b.inner"));
     QVERIFY(!collapseScopes(g, tree, tree.allOpen()).collapsed());
+}
+
+void TestScopes::aScopeCalledTwiceIsTwoBoxes() {
+    // x -> act (call 1) -> mid -> act (call 2) -> output: one box would take mid's output and
+    // give it its input, a cycle; torch.fx records two calls.
+    Graph g;
+    g.nodes.push_back(node(Op::Placeholder, "x", ""));
+    g.nodes.push_back(node(Op::CallFunction, "gelu", "act", {"x"}));
+    g.nodes.push_back(node(Op::CallFunction, "mid", "", {"gelu"}));
+    g.nodes.push_back(node(Op::CallFunction, "gelu_1", "act", {"mid"}));
+    g.nodes.push_back(node(Op::Output, "output", "", {"gelu_1"}));
+    g.recomputeUsers();
+    ScopeView view = collapseScopes(g, ScopeTree(g), {});
+    std::vector<std::string> names;
+    for (const Node& n : view.graph.nodes)
+        names.push_back(n.name);
+    QCOMPARE(names, (std::vector<std::string>{"x", "act", "mid", "act_1", "output"}));
+    QCOMPARE(view.graph.find("mid")->args[0].text, std::string("act"));
+    QCOMPARE(view.graph.find("act_1")->args[0].text, std::string("mid"));
+    QCOMPARE(view.box("act_1")->first, std::string("gelu_1"));
+    QCOMPARE(view.boxFor("act"), std::string("act"));
+    QCOMPARE(view.boxRunning("gelu_1"), view.box("act_1"));
+}
+
+void TestScopes::aBoxStopsBeforeItsGuard() {
+    // A scripted module's forward often starts with an argument check, hidden, that runs with
+    // the next shown node: a breakpoint on its box stops before the guard, and stepping over it
+    // runs to its last shown node (no run stops after a hidden one).
+    Graph g = nested();
+    Node guard = node(Op::CallFunction, "check", "b", {"relu"});
+    guard.hidden = true;
+    g.nodes.insert(g.nodes.begin() + 3, guard);
+    Node tail = node(Op::CallFunction, "check_1", "b", {"add"});
+    tail.hidden = true;
+    g.nodes.insert(g.nodes.begin() + 6, tail);
+    g.recomputeUsers();
+    ScopeTree tree(g);
+    ScopeView view = collapseScopes(g, tree, {});
+    QCOMPARE(view.box("b")->first, std::string("check"));
+    QCOMPARE(view.box("b")->last, std::string("add"));
+    QCOMPARE(view.box("b")->shownMembers, 2);
+    QCOMPARE(tree.find("b")->firstNode, std::string("check"));
+    QCOMPARE(tree.find("b")->lastNode, std::string("add"));
 }
 
 void TestScopes::bigModelOpensCollapsed() {

@@ -6,16 +6,17 @@
 
 namespace fxview {
 
-ClusterItem::ClusterItem(const ClusterBox& cluster, const Theme* theme, const SceneStyle* style)
+ClusterItem::ClusterItem(const ClusterBox& cluster, const Theme* theme, const SceneStyle* style,
+                         bool collapsible)
     : id_(QString::fromStdString(cluster.id)), label_(QString::fromStdString(cluster.label)),
-      isBlock_(cluster.isBlock),
+      isBlock_(cluster.isBlock), collapsible_(collapsible && !cluster.isBlock),
       box_(cluster.box.x, cluster.box.y, cluster.box.width, cluster.box.height), theme_(theme),
       style_(style) {
     setZValue(0);
 }
 
 QRectF ClusterItem::toggleRect() const {
-    if (isBlock_)
+    if (!collapsible_)
         return {};
     const double side = style_->smallAscent + 2;
     double x = box_.left() + 10 + QFontMetricsF(style_->small).horizontalAdvance(label_);

@@ -12,11 +12,14 @@ namespace fxview {
 
 class ClusterItem : public QGraphicsItem {
 public:
-    ClusterItem(const ClusterBox& cluster, const Theme* theme, const SceneStyle* style);
+    // `collapsible`: a scope of the model's own graph, which its − closes.
+    ClusterItem(const ClusterBox& cluster, const Theme* theme, const SceneStyle* style,
+                bool collapsible = false);
 
     const QString& id() const { return id_; }
     bool isBlock() const { return isBlock_; }
-    // Where a scope's − is drawn (scene coordinates); empty for a block.
+    // Where a scope's − is drawn (scene coordinates); empty for a block or a scope that cannot
+    // close.
     QRectF toggleRect() const;
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -24,6 +27,7 @@ public:
 private:
     QString id_, label_;
     bool isBlock_;
+    bool collapsible_;
     QRectF box_;
     const Theme* theme_;
     const SceneStyle* style_;

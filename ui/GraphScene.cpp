@@ -60,7 +60,7 @@ QString GraphScene::show(const Graph& graph, GraphLayout layout,
     graph_.forEachNode(
         [&](const Node& n, int) { byName.insert(QString::fromStdString(n.name), &n); });
     for (const ClusterBox& c : layout_.clusters) {
-        auto* item = new ClusterItem(c, &theme_, &style_);
+        auto* item = new ClusterItem(c, &theme_, &style_, view_ != nullptr);
         addItem(item);
         clusters_.append(item);
     }
@@ -114,7 +114,8 @@ void GraphScene::syncRun(const RecordLookup& recordOf, const QString& currentNod
     for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
         if (const ScopeBox* box = view_ ? view_->box(it.key().toStdString()) : nullptr) {
             // A box is running while its current node is inside, done once that has left.
-            ScopeRun run = scopeRun(*box, recordOf, current);
+            ScopeRun run =
+                scopeRun(*box, recordOf, view_->shownName(current) == it.key().toStdString());
             it.value()->setRunState(boxState(run.state), QString::fromStdString(run.shapes));
             continue;
         }
@@ -174,12 +175,15 @@ void GraphScene::syncRun(const RecordLookup& recordOf, const QString& currentNod
     }
 }
 
+// Toggles are the model's scopes': only a scene showing them through a ScopeView has them. The
+// scope is copied before the signal: its receiver rebuilds the scene, deleting the item.
 void GraphScene::mousePressEvent(QGraphicsSceneMouseEvent* event) {
-    if (event->button() == Qt::LeftButton) {
+    if (event->button() == Qt::LeftButton && view_) {
         for (QGraphicsItem* item : items(event->scenePos())) {
             if (auto* node = dynamic_cast<NodeItem*>(item)) {
                 if (node->toggleRect().contains(node->mapFromScene(event->scenePos()))) {
-                    emit scopeToggled(node->scope(), true);
+                    const QString scope = node->scope();
+                    emit scopeToggled(scope, true);
                     event->accept();
                     return;
                 }
@@ -187,7 +191,8 @@ void GraphScene::mousePressEvent(QGraphicsSceneMouseEvent* event) {
             }
             if (auto* cluster = dynamic_cast<ClusterItem*>(item))
                 if (cluster->toggleRect().contains(event->scenePos())) {
-                    emit scopeToggled(cluster->id(), false);
+                    const QString scope = cluster->id();
+                    emit scopeToggled(scope, false);
                     event->accept();
                     return;
                 }
@@ -199,15 +204,17 @@ void GraphScene::mousePressEvent(QGraphicsSceneMouseEvent* event) {
 void GraphScene::mouseDoubleClickEvent(QGraphicsSceneMouseEvent* event) {
     // The topmost thing under the pointer: a box opens; a node does nothing; the innermost
     // scope frame around an empty spot closes.
-    for (QGraphicsItem* item : items(event->scenePos())) {
+    for (QGraphicsItem* item : view_ ? items(event->scenePos()) : QList<QGraphicsItem*>()) {
         if (auto* node = dynamic_cast<NodeItem*>(item)) {
-            if (node->isScopeBox())
-                emit scopeToggled(node->scope(), true);
+            const QString scope = node->scope();
+            if (!scope.isEmpty())
+                emit scopeToggled(scope, true);
             event->accept();
             return;
         }
         if (auto* cluster = dynamic_cast<ClusterItem*>(item); cluster && !cluster->isBlock()) {
-            emit scopeToggled(cluster->id(), false);
+            const QString scope = cluster->id();
+            emit scopeToggled(scope, false);
             event->accept();
             return;
         }

@@ -121,6 +121,10 @@ private:
     const ScopeBox* boxOfNext() const;
     void buildScopeActions(QMenu* view);
     void markCurrentLine();
+    // Where a breakpoint's dot is drawn: its node, the box it is in, or for a hidden guard the
+    // node it guards (a scope's breakpoint stops before its first node, a guard too).
+    QString drawnBreakpoint(const QString& node) const;
+    static QString guardedNode(const Graph& graph, const std::string& name);
     void showRecords(const QString& current);
     const Graph& shownGraph() const;
     const NodeRecord* recordOf(const std::string& node) const;

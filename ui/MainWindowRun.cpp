@@ -30,9 +30,11 @@ QString topLevelName(const std::string& name) {
     return QString::fromStdString(name.substr(0, name.find('.')));
 }
 
+} // namespace
+
 // The visible node a hidden one stands guard for: the first visible top-level node from the one
 // that holds `name` (an inlined dim check's raise_exception sits in a hidden if before `fc`).
-QString guardedNode(const Graph& graph, const std::string& name) {
+QString MainWindow::guardedNode(const Graph& graph, const std::string& name) {
     std::function<bool(const Node&)> holds = [&](const Node& n) {
         if (n.name == name)
             return true;
@@ -49,8 +51,6 @@ QString guardedNode(const Graph& graph, const std::string& name) {
                     return QString::fromStdString(graph.nodes[j].name);
     return {};
 }
-
-} // namespace
 
 QString MainWindow::applyInputs(const QStringList& texts, quint64 seed) {
     std::vector<InputSpec> specs;
@@ -311,14 +311,13 @@ void MainWindow::runCommand(RunCommand command) {
         const QString scope = QString::fromStdString(box->scope);
         if (command == RunCommand::Step) {
             statusBar()->showMessage("Stepping over " + scope, 3000);
-            engine_->command(RunCommand::RunTo,
-                             QString::fromStdString(model_.scopes.find(box->scope)->lastNode));
+            engine_->command(RunCommand::RunTo, QString::fromStdString(box->last));
             return;
         }
-        if (command == RunCommand::StepInto) {
+        // Step Into: its first node drawn, then stepped into as it would be (`box` goes with
+        // the view revealNode replaces).
+        if (command == RunCommand::StepInto)
             revealNode(QString::fromStdString(run_.next.substr(0, run_.next.find('.'))));
-            command = RunCommand::Step;
-        }
     }
     engine_->command(command);
 }
@@ -332,7 +331,7 @@ void MainWindow::runToSelected() {
     // A box: until its scope has run whole.
     if (const ScopeBox* box =
             scene_->scopeView() ? scene_->scopeView()->box(node.toStdString()) : nullptr)
-        node = QString::fromStdString(model_.scopes.find(box->scope)->lastNode);
+        node = QString::fromStdString(box->last);
     if (const NodeRecord* r = recordOf(node.toStdString()); r && r->state == NodeState::Done) {
         statusBar()->showMessage(node + " has already run; Reset (Ctrl+Shift+F5) to run to it "
                                         "again",
@@ -351,7 +350,7 @@ void MainWindow::toggleBreakpoint(const QString& name) {
             scene_->scopeView() ? scene_->scopeView()->box(name.toStdString()) : nullptr) {
         QStringList inside;
         for (const QString& b : std::as_const(breakpoints_))
-            if (drawnAs(b) == name)
+            if (drawnBreakpoint(b) == name)
                 inside << b;
         if (!inside.isEmpty()) {
             for (const QString& b : inside) {
@@ -361,7 +360,14 @@ void MainWindow::toggleBreakpoint(const QString& name) {
             scene_->setBreakpoint(name, false);
             return;
         }
-        node = QString::fromStdString(model_.scopes.find(box->scope)->firstNode);
+        node = QString::fromStdString(box->first);
+    } else if (!breakpoints_.contains(node)) {
+        // The dot on a node may be a hidden guard's before it (a scope's breakpoint): it goes.
+        for (const QString& b : std::as_const(breakpoints_))
+            if (drawnBreakpoint(b) == name) {
+                node = b;
+                break;
+            }
     }
     // Only nodes of the model's own graph can stop a run (not an executed path's copies).
     if (node.isEmpty() || !model_.graph.find(node.toStdString()))
@@ -371,7 +377,7 @@ void MainWindow::toggleBreakpoint(const QString& name) {
         breakpoints_.insert(node);
     else
         breakpoints_.remove(node);
-    scene_->setBreakpoint(drawnAs(node), on);
+    scene_->setBreakpoint(drawnBreakpoint(node), on);
     engine_->setBreakpoint(node, on);
 }
 

@@ -211,19 +211,26 @@ void MainWindow::syncNodeListScopes() {
     syncingTree_ = false;
 }
 
+QString MainWindow::drawnBreakpoint(const QString& node) const {
+    QString drawn = drawnAs(node);
+    if (!scene_->nodeItem(drawn))
+        if (const Node* n = model_.graph.find(node.toStdString()); n && n->hidden)
+            drawn = drawnAs(guardedNode(model_.graph, n->name));
+    return drawn;
+}
+
 // A breakpoint inside a closed scope shows on its box.
 void MainWindow::showBreakpoints() {
     for (const QString& node : breakpoints_)
-        scene_->setBreakpoint(drawnAs(node), true);
+        scene_->setBreakpoint(drawnBreakpoint(node), true);
 }
 
 // The box the next node to run is inside, when the model's graph is shown and it is closed.
 const ScopeBox* MainWindow::boxOfNext() const {
     if (!model_.view || executedMode_ || !shownModule_.isEmpty() || run_.finished || run_.failed)
         return nullptr;
-    std::string next = run_.next.substr(0, run_.next.find('.'));
-    auto it = model_.view->boxOf.find(next);
-    return it == model_.view->boxOf.end() ? nullptr : model_.view->box(it->second);
+    // A member, not a weight folded into the box: a .pt2 reads its weights first of all.
+    return model_.view->boxRunning(run_.next.substr(0, run_.next.find('.')));
 }
 
 void MainWindow::buildScopeActions(QMenu* view) {

@@ -39,11 +39,10 @@ ScopeTree::ScopeTree(const Graph& graph) {
                 (parent.empty() ? roots_ : scopes_[parent].children).push_back(path);
                 maxDepth_ = std::max(maxDepth_, s.depth);
             }
-            s.lastNode = n.name;
+            // A hidden node runs along with the next shown one: a run stops after shown ones.
+            if (!n.hidden || s.nodeCount == 0)
+                s.lastNode = n.name;
             if (!n.hidden) {
-                // A breakpoint stops before the first node a person sees, not a hidden guard.
-                if (s.nodeCount == 0)
-                    s.firstNode = n.name;
                 ++s.nodeCount;
                 if (i + 1 == paths.size())
                     ++s.ownNodes;

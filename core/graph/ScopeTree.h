@@ -20,9 +20,9 @@ struct Scope {
     std::vector<std::string> children; // child scopes, in the order their first nodes come
     int nodeCount = 0;                 // shown top-level nodes inside it, nested scopes' included
     int ownNodes = 0;                  // shown top-level nodes whose scope is this one exactly
-    // The first and last top-level nodes inside it in graph order (the order they run): a scope
-    // breakpoint stops before `firstNode` (the first shown one), stepping over it runs until
-    // `lastNode` has run.
+    // The first top-level node inside it in graph order (the order they run), hidden guards
+    // too: a scope breakpoint stops before it; and the last shown one, which stepping over the
+    // scope runs to (a hidden node runs with the next shown node, so no run stops after one).
     std::string firstNode, lastNode;
 };
 

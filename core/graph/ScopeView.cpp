@@ -113,10 +113,19 @@ const std::string& ScopeView::shownName(const std::string& node) const {
 }
 
 std::string ScopeView::boxFor(const std::string& scope) const {
-    for (const auto& [name, box] : boxes)
-        if (box.scope == scope)
-            return name;
+    for (const Node& n : graph.nodes) // the first in graph order, if it has several
+        if (const ScopeBox* b = box(n.name); b && b->scope == scope)
+            return n.name;
     return {};
+}
+
+const ScopeBox* ScopeView::boxRunning(const std::string& node) const {
+    auto it = boxOf.find(node);
+    if (it == boxOf.end())
+        return nullptr;
+    const ScopeBox* b = box(it->second);
+    bool member = std::find(b->members.begin(), b->members.end(), node) != b->members.end();
+    return member ? b : nullptr;
 }
 
 std::vector<std::string> ScopeView::valuesOf(const std::string& from, const std::string& to) const {
@@ -130,23 +139,41 @@ ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
     view.graph.modelClass = graph.modelClass;
     NodeNamer namer;
     graph.forEachNode([&](const Node& n, int) { namer.claim(n.name); });
-    std::unordered_map<std::string, std::string> boxByScope;
+    // A scope's nodes in one run are one box. A scope whose nodes come in two runs with
+    // something drawn between them (a module called twice, or a shared one called from inside
+    // another) is two boxes, as torch.fx records two calls: one box would need its own output
+    // before its input, a cycle.
+    std::unordered_map<std::string, std::string> runOf; // scope -> its box still taking nodes
+    std::string lastDrawn;                              // the last shown node or box in order
     std::vector<std::string> order; // the view's nodes: a node's own name, or a box's
     for (const Node& n : graph.nodes) {
         std::string closed = ScopeTree::closedAround(n.scope, open);
         if (closed.empty()) {
             order.push_back(n.name);
+            if (!n.hidden)
+                lastDrawn = n.name;
             continue;
         }
-        auto [it, made] = boxByScope.try_emplace(closed);
-        if (made) {
+        auto run = runOf.find(closed);
+        // A run goes on over hidden nodes, and until it has a shown node of its own.
+        if (run == runOf.end() ||
+            (!n.hidden && lastDrawn != run->second && view.boxes[run->second].shownMembers > 0)) {
             // Named as torch.fx names a call_module of that path: "layers.0" -> layers_0.
-            it->second = namer.create(closed);
-            view.boxes[it->second].scope = closed;
-            order.push_back(it->second);
+            std::string name = namer.create(closed);
+            view.boxes[name].scope = closed;
+            order.push_back(name);
+            run = runOf.insert_or_assign(closed, name).first;
         }
-        view.boxes[it->second].members.push_back(n.name);
-        markInside(n, it->second, view.boxOf);
+        ScopeBox& box = view.boxes[run->second];
+        box.members.push_back(n.name);
+        if (box.first.empty())
+            box.first = n.name;
+        if (!n.hidden) {
+            box.last = n.name;
+            ++box.shownMembers;
+            lastDrawn = run->second;
+        }
+        markInside(n, run->second, view.boxOf);
     }
     if (view.boxes.empty()) {
         view.graph = graph;
@@ -190,8 +217,10 @@ ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
         b.target = box->second.scope;
         b.moduleType = scope ? scope->type : "";
         b.scope = scope ? scope->parent : "";
-        b.collapsedNodes = scope ? scope->nodeCount : 0;
+        b.collapsedNodes = box->second.shownMembers;
         b.hidden = b.collapsedNodes == 0; // nothing in it a person would see
+        if (b.hidden)                     // only guards: they run with the next shown node
+            box->second.last = box->second.members.back();
         std::vector<std::string> producers;
         for (const std::string& input : box->second.inputs)
             addOnce(producers, view.shownName(input));
@@ -205,7 +234,7 @@ ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
 
 ScopeRun scopeRun(const ScopeBox& box,
                   const std::function<const NodeRecord*(const std::string&)>& recordOf,
-                  const std::string& currentNode) {
+                  bool currentInside) {
     ScopeRun run;
     bool anyDone = false;
     for (const std::string& member : box.members) {
@@ -215,11 +244,9 @@ ScopeRun scopeRun(const ScopeBox& box,
         anyDone = anyDone || (r && r->state == NodeState::Done);
     }
     if (run.state != ScopeRun::State::Failed) {
-        bool inside =
-            std::find(box.members.begin(), box.members.end(), currentNode) != box.members.end();
-        run.state = inside    ? ScopeRun::State::Running
-                    : anyDone ? ScopeRun::State::Done
-                              : ScopeRun::State::NotRun;
+        run.state = currentInside ? ScopeRun::State::Running
+                    : anyDone     ? ScopeRun::State::Done
+                                  : ScopeRun::State::NotRun;
     }
     std::string in = shapesOf(box.inputs, recordOf), out = shapesOf(box.outputs, recordOf);
     if (!in.empty() || !out.empty())

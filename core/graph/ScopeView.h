@@ -23,6 +23,10 @@ namespace fxview {
 struct ScopeBox {
     std::string scope;                // "layers.0"
     std::vector<std::string> members; // the top-level nodes inside, in graph order
+    // Where a breakpoint on the box stops (before its first node, a hidden guard too) and what
+    // stepping over it runs to (its last shown node: a hidden one runs with the next shown).
+    std::string first, last;
+    int shownMembers = 0;
     std::vector<std::string> inputs;  // nodes outside whose values its members use, in order
     std::vector<std::string> outputs; // members whose values a node outside uses, in order
     // Weights only its members read (a .pt2's parameter and buffer placeholders, which its
@@ -42,8 +46,11 @@ struct ScopeView {
     const ScopeBox* box(const std::string& name) const;
     // The name the picture shows `node` under: itself, or the box it is inside.
     const std::string& shownName(const std::string& node) const;
-    // The box node drawn for `scope`, or "" when the scope is open or inside another box.
+    // The box node drawn for `scope` (its first, if it was called twice), or "" when the scope
+    // is open or inside another box.
     std::string boxFor(const std::string& scope) const;
+    // The box `node` runs in as one of its members (not a weight folded into it), or nullptr.
+    const ScopeBox* boxRunning(const std::string& node) const;
     // The real nodes an edge of the picture carries: its producer, or what a merged edge merges.
     std::vector<std::string> valuesOf(const std::string& from, const std::string& to) const;
 };
@@ -54,13 +61,13 @@ ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
                          const std::set<std::string>& open);
 
 // A box's run state, derived from its members' records: not run, running (the current node is
-// inside it), done, failed; with the shapes flowing in and out once they are known.
+// inside it: `currentInside`), done, failed; with the shapes flowing in and out once known.
 struct ScopeRun {
     enum class State { NotRun, Running, Done, Failed } state = State::NotRun;
     std::string shapes; // "[1, 16, 64] → [1, 16, 64]"
 };
 ScopeRun scopeRun(const ScopeBox& box,
                   const std::function<const NodeRecord*(const std::string&)>& recordOf,
-                  const std::string& currentNode);
+                  bool currentInside);
 
 } // namespace fxview

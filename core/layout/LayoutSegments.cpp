@@ -128,9 +128,15 @@ GraphLayout stackSegments(const std::vector<GraphLayout>& parts,
     std::map<std::string, std::size_t> clusterAt;
     for (std::size_t i = 0; i < out.clusters.size(); ++i)
         clusterAt[out.clusters[i].id] = i;
+    // Each cut is placed by the part before it: found there, not in everything placed so far
+    // (a layout cut into 12-node pieces has hundreds of cuts).
+    std::size_t previousStart = 0;
     for (std::size_t k = 1; k < parts.size(); ++k) {
         const std::string& cut = cuts[k - 1];
-        const NodeBox* placed = out.node(cut);
+        const NodeBox* placed = nullptr;
+        for (std::size_t i = previousStart; i < out.nodes.size() && !placed; ++i)
+            if (out.nodes[i].name == cut)
+                placed = &out.nodes[i];
         const NodeBox* local = parts[k].node(cut);
         if (!placed || !local) {
             out.error = "The graph's pieces could not be joined at " + cut + ".";
@@ -138,6 +144,7 @@ GraphLayout stackSegments(const std::vector<GraphLayout>& parts,
         }
         double dx = placed->box.x + placed->box.width / 2 - local->box.x - local->box.width / 2;
         double dy = placed->box.y + placed->box.height / 2 - local->box.y - local->box.height / 2;
+        previousStart = out.nodes.size();
         for (NodeBox n : parts[k].nodes) {
             if (n.name == cut)
                 continue;

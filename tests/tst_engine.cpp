@@ -12,6 +12,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -118,6 +119,20 @@ void TestEngine::wireRefusesBrokenFrames() {
     fxview::RunState state;
     // A length past the payload's end is refused, not allocated.
     QVERIFY_THROWS_EXCEPTION(fxview::WireError, fxview::decode(std::string(8, '\xff'), state));
+    // A length the payload could hold, of items much bigger than their bytes: 4 MB claiming
+    // 4 million nodes (a Node is hundreds of bytes; made all at once, 2 GB) is read item by item
+    // and refused when the bytes run out, having made only what they held.
+    std::string lie(4u << 20, '\0');
+    const std::uint32_t claimed = (4u << 20) - 64; // no more than the bytes left
+    std::memcpy(&lie[4], &claimed, 4); // PathState: graph's modelClass "", then its node count
+    struct rusage before {
+    }, after{};
+    getrusage(RUSAGE_SELF, &before);
+    fxview::PathState path;
+    QVERIFY_THROWS_EXCEPTION(fxview::WireError, fxview::decode(lie, path));
+    getrusage(RUSAGE_SELF, &after);
+    QVERIFY2(after.ru_maxrss - before.ru_maxrss < 200 * 1024, // KB
+             qPrintable(QString("peak grew %1 KB").arg(after.ru_maxrss - before.ru_maxrss)));
 }
 
 void TestEngine::confinedWritesOnlyItsFolder() {

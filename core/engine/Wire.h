@@ -9,8 +9,10 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -31,6 +33,16 @@ struct WireError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+template <typename T> struct IsVector : std::false_type {};
+template <typename T> struct IsVector<std::vector<T>> : std::true_type {};
+template <typename T> struct IsStringMap : std::false_type {};
+template <typename T> struct IsStringMap<std::unordered_map<std::string, T>> : std::true_type {};
+template <typename T> struct IsShared : std::false_type {};
+template <typename T> struct IsShared<std::shared_ptr<T>> : std::true_type {};
+
+// `w(field)` writes a field of any type that crosses: numbers, strings, enums, vectors, maps by
+// name, shared pointers (null or one), and plain-data structs through their `walk` (below), which
+// lists each struct's fields once for the writer and the reader both: the two cannot disagree.
 class WireWriter {
 public:
     void u8(std::uint8_t v) { bytes_.push_back(static_cast<char>(v)); }
@@ -42,14 +54,34 @@ public:
         u32(static_cast<std::uint32_t>(s.size()));
         bytes_.append(s);
     }
-    void i64s(const std::vector<std::int64_t>& v) {
-        u32(static_cast<std::uint32_t>(v.size()));
-        raw(v.data(), v.size() * sizeof(std::int64_t));
-    }
-    void strs(const std::vector<std::string>& v) {
-        u32(static_cast<std::uint32_t>(v.size()));
-        for (const std::string& s : v)
-            str(s);
+    template <typename T> void operator()(const T& v) {
+        if constexpr (std::is_same_v<T, bool>) {
+            boolean(v);
+        } else if constexpr (std::is_enum_v<T>) {
+            u8(static_cast<std::uint8_t>(v));
+        } else if constexpr (std::is_integral_v<T>) {
+            i64(static_cast<std::int64_t>(v));
+        } else if constexpr (std::is_floating_point_v<T>) {
+            f64(v);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            str(v);
+        } else if constexpr (IsVector<T>::value) {
+            u32(static_cast<std::uint32_t>(v.size()));
+            for (const auto& item : v)
+                (*this)(item);
+        } else if constexpr (IsStringMap<T>::value) {
+            u32(static_cast<std::uint32_t>(v.size()));
+            for (const auto& [key, item] : v) {
+                str(key);
+                (*this)(item);
+            }
+        } else if constexpr (IsShared<T>::value) {
+            boolean(v != nullptr);
+            if (v)
+                (*this)(*v);
+        } else {
+            walk(*this, const_cast<T&>(v)); // a writer's walk only reads the fields
+        }
     }
     const std::string& bytes() const { return bytes_; }
 
@@ -58,6 +90,9 @@ private:
     std::string bytes_;
 };
 
+// `r(field)` reads what `w(field)` wrote. A length is believed only as far as the bytes left
+// could hold it, and items are made as they are read, so a lying peer costs no more memory
+// than the bytes it sent.
 class WireReader {
 public:
     explicit WireReader(const std::string& payload)
@@ -89,16 +124,38 @@ public:
         p_ += n;
         return s;
     }
-    std::vector<std::int64_t> i64s() {
-        std::vector<std::int64_t> v(count(sizeof(std::int64_t)));
-        raw(v.data(), v.size() * sizeof(std::int64_t));
-        return v;
-    }
-    std::vector<std::string> strs() {
-        std::vector<std::string> v(count(4));
-        for (std::string& s : v)
-            s = str();
-        return v;
+    template <typename T> void operator()(T& v) {
+        if constexpr (std::is_same_v<T, bool>) {
+            v = boolean();
+        } else if constexpr (std::is_enum_v<T>) {
+            v = static_cast<T>(u8());
+        } else if constexpr (std::is_integral_v<T>) {
+            v = static_cast<T>(i64());
+        } else if constexpr (std::is_floating_point_v<T>) {
+            v = f64();
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            v = str();
+        } else if constexpr (IsVector<T>::value) {
+            std::uint32_t n = count(1);
+            v.clear();
+            for (std::uint32_t i = 0; i < n; ++i)
+                (*this)(v.emplace_back());
+        } else if constexpr (IsStringMap<T>::value) {
+            std::uint32_t n = count(5);
+            v.clear();
+            for (std::uint32_t i = 0; i < n; ++i) {
+                std::string key = str();
+                (*this)(v[key]);
+            }
+        } else if constexpr (IsShared<T>::value) {
+            v.reset();
+            if (boolean()) {
+                v = std::make_shared<typename T::element_type>();
+                (*this)(*v);
+            }
+        } else {
+            walk(*this, v);
+        }
     }
     // A length that the rest of the payload could hold, at `minSize` bytes per item.
     std::uint32_t count(std::size_t minSize) {
@@ -134,43 +191,97 @@ bool takeFrame(std::string& buffer, Frame& frame);
 bool writeFrame(int fd, std::uint16_t kind, const std::string& payload);
 bool readFrame(int fd, Frame& frame);
 
-// The plain data that crosses: each pair writes and reads the whole struct.
-void write(WireWriter& w, const ValueSummary& v);
-void read(WireReader& r, ValueSummary& v);
-void write(WireWriter& w, const NodeRecord& v);
-void read(WireReader& r, NodeRecord& v);
-void write(WireWriter& w, const Graph& v);
-void read(WireReader& r, Graph& v);
-void write(WireWriter& w, const InputSpec& v);
-void read(WireReader& r, InputSpec& v);
-void write(WireWriter& w, const OutputCheck& v);
-void read(WireReader& r, OutputCheck& v);
-
-template <typename T> void write(WireWriter& w, const std::vector<T>& items) {
-    w.u32(static_cast<std::uint32_t>(items.size()));
-    for (const T& item : items)
-        write(w, item);
+// The plain data that crosses, each struct's fields once: `io` is a WireWriter or a WireReader.
+template <typename Io> void walk(Io& io, Argument& a) {
+    io(a.kind);
+    io(a.boolean);
+    io(a.integer);
+    io(a.real);
+    io(a.text);
+    io(a.items);
 }
-template <typename T> void read(WireReader& r, std::vector<T>& items) {
-    items.resize(r.count(1));
-    for (T& item : items)
-        read(r, item);
+template <typename Io> void walk(Io& io, KeywordArgument& k) {
+    io(k.name);
+    io(k.value);
 }
-template <typename T> void write(WireWriter& w, const std::unordered_map<std::string, T>& items) {
-    w.u32(static_cast<std::uint32_t>(items.size()));
-    for (const auto& [key, item] : items) {
-        w.str(key);
-        write(w, item);
-    }
+template <typename Io> void walk(Io& io, HeldTensor& t) {
+    io(t.name);
+    io(t.shape);
+    io(t.dtype);
 }
-template <typename T> void read(WireReader& r, std::unordered_map<std::string, T>& items) {
-    std::uint32_t n = r.count(5);
-    items.clear();
-    items.reserve(n);
-    for (std::uint32_t i = 0; i < n; ++i) {
-        std::string key = r.str();
-        read(r, items[key]);
-    }
+template <typename Io> void walk(Io& io, OutputRole& o) {
+    io(o.kind);
+    io(o.target);
+}
+template <typename Io> void walk(Io& io, Node& n);
+template <typename Io> void walk(Io& io, Block& b) {
+    io(b.label);
+    io(b.params);
+    io(b.nodes);
+    io(b.results);
+    io(b.subgraph);
+}
+template <typename Io> void walk(Io& io, Node& n) {
+    io(n.op);
+    io(n.name);
+    io(n.target);
+    io(n.schema);
+    io(n.moduleType);
+    io(n.args);
+    io(n.kwargs);
+    io(n.users);
+    io(n.scope);
+    io(n.scopeType);
+    io(n.hidden);
+    io(n.blocks);
+    io(n.tensors);
+    io(n.placeholderKind);
+    io(n.sourceTrace);
+    io(n.outputRoles);
+    io(n.collapsedNodes);
+}
+template <typename Io> void walk(Io& io, Graph& g) {
+    io(g.modelClass);
+    io(g.nodes);
+}
+template <typename Io> void walk(Io& io, ValueSummary& v) {
+    io(v.type);
+    io(v.shape);
+    io(v.stride);
+    io(v.dtype);
+    io(v.device);
+    io(v.numel);
+    io(v.bytes);
+    io(v.hasStats);
+    io(v.min);
+    io(v.max);
+    io(v.mean);
+    io(v.std);
+    io(v.nanCount);
+    io(v.infCount);
+    io(v.histogram);
+    io(v.histogramSample);
+    io(v.items);
+    io(v.value);
+}
+template <typename Io> void walk(Io& io, NodeRecord& r) {
+    io(r.state);
+    io(r.value);
+    io(r.timeUs);
+    io(r.runs);
+    io(r.blockRuns);
+    io(r.error);
+    io(r.warning);
+}
+template <typename Io> void walk(Io& io, InputSpec& s) {
+    io(s.shape);
+    io(s.dtype);
+    io(s.file);
+    io(s.example);
+}
+template <typename Io> void walk(Io& io, OutputCheck& c) {
+    io(c.verdict);
+    io(c.message);
 }
 
 } // namespace fxview

@@ -297,6 +297,14 @@ void MainWindow::showModuleFrame() {
     }
 }
 
+// The box the next node to run is inside, when the model's graph is shown and it is closed: a
+// member, not a weight folded into the box (a .pt2 reads its weights first of all).
+const ScopeBox* MainWindow::boxOfNext() const {
+    if (!model_.view || executedMode_ || !shownModule_.isEmpty() || run_.finished || run_.failed)
+        return nullptr;
+    return model_.view->boxRunning(topLevelName(run_.next).toStdString());
+}
+
 void MainWindow::runCommand(RunCommand command) {
     if (source_.isEmpty())
         return;
@@ -317,7 +325,7 @@ void MainWindow::runCommand(RunCommand command) {
         // Step Into: its first node drawn, then stepped into as it would be (`box` goes with
         // the view revealNode replaces).
         if (command == RunCommand::StepInto)
-            revealNode(QString::fromStdString(run_.next.substr(0, run_.next.find('.'))));
+            revealNode(topLevelName(run_.next));
     }
     engine_->command(command);
 }

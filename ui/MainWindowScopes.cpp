@@ -25,8 +25,6 @@ namespace fxview {
 
 namespace {
 
-constexpr int kScopeRow = Qt::UserRole + 1; // a node list row that is a scope, not a node
-
 QString scopesKey(const QString& source) {
     return "scopes/" + source;
 }
@@ -176,9 +174,8 @@ void MainWindow::fillNodeList(const Graph& graph, bool withScopes) {
         if (QTreeWidgetItem* row = scopeRows_.value(path))
             return row;
         const Scope* s = model_.scopes.find(scope);
-        QString type = s ? QString::fromStdString(s->type) : QString();
-        auto* row = new QTreeWidgetItem({"module", path, type.mid(type.lastIndexOf('.') + 1), {}});
-        row->setData(0, kScopeRow, true);
+        auto* row = new QTreeWidgetItem(
+            {"module", path, s ? QString::fromStdString(shortClassName(s->type)) : QString(), {}});
         QFont font = row->font(1);
         font.setItalic(true);
         row->setFont(1, font);
@@ -225,14 +222,6 @@ void MainWindow::showBreakpoints() {
         scene_->setBreakpoint(drawnBreakpoint(node), true);
 }
 
-// The box the next node to run is inside, when the model's graph is shown and it is closed.
-const ScopeBox* MainWindow::boxOfNext() const {
-    if (!model_.view || executedMode_ || !shownModule_.isEmpty() || run_.finished || run_.failed)
-        return nullptr;
-    // A member, not a weight folded into the box: a .pt2 reads its weights first of all.
-    return model_.view->boxRunning(run_.next.substr(0, run_.next.find('.')));
-}
-
 void MainWindow::buildScopeActions(QMenu* view) {
     QMenu* depth = view->addMenu("Collapse to &Depth");
     connect(depth, &QMenu::aboutToShow, this, [this, depth] {
@@ -252,11 +241,11 @@ void MainWindow::buildScopeActions(QMenu* view) {
     connect(scene_, &GraphScene::scopeToggled, this,
             [this](const QString& scope, bool open) { setScopeOpen(scope, open); });
     connect(nodeList_, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* row) {
-        if (!syncingTree_ && row->data(0, kScopeRow).toBool())
+        if (!syncingTree_ && scopeRows_.value(row->text(1)) == row)
             setScopeOpen(row->text(1), true);
     });
     connect(nodeList_, &QTreeWidget::itemCollapsed, this, [this](QTreeWidgetItem* row) {
-        if (!syncingTree_ && row->data(0, kScopeRow).toBool())
+        if (!syncingTree_ && scopeRows_.value(row->text(1)) == row)
             setScopeOpen(row->text(1), false);
     });
 }

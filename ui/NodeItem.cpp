@@ -1,6 +1,7 @@
 #include "NodeItem.h"
 
 #include "GraphScene.h"
+#include "ScopeTree.h"
 
 #include <QFontMetricsF>
 #include <QGraphicsSceneHoverEvent>
@@ -17,12 +18,6 @@ constexpr double kPadding = 8;
 constexpr double kMinWidth = 72;
 constexpr double kRadius = 6;
 
-// "__torch__.lm_models.DecoderLayer" -> "DecoderLayer": a box's line names the class.
-QString shortClass(const std::string& type) {
-    QString name = QString::fromStdString(type);
-    return name.mid(name.lastIndexOf('.') + 1);
-}
-
 QString titleOf(const Node& n) {
     return QString::fromStdString(n.collapsedNodes > 0 ? n.target : n.name);
 }
@@ -31,7 +26,9 @@ QString opLineOf(const Node& n) {
     if (n.collapsedNodes > 0) {
         QString count =
             QString("%1 node%2").arg(n.collapsedNodes).arg(n.collapsedNodes == 1 ? "" : "s");
-        return n.moduleType.empty() ? count : shortClass(n.moduleType) + " · " + count;
+        return n.moduleType.empty()
+                   ? count
+                   : QString::fromStdString(shortClassName(n.moduleType)) + " · " + count;
     }
     QString op = opName(n.op);
     if (n.op == Op::Placeholder || n.op == Op::Output)

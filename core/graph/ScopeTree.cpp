@@ -4,6 +4,10 @@
 
 namespace fxview {
 
+std::string shortClassName(const std::string& type) {
+    return type.substr(type.rfind('.') + 1); // npos + 1 is 0: the whole name
+}
+
 std::vector<std::string> ScopeTree::chain(const std::string& scope) {
     std::vector<std::string> paths;
     for (std::size_t dot = 0; !scope.empty();) {

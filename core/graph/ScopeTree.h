@@ -31,6 +31,10 @@ struct Scope {
 constexpr int kCollapseAbove = 300;
 constexpr int kDefaultBoxes = 150;
 
+// A module class's own name, as a box or a list shows it: "__torch__.lm_models.DecoderLayer"
+// -> "DecoderLayer".
+std::string shortClassName(const std::string& type);
+
 class ScopeTree {
 public:
     ScopeTree() = default;

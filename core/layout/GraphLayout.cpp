@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "LayoutSegments.h"
+#include "ScopeTree.h"
 
 namespace fxview {
 
@@ -151,17 +152,11 @@ private:
     // The subgraph for `scope` ("layer1.0") inside `root`, making layer1 then layer1.0.
     Agraph_t* scopeCluster(Agraph_t* root, const std::string& rootKey, const std::string& scope) {
         Agraph_t* current = root ? root : g_;
-        std::size_t start = 0;
-        while (!scope.empty() && start <= scope.size()) {
-            std::size_t dot = scope.find('.', start);
-            std::string path = scope.substr(0, dot);
+        for (const std::string& path : ScopeTree::chain(scope)) {
             ClusterBox info;
             info.id = path;
             info.label = path;
             current = cluster(current, rootKey + "|" + path, info);
-            if (dot == std::string::npos)
-                break;
-            start = dot + 1;
         }
         return current;
     }

@@ -3,6 +3,7 @@
 #include <QTemporaryDir>
 
 #include <QDir>
+#include <QElapsedTimer>
 
 #include "ArchiveCheck.h"
 #include "Model.h"
@@ -21,6 +22,7 @@ private slots:
     void loadsTorchScript();
     void examples();
     void storagesAreScannedFromThePickle();
+    void hostilePicklesEndTheScanQuickly();
     void wholeArchivesPassTheStorageCheck();
     void unknownExample();
 };
@@ -107,6 +109,33 @@ void TestLoader::storagesAreScannedFromThePickle() {
     QCOMPARE(numel["2"], std::uint64_t(16));
     QCOMPARE(numel["3"], std::uint64_t(2));
     QCOMPARE(checkStorages(zip), std::string());
+}
+
+// Pickles made to crash or stall the scan (it runs before LibTorch on every archive): a tuple
+// nested 2 million deep (its destructor recursed), a memo copied into itself 40 times (doubling
+// each time), an 8-byte length that wrapped the read position back to the start, and a mark
+// with 200,000 items (popped one insert at a time). Each ends at once, finding nothing; the real
+// persistent id after the nesting is still found.
+void TestLoader::hostilePicklesEndTheScanQuickly() {
+    using namespace std::string_literals; // the opcodes hold NUL bytes
+    const std::string id =
+        "(X\x07\0\0\0storagectorch\nFloatStorage\nX\x01\0\0\0"s + "0" + "X\x03\0\0\0cpuK\x05tQ"s;
+    std::string nested = ")" + std::string(2'000'000, '\x85') + id + ".";
+    std::string memo = "N\x94";
+    for (int i = 0; i < 40; ++i)
+        memo += "h" + std::string(1, static_cast<char>(i)) + "h" +
+                std::string(1, static_cast<char>(i)) + "\x86\x94";
+    std::string wrap = "\x8d" + std::string("\xf7\xff\xff\xff\xff\xff\xff\xff", 8) + "abc";
+    std::string wide = "(" + std::string(200'000, 'N') + "t.";
+    QElapsedTimer timer;
+    timer.start();
+    std::vector<StorageRef> found = storagesIn(nested);
+    QCOMPARE(found.size(), std::size_t(1));
+    QCOMPARE(found[0].numel, std::uint64_t(5));
+    QVERIFY(storagesIn(memo).empty());
+    QVERIFY(storagesIn(wrap).empty());
+    QVERIFY(storagesIn(wide).empty());
+    QVERIFY2(timer.elapsed() < 5000, qPrintable(QString::number(timer.elapsed())));
 }
 
 // No false alarm: every TorchScript fixture PyTorch 2.6 wrote (torchvision's models scripted and

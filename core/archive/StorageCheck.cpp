@@ -1,7 +1,11 @@
 #include "StorageCheck.h"
 
+#include <algorithm>
+#include <iterator>
+#include <limits>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "ZipArchive.h"
 
@@ -9,7 +13,13 @@ namespace fxview {
 
 namespace {
 
-// The few kinds of value the scan keeps track of: enough to see a persistent id's tuple.
+// The few kinds of value the scan keeps track of: enough to see a persistent id's tuple. A
+// value stays small whatever the pickle does (a tuple nested millions deep, a memo copied into
+// itself): a tuple keeps its items only if it could be a persistent id (5 of them), and those
+// items keep no items of their own, so nothing is deeper than two levels; text is cut at
+// kMaxText bytes.
+constexpr std::size_t kMaxText = 256;
+
 struct Value {
     enum class Kind { Other, Mark, String, Int, Global, Tuple };
     Kind kind = Kind::Other;
@@ -46,11 +56,12 @@ private:
     }
     bool bytes(std::size_t lengthBytes, bool keep) {
         auto n = le(lengthBytes);
-        if (!n || pos_ + *n > b_.size())
+        if (!n || *n > b_.size() - pos_) // not pos_ + *n: an 8-byte length would wrap around
             return false;
         Value v;
         v.kind = keep ? Value::Kind::String : Value::Kind::Other;
-        v.text = b_.substr(pos_, *n);
+        if (keep)
+            v.text = b_.substr(pos_, std::min<std::size_t>(*n, kMaxText));
         pos_ += *n;
         stack_.push_back(std::move(v));
         return true;
@@ -77,16 +88,22 @@ private:
         return v;
     }
     std::vector<Value> popToMark() {
-        std::vector<Value> items;
-        while (!stack_.empty() && stack_.back().kind != Value::Kind::Mark)
-            items.insert(items.begin(), pop());
-        pop(); // the mark
+        std::size_t mark = stack_.size();
+        while (mark > 0 && stack_[mark - 1].kind != Value::Kind::Mark)
+            --mark;
+        std::vector<Value> items(std::make_move_iterator(stack_.begin() + mark),
+                                 std::make_move_iterator(stack_.end()));
+        stack_.resize(mark > 0 ? mark - 1 : 0); // and the mark
         return items;
     }
     void pushTuple(std::vector<Value> items) {
         Value t;
-        t.kind = Value::Kind::Tuple;
-        t.items = std::move(items);
+        t.kind = items.size() == 5 || items.empty() ? Value::Kind::Tuple : Value::Kind::Other;
+        if (items.size() == 5) {
+            for (Value& item : items)
+                item.items.clear();
+            t.items = std::move(items);
+        }
         stack_.push_back(std::move(t));
     }
     void persistentId(const Value& id) {
@@ -165,7 +182,8 @@ private:
             auto name = module ? line() : std::nullopt;
             if (!name)
                 return false;
-            stack_.push_back({Value::Kind::Global, *module + "." + *name, 0, {}});
+            stack_.push_back(
+                {Value::Kind::Global, (*module + "." + *name).substr(0, kMaxText), 0, {}});
             return true;
         }
         case '\x93': { // STACK_GLOBAL
@@ -288,6 +306,10 @@ std::string checkStorages(ZipArchive& zip) {
                    " bytes in a file of " + std::to_string(zip.size()) +
                    " (a damaged or hostile archive)";
     }
+    // Looked up by name once: a pickle may name a storage again and again (3 bytes each).
+    std::unordered_map<std::string, const ZipArchive::Entry*> byName;
+    for (const ZipArchive::Entry& e : zip.entries())
+        byName.emplace(e.name, &e);
     for (const ZipArchive::Entry& e : zip.entries()) {
         const std::string folder = folderOf(e.name);
         const bool data = e.name == folder + "data.pkl",
@@ -300,15 +322,19 @@ std::string checkStorages(ZipArchive& zip) {
         // torch.jit.save keeps constants' storages in constants/, the rest in data/.
         const std::string records = folder + (constants ? "constants/" : "data/");
         for (const StorageRef& s : storagesIn(*pickle)) {
-            const ZipArchive::Entry* record = zip.find(records + s.key);
+            auto found = byName.find(records + s.key);
             std::uint64_t size = storageElementSize(s.type);
-            if (!record || size == 0)
+            if (found == byName.end() || size == 0)
                 continue;
-            if (s.numel > zip.size() / size) // also catches numel * size overflowing
+            const ZipArchive::Entry* record = found->second;
+            // A stored record cannot be bigger than the file (a deflated one can); a count whose
+            // bytes do not fit in 64 bits fits in no file.
+            const bool overflows = s.numel > std::numeric_limits<std::uint64_t>::max() / size;
+            if (overflows || (record->method == 0 && s.numel > zip.size() / size))
                 return "its tensor storage " + record->name + " declares " +
                        std::to_string(s.numel) + " elements of " + std::to_string(size) +
                        " bytes, more than the whole file holds; the archive is damaged";
-            if (record->uncompressedSize < s.numel * size)
+            if (s.numel > record->uncompressedSize / size)
                 return "its tensor storage " + record->name + " holds " +
                        std::to_string(record->uncompressedSize) + " bytes but its tensor needs " +
                        std::to_string(s.numel * size) + " (" + std::to_string(s.numel) + " × " +

@@ -176,8 +176,21 @@ void EngineProcess::received(const QByteArray& bytes) {
     Frame frame;
     try {
         while (alive_ && takeFrame(buffer_, frame)) {
-            if (frame.kind == static_cast<std::uint16_t>(EngineMessage::Hello))
+            if (frame.kind == static_cast<std::uint16_t>(EngineMessage::Hello)) {
+                // Once, first, naming a folder of ours: the engine runs a model's code, and the
+                // window (unconfined) removes that folder when the engine ends.
+                if (helloSeen_)
+                    throw WireError("a second hello");
                 decode(frame.payload, hello_);
+                helloSeen_ = true;
+                if (!hello_.tempDir.empty() && !isEngineTempDir(hello_.tempDir)) {
+                    std::string dir = hello_.tempDir;
+                    hello_.tempDir.clear();
+                    throw WireError("a temporary folder that is not an engine's: " + dir);
+                }
+            } else if (!helloSeen_) {
+                throw WireError("no hello first");
+            }
             emit message(frame.kind, frame.payload);
         }
     } catch (const WireError& e) {

@@ -72,6 +72,7 @@ private:
     std::string buffer_;
     std::deque<bool> owed_;
     EngineHello hello_;
+    bool helloSeen_ = false;
     std::atomic<qint64> pid_{0};
     std::atomic<bool> killed_{false};
     bool alive_ = false;

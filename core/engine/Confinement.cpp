@@ -185,12 +185,26 @@ Confinement confineProcess(const std::string& writableDir, std::int64_t memoryLi
     return c;
 }
 
-std::string makeEngineTempDir() {
+namespace {
+
+std::string engineTempPrefix() {
     const char* base = std::getenv("TMPDIR");
-    std::string pattern = std::string(base && *base ? base : "/tmp") + "/fxview-engine-XXXXXX";
+    return std::string(base && *base ? base : "/tmp") + "/fxview-engine-";
+}
+
+} // namespace
+
+std::string makeEngineTempDir() {
+    std::string pattern = engineTempPrefix() + "XXXXXX";
     std::vector<char> path(pattern.begin(), pattern.end());
     path.push_back('\0');
     return mkdtemp(path.data()) ? std::string(path.data()) : std::string();
+}
+
+bool isEngineTempDir(const std::string& dir) {
+    const std::string prefix = engineTempPrefix();
+    return dir.size() == prefix.size() + 6 && dir.compare(0, prefix.size(), prefix) == 0 &&
+           dir.find_first_of("/.", prefix.size()) == std::string::npos;
 }
 
 void removeTree(const std::string& dir) {

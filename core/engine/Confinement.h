@@ -43,6 +43,9 @@ Confinement confineProcess(const std::string& writableDir, std::int64_t memoryLi
 // A private temporary folder for an engine ($TMPDIR/fxview-engine-XXXXXX), "" if none could be
 // made; and its removal with everything in it.
 std::string makeEngineTempDir();
+// Whether `dir` is a name makeEngineTempDir gives (in this process's temp folder): the window
+// removes the folder its engine says is its own only then, never a path it was merely told.
+bool isEngineTempDir(const std::string& dir);
 void removeTree(const std::string& dir);
 
 } // namespace fxview

@@ -25,11 +25,6 @@ struct Stage {
 };
 Stage* shared = nullptr;
 
-std::string signalName(int signal) {
-    const char* name = sigabbrev_np(signal);
-    return name ? std::string("SIG") + name : "signal " + std::to_string(signal);
-}
-
 std::string fileName(const std::string& path) {
     return std::filesystem::path(path).filename().string();
 }
@@ -94,6 +89,9 @@ int runConfined(ConfinedRunOptions& options, const std::function<int()>& work) {
         mmap(nullptr, sizeof(Stage), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     shared = page == MAP_FAILED ? nullptr : static_cast<Stage*>(page);
     std::fflush(nullptr);
+    // waitpid must see the child's end (an ignored SIGCHLD inherited from a caller reaps it).
+    std::signal(SIGCHLD, SIG_DFL);
+    const pid_t parent = getpid();
     pid_t child = fork();
     if (child < 0) {
         std::fprintf(stderr, "fxtrace: cannot start the engine process (%s).\n",
@@ -103,6 +101,8 @@ int runConfined(ConfinedRunOptions& options, const std::function<int()>& work) {
     }
     if (child == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (getppid() != parent) // fxtrace died before the line above: no one to supervise
+            _exit(1);
         setenv("TMPDIR", temp.c_str(), 1);
         std::int64_t limit = options.memoryLimit > 0 ? options.memoryLimit : defaultMemoryLimit();
         Confinement c = confineProcess(temp, limit);
@@ -116,11 +116,13 @@ int runConfined(ConfinedRunOptions& options, const std::function<int()>& work) {
     using Clock = std::chrono::steady_clock;
     Clock::time_point start = Clock::now();
     int status = 0;
-    bool timedOut = false;
+    bool timedOut = false, reaped = false;
     for (;;) {
         pid_t done = waitpid(child, &status, WNOHANG);
-        if (done == child)
+        if (done == child) {
+            reaped = true;
             break;
+        }
         if (done < 0 && errno != EINTR)
             break;
         double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -132,7 +134,11 @@ int runConfined(ConfinedRunOptions& options, const std::function<int()>& work) {
     }
     int code = 1;
     std::string model = fileName(options.model);
-    if (timedOut) {
+    if (!reaped) {
+        std::fprintf(stderr, "fxtrace: lost track of the engine process of %s (%s).\n",
+                     model.c_str(), std::strerror(errno));
+        kill(child, SIGKILL);
+    } else if (timedOut) {
         std::fprintf(stderr,
                      "fxtrace: %s was stopped %s: it ran longer than --time-limit %g s; a model "
                      "that never ends (an endless loop) needs a change, a slow one a higher "

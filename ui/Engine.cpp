@@ -234,8 +234,15 @@ private:
     }
 
     void fromLoading(EngineMessage kind, const std::string& payload) {
-        if (ticket_->cancelled())
+        if (ticket_->cancelled()) {
+            // Cancelled before its engine could be killed: the model it opened anyway goes with
+            // it, not at the next load.
+            if (kind == EngineMessage::Opened || kind == EngineMessage::OpenFailed) {
+                retire(loading_);
+                startSpare();
+            }
             return;
+        }
         switch (kind) {
         case EngineMessage::Progress: {
             auto note = decoded<ProgressNote>(payload);
@@ -415,10 +422,6 @@ void Engine::setSettings(const EngineSettings& settings) {
     sharedSettings() = settings;
 }
 
-EngineSettings Engine::settings() {
-    return sharedSettings();
-}
-
 Engine::Engine(QObject* parent)
     : QObject(parent), worker_(new EngineWorker(this, sharedSettings())) {
     qRegisterMetaType<fxview::LoadedModel>();
@@ -446,6 +449,7 @@ Engine::~Engine() {
 }
 
 void Engine::post(std::function<void(EngineWorker&)> job) {
+    ++posted_;
     if (++pending_ == 1)
         emit busyChanged(true);
     QMetaObject::invokeMethod(
@@ -458,6 +462,7 @@ void Engine::finishedLater(int jobs) {
     QMetaObject::invokeMethod(
         this,
         [this, jobs] {
+            answered_ += jobs;
             pending_ = std::max(0, pending_ - jobs);
             if (pending_ == 0)
                 emit busyChanged(false);
@@ -519,8 +524,9 @@ void Engine::interrupt() {
     if (!busy())
         return;
     worker_->interruptCurrent();
-    QTimer::singleShot(500, this, [this] {
-        if (busy())
+    // Only what was asked before Pause is ended: a Run or a load asked since is left alone.
+    QTimer::singleShot(500, this, [this, askedBefore = posted_] {
+        if (answered_ < askedBefore)
             stop();
     });
 }

@@ -100,7 +100,6 @@ public:
     // How engines are started (fxview's --in-process and --memory-limit): read by each Engine
     // when it is made.
     static void setSettings(const EngineSettings& settings);
-    static EngineSettings settings();
 
     // Loads, traces and lays out a model; returns the id that its progress and its
     // LoadedModel carry. A load still going is cancelled: the newest request wins.
@@ -150,6 +149,7 @@ private:
     QThread thread_;
     EngineWorker* worker_;
     int pending_ = 0;
+    qint64 posted_ = 0, answered_ = 0; // jobs asked and answered since the engine was made
     int loads_ = 0;
     std::shared_ptr<LoadTicket> loading_;
     QFont layoutFont_;

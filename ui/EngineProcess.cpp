@@ -21,29 +21,6 @@ void EngineProcess::setInProcessServer(const InProcessServer& server) {
     inProcessServer = server;
 }
 
-QString signalName(int signal) {
-    switch (signal) {
-    case SIGSEGV:
-        return "SIGSEGV";
-    case SIGABRT:
-        return "SIGABRT";
-    case SIGBUS:
-        return "SIGBUS";
-    case SIGFPE:
-        return "SIGFPE";
-    case SIGILL:
-        return "SIGILL";
-    case SIGKILL:
-        return "SIGKILL";
-    case SIGTERM:
-        return "SIGTERM";
-    case SIGSYS:
-        return "SIGSYS";
-    default:
-        return QString("signal %1").arg(signal);
-    }
-}
-
 EngineProcess::EngineProcess(const EngineSettings& settings, QObject* parent)
     : QObject(parent), settings_(settings) {}
 
@@ -78,6 +55,9 @@ void EngineProcess::start() {
         if (!inProcessServer.serve)
             return ended("could not start in-process (this executable does not link the engine; "
                          "fxview --in-process runs fxview-in-process, which does)");
+        // The server thread writes to a socket the window may have closed (a Reset while a node
+        // runs): that must be an error it sees, not a SIGPIPE that ends the window.
+        std::signal(SIGPIPE, SIG_IGN);
         int pair[2];
         if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
             return ended("could not start (socketpair failed)");
@@ -106,8 +86,6 @@ void EngineProcess::start() {
     QStringList args;
     if (settings_.memoryLimit > 0)
         args << "--memory-limit" << QString::number(settings_.memoryLimit);
-    if (!settings_.confine)
-        args << "--unconfined";
     connect(process_, &QProcess::readyReadStandardOutput, this,
             [this] { received(process_->readAllStandardOutput()); });
     connect(process_, &QProcess::started, this, [this] { pid_ = process_->processId(); });
@@ -117,8 +95,9 @@ void EngineProcess::start() {
     });
     connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
         received(process_->readAllStandardOutput());
-        ended(status == QProcess::CrashExit ? QString("crashed (%1)").arg(signalName(code))
-                                            : QString("exited (code %1)").arg(code));
+        ended(status == QProcess::CrashExit
+                  ? QString("crashed (%1)").arg(QString::fromStdString(signalName(code)))
+                  : QString("exited (code %1)").arg(code));
     });
     process_->start(enginePath(), args);
     pid_ = process_->processId();

@@ -19,7 +19,6 @@ namespace fxview {
 struct EngineSettings {
     bool inProcess = false;       // today's debugging mode: no process, no confinement
     std::int64_t memoryLimit = 0; // 0: the engine's default, half the machine's RAM
-    bool confine = true;
 };
 
 // The engine's server run on a thread for --in-process. Only an executable that links LibTorch
@@ -77,9 +76,6 @@ private:
     std::atomic<bool> killed_{false};
     bool alive_ = false;
 };
-
-// "SIGSEGV" for 11.
-QString signalName(int signal);
 
 } // namespace fxview
 

@@ -44,7 +44,7 @@ public:
     explicit MappedFile(const std::string& path) {
         int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
         if (fd < 0)
-            throw std::runtime_error("it cannot be opened again to read its weights");
+            throw std::runtime_error("its file cannot be opened again to read its weights");
         struct stat st {};
         if (::fstat(fd, &st) == 0 && st.st_size > 0) {
             size_ = static_cast<size_t>(st.st_size);
@@ -53,7 +53,7 @@ public:
         }
         ::close(fd);
         if (!data_)
-            throw std::runtime_error("it cannot be mapped to read its weights");
+            throw std::runtime_error("its file cannot be mapped to read its weights");
     }
     ~MappedFile() { ::munmap(const_cast<char*>(data_), size_); }
     MappedFile(const MappedFile&) = delete;

@@ -29,7 +29,11 @@ bool ZipArchive::readRange(std::uint64_t offset, std::uint64_t length,
 bool ZipArchive::open(const std::string& path, std::string& why) {
     std::error_code ec;
     std::uint64_t size = std::filesystem::file_size(path, ec);
-    return !ec && openRange(path, 0, size, why);
+    if (ec) {
+        why = "it cannot be read";
+        return false;
+    }
+    return openRange(path, 0, size, why);
 }
 
 bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::uint64_t length,

@@ -201,6 +201,11 @@ std::string makeEngineTempDir() {
     return mkdtemp(path.data()) ? std::string(path.data()) : std::string();
 }
 
+std::string signalName(int signal) {
+    const char* name = sigabbrev_np(signal);
+    return name ? std::string("SIG") + name : "signal " + std::to_string(signal);
+}
+
 bool isEngineTempDir(const std::string& dir) {
     const std::string prefix = engineTempPrefix();
     return dir.size() == prefix.size() + 6 && dir.compare(0, prefix.size(), prefix) == 0 &&

@@ -46,6 +46,8 @@ std::string makeEngineTempDir();
 // Whether `dir` is a name makeEngineTempDir gives (in this process's temp folder): the window
 // removes the folder its engine says is its own only then, never a path it was merely told.
 bool isEngineTempDir(const std::string& dir);
+// "SIGSEGV": how the sentence about an engine that died names its signal.
+std::string signalName(int signal);
 void removeTree(const std::string& dir);
 
 } // namespace fxview

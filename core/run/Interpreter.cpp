@@ -69,8 +69,6 @@ void Interpreter::Private::resetRun() {
     child.reset();
     childStep = -1;
     pathLog.clear();
-    pathLogFull = false;
-    orderDropped = 0;
 }
 
 Interpreter::Interpreter(std::shared_ptr<const Model> model, TraceResult traced, RunOptions options)

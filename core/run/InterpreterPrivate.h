@@ -60,8 +60,6 @@ struct Interpreter::Private {
     int childStep = -1;
     // The executed path, built as nodes run.
     std::vector<PathEvent> pathLog;
-    bool pathLogFull = false; // the log stopped at kMaxPathEvents
-    std::size_t orderDropped = 0;
     static constexpr std::size_t kMaxPathEvents = 20000, kMaxOrder = 200000, kOrderHead = 50000;
     void noteRan(const std::string& name);
 

@@ -123,7 +123,6 @@ void Interpreter::Private::noteRan(const std::string& name) {
     if (order.size() > kMaxOrder) {
         auto from = order.begin() + kOrderHead;
         order.erase(from, from + static_cast<std::ptrdiff_t>(kMaxOrder / 2));
-        orderDropped += kMaxOrder / 2;
     }
 }
 
@@ -134,10 +133,8 @@ void Interpreter::Private::logPath(PathEvent::Kind kind, int id, int block,
         return;
     // A loop that runs on and on (or never ends) costs bounded memory: the log keeps its first
     // events, each node's record keeps its last run and count (`runs`).
-    if (pathLog.size() >= kMaxPathEvents) {
-        pathLogFull = true;
+    if (pathLog.size() >= kMaxPathEvents)
         return;
-    }
     pathLog.push_back(PathEvent{kind, n, block, iteration, {}, false});
     // Inside an if or a loop the record is overwritten by the next run, so this run's
     // summary is kept; a top-level node runs once and its record is read when asked.

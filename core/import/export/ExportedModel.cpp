@@ -77,7 +77,10 @@ at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
         }
     }
     if (!error_.empty())
-        throw std::runtime_error("The archive's " + error_.substr(4) + "; export it again");
+        // Every reason reads "its …" (the sentences of core/archive): the archive's ….
+        throw std::runtime_error("The archive's " +
+                                 (error_.rfind("its ", 0) == 0 ? error_.substr(4) : error_) +
+                                 "; export it again");
     const auto& from = constant ? constants_ : stateDict_;
     auto it = from.find(name);
     if (it == from.end())

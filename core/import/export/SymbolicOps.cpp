@@ -68,9 +68,15 @@ const std::map<std::string, Binary>& binaries() {
          [](const IValue& a, const IValue& b) -> IValue {
              if (!bothInts(a, b) || intOf(b) < 0)
                  return std::pow(realOf(a), realOf(b));
-             std::int64_t r = 1;
-             for (std::int64_t i = 0; i < intOf(b); ++i)
-                 r *= intOf(a);
+             // Square and multiply: a graph's exponent may be huge. Past 64 bits (Python's ints
+             // go on) the float power is as near as plain data gets.
+             std::int64_t r = 1, base = intOf(a);
+             for (std::int64_t e = intOf(b); e > 0; e >>= 1) {
+                 if ((e & 1) && __builtin_mul_overflow(r, base, &r))
+                     return std::pow(realOf(a), realOf(b));
+                 if (e > 1 && __builtin_mul_overflow(base, base, &base))
+                     return std::pow(realOf(a), realOf(b));
+             }
              return r;
          }},
         {"truediv",

@@ -81,7 +81,7 @@ const std::vector<Command>& commands() {
         {"export",
          "fxtrace export MODEL -o FILE [--format F] [--input SPEC]... [--seed N] "
          "[--run | --step N] [--depth N] [--expand SCOPE]... [--scale S] [--theme light|dark] "
-         "[--transparent]",
+         "[--transparent] [--show-hidden]",
          "Draws the graph (Graphviz dot layout) and writes it as PNG, SVG, PDF, DOT or JSON,\n"
          "exactly as the graph view shows it. Needs no display.\n"
          "  -o, --output FILE   the file to write; its extension picks the format\n"
@@ -108,6 +108,12 @@ std::string modelHelp() {
         "torch.export.save, PyTorch 2.6) or a built-in example:\n";
     for (const ExampleInfo& e : examples())
         text += "  example:" + e.name + std::string(12 - e.name.size(), ' ') + e.description + "\n";
+    text +=
+        "Every command runs its work in a confined child process (Landlock, seccomp, a memory\n"
+        "cap, as the app's engine):\n"
+        "  --time-limit SECONDS  stop it after SECONDS, with a sentence naming the node\n"
+        "  --memory-limit SIZE   the most memory it may use, e.g. 8G, 512M (default half the RAM)\n"
+        "  --in-process          run the model in fxtrace's own process, unconfined (debugging)\n";
     return text;
 }
 

@@ -205,9 +205,7 @@ void TestEngine::hostileFilesGiveOneSentence_data() {
     QTest::addColumn<QString>("sentence");
     QTest::newRow("forward allocates 30 GB")
         << "alloc_30gb.pt"
-        << "Node 'ones' (call_function torch.ones) failed: [enforce fail at alloc_cpu.cpp:118] "
-           "err == 0. DefaultCPUAllocator: can't allocate memory: you tried to allocate "
-           "32212254720 bytes.";
+        << "DefaultCPUAllocator: can't allocate memory: you tried to allocate 32212254720 bytes.";
     QTest::newRow("forward raises")
         << "raises.pt"
         << "Node 'raise_exception' (call_function prim::RaiseException) failed: ValueError: this "
@@ -220,10 +218,15 @@ void TestEngine::hostileFilesGiveOneSentence_data() {
 void TestEngine::hostileFilesGiveOneSentence() {
     QFETCH(QString, file);
     QFETCH(QString, sentence);
-    FxtraceRun run = fxtrace({"run", QString::fromStdString(fixture(file.toStdString()))});
+    // A cap below 30 GB whatever the machine's RAM (the default is half of it).
+    FxtraceRun run = fxtrace(
+        {"run", QString::fromStdString(fixture(file.toStdString())), "--memory-limit", "8G"});
     QVERIFY2(!run.crashed, qPrintable(run.err));
     QCOMPARE(run.exitCode, 1);
     QVERIFY2(run.err.contains(sentence), qPrintable(run.err));
+    if (file == "alloc_30gb.pt") // named by the node, whatever LibTorch's own words around it
+        QVERIFY2(run.err.contains("Node 'ones' (call_function torch.ones) failed: "),
+                 qPrintable(run.err));
     if (file == "alloc_30gb.pt") // the cap, and how to raise it
         QVERIFY2(run.err.contains("a model that needs more can have a higher --memory-limit"),
                  qPrintable(run.err));
@@ -249,7 +252,9 @@ void TestEngine::endlessLoopStopsAtTheTimeLimit() {
         fxtrace({"run", QString::fromStdString(fixture("endless_loop.pt")), "--time-limit", "2"});
     QVERIFY(!run.crashed);
     QCOMPARE(run.exitCode, 1);
-    QVERIFY2(run.seconds < 4, qPrintable(QString::number(run.seconds)));
+    // Ended by the limit (2.8 s measured), not by the test's own 120 s timeout: a loaded machine's
+    // LibTorch start-up must not make it fail.
+    QVERIFY2(run.seconds < 10, qPrintable(QString::number(run.seconds)));
     QVERIFY2(run.err.contains("endless_loop.pt was stopped while running node `"),
              qPrintable(run.err));
     QVERIFY2(run.err.contains("it ran longer than --time-limit 2 s"), qPrintable(run.err));

@@ -326,9 +326,11 @@ void TestScopes::doubleClickOpensAndCloses() {
     QVERIFY(frame);
     QVERIFY(window_->scene()->nodeItem(boxOf(*window_, "layers.1.attn")));
     QVERIFY(!window_->scene()->nodeItem(box1));
-    const QPointF frameAt = viewOf(*window_)->mapFromScene(frame->sceneBoundingRect().topLeft());
-    QVERIFY2(std::abs(frameAt.y() - onScreen.y()) < 3,
-             qPrintable(QString("box at y %1, frame at y %2").arg(onScreen.y()).arg(frameAt.y())));
+    // (A picture this small cannot scroll to put the frame's corner exactly there, as the 96-layer
+    // one does in openingKeepsTheRestInPlace: the frame covers where the box was.)
+    const QRect frameAt = viewOf(*window_)->mapFromScene(frame->sceneBoundingRect()).boundingRect();
+    QVERIFY2(frameAt.contains(onScreen.toPoint() + QPoint(2, 2)),
+             qPrintable(QString("box at %1,%2").arg(onScreen.x()).arg(onScreen.y())));
     // Shapes are back on the new items at once: the run's records stay.
     QCOMPARE(window_->scene()->nodeItem(boxOf(*window_, "layers.1.mlp"))->runState(),
              NodeItem::State::Done);

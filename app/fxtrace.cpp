@@ -15,8 +15,10 @@
 
 #include "ConfinedRun.h"
 #include "Confinement.h"
+#include "EngineClient.h"
 #include "Examples.h"
 #include "FxText.h"
+#include "Fxtrace.h"
 #include "GraphJson.h"
 #include "GraphScene.h"
 #include "Interpreter.h"
@@ -29,10 +31,7 @@
 namespace {
 
 using namespace fxview;
-
-constexpr int kOk = 0;
-constexpr int kModelFailed = 1;
-constexpr int kBadUsage = 2;
+using namespace fxview::fxtrace;
 
 struct Command {
     const char* name;
@@ -81,11 +80,12 @@ const std::vector<Command>& commands() {
         {"export",
          "fxtrace export MODEL -o FILE [--format F] [--input SPEC]... [--seed N] "
          "[--run | --step N] [--depth N] [--expand SCOPE]... [--scale S] [--theme light|dark] "
-         "[--transparent] [--show-hidden]",
-         "Draws the graph (Graphviz dot layout) and writes it as PNG, SVG, PDF, DOT or JSON,\n"
-         "exactly as the graph view shows it. Needs no display.\n"
-         "  -o, --output FILE   the file to write; its extension picks the format\n"
-         "  --format F          png, svg, pdf, dot or json, whatever the extension says\n"
+         "[--transparent] [--show-hidden] [--attach SOCKET]",
+         "Draws the graph (Graphviz dot layout) and writes it as PNG, SVG, PDF, DOT, JSON or\n"
+         "text, exactly as the graph view shows it. Needs no display.\n"
+         "  -o, --output FILE   the file to write; its extension picks the format (.txt: the\n"
+         "                      graph as text, torch.fx's print(graph))\n"
+         "  --format F          png, svg, pdf, dot, json or txt, whatever the extension says\n"
          "  --run               run the graph first: every box shows its output shape\n"
          "  --step N            run N steps: the state after them, the current node highlighted\n"
          "  --depth N           draw every module scope deeper than N as one box (0: only the\n"
@@ -96,7 +96,9 @@ const std::vector<Command>& commands() {
          "  --scale S           PNG pixels per point (default 2)\n"
          "  --theme T           light (default) or dark\n"
          "  --transparent       PNG/SVG without a background\n"
-         "  --show-hidden       draw the hidden guard nodes too\n"},
+         "  --show-hidden       draw the hidden guard nodes too\n"
+         "  --attach SOCKET     export the model a live engine serves on this socket (a file\n"
+         "                      descriptor or a Unix socket's path, as fxview.export passes)\n"},
     };
     return list;
 }
@@ -134,41 +136,6 @@ void printUsage(std::ostream& out) {
 int usageError(const std::string& message) {
     std::cerr << "fxtrace: " << message << "\nRun `fxtrace --help` for usage.\n";
     return kBadUsage;
-}
-
-struct Options {
-    std::string command;
-    std::string model;
-    std::string output;
-    std::vector<InputSpec> inputs;
-    std::uint64_t seed = 0;
-    std::string jsonFile;
-    std::string outputsFile;
-    bool showHidden = false;
-    bool keepValues = false;
-    bool tracePath = false;
-    // export
-    QString format;
-    bool run = false;
-    int steps = -1;
-    double scale = 2.0;
-    QString theme = "light";
-    bool transparent = false;
-    int depth = -1;                  // --depth: scopes deeper than this drawn as boxes
-    std::vector<std::string> expand; // --expand: scopes opened on top of --depth
-    // the engine process (any command)
-    double timeLimit = 0;
-    std::int64_t memoryLimit = 0;
-    bool inProcess = false;
-};
-
-bool writeFile(const std::string& path, const std::string& text) {
-    std::ofstream file(path, std::ios::binary);
-    file << text;
-    if (!file)
-        std::cerr << "Cannot write '" << path
-                  << "': check that its folder exists and is writable.\n";
-    return static_cast<bool>(file);
 }
 
 std::string formatTime(double us) {
@@ -223,124 +190,6 @@ std::string memoryHint(const std::string& failure, const Options& options) {
     return hint.empty() ? hint : " " + hint;
 }
 
-bool chooseInputs(Interpreter& run, const Options& options, std::vector<InputSpec>& specs) {
-    specs = options.inputs;
-    if (specs.empty()) {
-        InputChoice guess = run.guessInputs();
-        if (!guess.error.empty()) {
-            std::cerr << guess.error << "\n";
-            return false;
-        }
-        std::cerr << guess.explanation;
-        specs = guess.specs;
-    }
-    std::string error = run.setInputs(specs, options.seed);
-    if (!error.empty()) {
-        std::cerr << error << "\n";
-        return false;
-    }
-    return true;
-}
-
-// Draws the graph offscreen and writes it in the format asked for, through the same export
-// code the app uses.
-int exportPicture(const Options& options, const std::shared_ptr<Model>& model, TraceResult traced) {
-    // Export never needs a screen: without a platform chosen, draw offscreen.
-    if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM"))
-        qputenv("QT_QPA_PLATFORM", "offscreen");
-    // Qt's notes about the session (no XDG_RUNTIME_DIR under CI, say) are not the user's concern.
-    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
-        if (type == QtCriticalMsg || type == QtFatalMsg)
-            std::cerr << message.toStdString() << "\n";
-    });
-    int argc = 1;
-    char name[] = "fxtrace";
-    char* argv[] = {name, nullptr};
-    QApplication app(argc, argv);
-
-    ExportOptions exportOptions;
-    QString formatName =
-        options.format.isEmpty() ? QString::fromStdString(options.output) : options.format;
-    if (!exportFormatFor(formatName, exportOptions.format)) {
-        std::cerr << "fxtrace: cannot tell the format of '" << formatName.toStdString()
-                  << "'; use a .png, .svg, .pdf, .dot or .json file name, or --format.\n";
-        return kBadUsage;
-    }
-    exportOptions.scale = options.scale;
-    exportOptions.transparent = options.transparent;
-    Theme theme;
-    Theme::byName(options.theme, theme);
-
-    // The module scopes drawn open: all, or down to --depth with --expand's on top.
-    ScopeTree scopes(traced.graph);
-    std::set<std::string> open =
-        options.depth >= 0 ? scopes.openToDepth(options.depth) : scopes.allOpen();
-    for (const std::string& scope : options.expand) {
-        if (!scopes.find(scope)) {
-            std::string roots;
-            for (const std::string& root : scopes.roots())
-                roots += (roots.empty() ? "" : ", ") + root;
-            std::cerr << "fxtrace: " << options.model << " has no module scope '" << scope << "'; "
-                      << (roots.empty() ? std::string("it has no scopes at all")
-                                        : "its top-level scopes are " + roots)
-                      << ".\n";
-            return kBadUsage;
-        }
-        for (const std::string& path : ScopeTree::chain(scope))
-            open.insert(path);
-    }
-    auto view = std::make_shared<ScopeView>(collapseScopes(traced.graph, scopes, open));
-
-    LayoutOptions layoutOptions;
-    layoutOptions.showHidden = options.showHidden;
-    GraphScene scene;
-    scene.setTheme(theme);
-    // A scene without a view draws no box and no − on its frames: exports of the whole graph stay
-    // as they were before scopes could close.
-    QString layoutError =
-        scene.show(view->graph, GraphScene::layOut(view->graph, scene.font(), layoutOptions),
-                   view->collapsed() ? view : nullptr);
-    if (!layoutError.isEmpty()) {
-        std::cerr << layoutError.toStdString() << "\n";
-        return kModelFailed;
-    }
-    JsonModelInfo info{options.model, model->className()};
-    ExportSource source{&scene, graphToDot(view->graph, layoutOptions),
-                        withScopeTree(graphToJson(traced.graph, info), scopes, open)};
-
-    std::unique_ptr<Interpreter> interpreter;
-    if (options.run || options.steps >= 0) {
-        interpreter = std::make_unique<Interpreter>(model, std::move(traced));
-        std::vector<InputSpec> specs;
-        if (!chooseInputs(*interpreter, options, specs))
-            return kModelFailed;
-        interpreter->setBeforeNode([](const std::string& next) {
-            reportStage(next, true);
-            return true;
-        });
-        if (options.run)
-            interpreter->runToEnd();
-        else
-            for (int i = 0; i < options.steps && !interpreter->finished() && !interpreter->failed();
-                 ++i)
-                interpreter->step();
-        if (interpreter->failed())
-            std::cerr << interpreter->failure() << "\n";
-        Interpreter* it = interpreter.get();
-        QString current = options.run ? QString() : QString::fromStdString(it->lastNode());
-        scene.syncRun([it](const std::string& n) { return it->record(n); }, current);
-        JsonRunInfo runInfo{specs, it->inputSummaries(), options.seed,
-                            [it](const std::string& n) { return it->record(n); }};
-        source.json = withScopeTree(graphToJson(it->graph(), info, &runInfo), scopes, open);
-    }
-    QString error = exportGraph(QString::fromStdString(options.output), exportOptions, source);
-    if (!error.isEmpty()) {
-        std::cerr << error.toStdString() << "\n";
-        return kModelFailed;
-    }
-    return kOk;
-}
-
 int run(const Options& options) {
     reportStage("loading the model");
     LoadResult loaded = loadModel(options.model);
@@ -385,8 +234,10 @@ int run(const Options& options) {
     StopReason stop = interpreter.runToEnd();
     reportStage("checking the outputs");
 
+    // Checked once, before the JSON that carries the verdict: forward costs a second run.
+    OutputCheck check = interpreter.finished() ? interpreter.checkOutputs() : OutputCheck{};
     JsonRunInfo runInfo{specs, interpreter.inputSummaries(), options.seed,
-                        [&](const std::string& name) { return interpreter.record(name); }};
+                        [&](const std::string& name) { return interpreter.record(name); }, check};
     std::string json = graphToJson(interpreter.graph(), info, &runInfo);
     if (options.command == "json") {
         if (options.output.empty())
@@ -421,7 +272,6 @@ int run(const Options& options) {
     }
     if (options.tracePath)
         std::cout << "\nExecuted path:\n" << formatGraph(interpreter.executedPath(), text);
-    OutputCheck check = interpreter.checkOutputs();
     bool random = check.verdict == OutputCheck::Verdict::Nondeterministic;
     bool noReference = check.verdict == OutputCheck::Verdict::NoReference;
     std::cout << "Outputs equal: "
@@ -503,6 +353,12 @@ int main(int argc, char** argv) {
                                                      : "--step needs a whole number of steps");
                 (a == "--depth" ? options.depth : options.steps) = std::stoi(value);
             }
+        } else if (a == "--attach" && options.command == "export") {
+            if (i + 1 == args.size())
+                return usageError("--attach needs a socket (a file descriptor or a path)");
+            std::string error;
+            if ((options.attachFd = connectLiveEngine(args[++i], error)) < 0)
+                return usageError(error);
         } else if (a == "--run" && options.command == "export") {
             options.run = true;
         } else if (a == "--transparent" && options.command == "export") {
@@ -561,12 +417,17 @@ int main(int argc, char** argv) {
                               "')");
         }
     }
+    if (options.model.empty() && options.attachFd >= 0)
+        options.model = "python:live";
     if (options.model.empty())
         return usageError(options.command + " needs a MODEL (a .pt file or example:tinynet)");
     if (options.command == "export" && options.output.empty())
-        return usageError("export needs -o FILE (.png, .svg, .pdf, .dot or .json)");
+        return usageError("export needs -o FILE (.png, .svg, .pdf, .dot, .json or .txt)");
     if (options.run && options.steps >= 0)
         return usageError("--run and --step are either-or");
+    // A live engine runs the model in the person's own process: nothing runs here to confine.
+    if (options.attachFd >= 0)
+        return exportLive(options);
     ConfinedRunOptions confined;
     confined.model = options.model;
     confined.timeLimit = options.timeLimit;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "Confinement.h"
+#include "EngineClient.h"
 #include "InputSpec.h"
 #include "MainWindow.h"
 #include "OpenTime.h"
@@ -47,6 +48,11 @@ struct CommandLine {
         "the most memory the model's engine may use, e.g. 8G or 512M (default: half the RAM); "
         "an allocation past it fails at its node",
         "SIZE"};
+    QCommandLineOption attach{
+        "attach",
+        "take the model from the live engine on this socket (an inherited file descriptor or a "
+        "Unix socket's path, as fxview.show passes: the model lives in that Python process)",
+        "SOCKET"};
     QCommandLineOption reportOpenTime{
         "report-open-time", "print the time from process start to the graph painted, then quit"};
     QCommandLineOption reportFirstStep{
@@ -67,6 +73,7 @@ struct CommandLine {
         parser.addOption(input);
         parser.addOption(inProcess);
         parser.addOption(memoryLimit);
+        parser.addOption(attach);
         parser.addOption(reportOpenTime);
         parser.addOption(reportFirstStep);
     }
@@ -149,6 +156,18 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "fxview: --memory-limit takes a size such as 8G or 512M\n");
             return 2;
         }
+    }
+    if (parser.isSet(commandLine.attach)) {
+        std::string error;
+        engine.attachFd =
+            fxview::connectLiveEngine(parser.value(commandLine.attach).toStdString(), error);
+        if (engine.attachFd < 0) {
+            std::fprintf(stderr, "fxview: %s.\n", error.c_str());
+            return 2;
+        }
+        // The source only names the session: the live engine serves its own model.
+        if (parser.positionalArguments().isEmpty())
+            model = "python:live";
     }
     fxview::Engine::setSettings(engine);
 

@@ -50,7 +50,7 @@ void measure(const QString& name, const Graph& graph, const QString& workdir) {
         ExportOptions svg;
         svg.format = ExportFormat::Svg;
         exported.push_back(millisecondsOf([&] {
-            error = exportGraph(workdir + "/" + name + ".svg", svg, {&scene, {}, {}});
+            error = exportGraph(workdir + "/" + name + ".svg", svg, {&scene, {}, {}, {}});
         }));
         total.push_back(layout.back() + exported.back());
         dot.push_back(millisecondsOf([&] {
@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
         GraphScene warmUp;
         warmUp.setGraph(chainWithSkips(4));
         ExportOptions svg;
-        exportGraph(workdir + "/warm-up.svg", svg, {&warmUp, {}, {}});
+        exportGraph(workdir + "/warm-up.svg", svg, {&warmUp, {}, {}, {}});
     }
     std::printf(
         "| graph | nodes | of which Graphviz | layout (measure, dot, items) | SVG export "

@@ -100,7 +100,8 @@ void TestEngine::wireCarriesARunWhole() {
             return it == s.records.end() ? nullptr : &it->second;
         };
     };
-    fxview::JsonRunInfo before{{}, {}, 0, lookup(sent)}, after{{}, {}, 0, lookup(got)};
+    fxview::JsonRunInfo before{{}, {}, 0, lookup(sent), sent.outputCheck},
+        after{{}, {}, 0, lookup(got), got.outputCheck};
     QCOMPARE(fxview::graphToJson(run.graph(), {"t", "T"}, &after),
              fxview::graphToJson(run.graph(), {"t", "T"}, &before));
     QVERIFY(!got.records.at("fc1").value.histogram.empty());

@@ -149,29 +149,25 @@ def check_save_orders_keyword_inputs():
         assert same(outputs, expected), f"{saved.path}: fxtrace gave {outputs}, forward {expected}"
 
 
-def check_show_returns_at_once_and_cleans_up():
-    """show() returns the app's Popen at once; its folder goes when the app exits."""
+def check_show_returns_a_live_session():
+    """show(wait=False) returns at once with a LiveSession whose app was given the socket."""
     model, x = TinyNet(), torch.randn(3, 4)
-    app = fxview.show(model, (x,), extra_args=["--report-open-time"],
-                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    session = fxview.show(model, (x,), wait=False, extra_args=["--report-open-time"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    app = session.process
     try:
-        assert isinstance(app, subprocess.Popen), type(app)
-        folder = Path(app.args[1]).parent
-        assert app.args[0] == shutil.which(APP), app.args
-        assert app.args[1:] == [str(folder / "model.pt2"), "--input",
-                                f"file:{folder / 'inputs.pt'}", "--report-open-time"], app.args
-        assert folder.parent == SHOW_TMP and (folder / "inputs.pt").is_file(), app.args
+        assert isinstance(session, fxview.LiveSession), type(session)
+        assert app.args[0] == shutil.which(APP) and app.args[1] == "--attach", app.args
+        assert app.args[3:] == ["python:TinyNet", "--report-open-time"], app.args
         out, err = app.communicate(timeout=300)
     finally:
         if app.poll() is None:
             app.kill()
     assert app.returncode == 0 and OPEN_TIME.search(out), (
         f"fxview exited {app.returncode}; stdout: {out!r}; stderr: {err!r}")
-    for _ in range(100):  # the cleanup helper notices the exit at once; allow it 10 s
-        if not folder.exists():
-            break
-        time.sleep(0.1)
-    assert not folder.exists(), f"{folder} is still there after the app exited"
+    session.wait(10)
+    assert not session.alive, "the session still serves a window that exited"
+    assert_no_show_folder_left()
 
 
 def check_fallback_to_jit_trace():
@@ -190,13 +186,15 @@ def check_fallback_to_jit_trace():
     assert saved.path == str(folder / "model.pt") and saved.fallback, saved
     outputs, result = fxtrace_outputs(saved, folder)
     assert same(outputs, model(x)) and "Outputs equal: True" in result.stdout, result.stdout
-    # And through show(): the app opens the trace.
+    # And through show(): neither symbolic_trace nor torch.export can, so the app opens the
+    # trace, with one warning naming both.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         code, out, err = show_and_capture(model, (x,), extra_args=["--report-open-time"])
     assert code == 0 and OPEN_TIME.search(out), f"fxview exited {code}; {out!r}; {err!r}"
-    assert any(str(w.message).startswith("torch.export failed (") and w.filename == __file__
-               for w in caught), [(str(w.message), w.filename) for w in caught]
+    notes = [str(w.message) for w in caught if w.filename == __file__]
+    assert any(n.startswith("torch.fx.symbolic_trace cannot trace Branchy (") and
+               n.endswith("showing torch.jit.trace's graph instead.") for n in notes), notes
     assert_no_show_folder_left()
 
 

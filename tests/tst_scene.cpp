@@ -165,10 +165,10 @@ void TestScene::svgLooksLikeThePng() {
     png.scale = 1;
     ExportOptions svg;
     svg.format = ExportFormat::Svg;
-    QCOMPARE(exportGraph(dir.filePath("g.png"), png, {&scene, {}, {}}), QString());
-    QCOMPARE(exportGraph(dir.filePath("g.svg"), svg, {&scene, {}, {}}), QString());
+    QCOMPARE(exportGraph(dir.filePath("g.png"), png, {&scene, {}, {}, {}}), QString());
+    QCOMPARE(exportGraph(dir.filePath("g.svg"), svg, {&scene, {}, {}, {}}), QString());
     scene.setTheme(Theme::dark());
-    QCOMPARE(exportGraph(dir.filePath("dark.png"), png, {&scene, {}, {}}), QString());
+    QCOMPARE(exportGraph(dir.filePath("dark.png"), png, {&scene, {}, {}, {}}), QString());
 
     QImage painted(dir.filePath("g.png")), dark(dir.filePath("dark.png"));
     QSvgRenderer renderer(dir.filePath("g.svg"));

@@ -5,6 +5,7 @@
 #include <QTimer>
 #include <algorithm>
 #include <mutex>
+#include <utility>
 
 #include "GraphScene.h"
 #include "Wire.h"
@@ -61,6 +62,16 @@ public:
         std::lock_guard<std::mutex> guard(lock);
         if (current_)
             current_->interrupt();
+    }
+    // The open model lives in a live engine (the person's Python): it is interrupted, never
+    // killed and reloaded.
+    bool currentAttached() {
+        std::lock_guard<std::mutex> guard(lock);
+        return current_ && current_->attached();
+    }
+    std::string runningNode() {
+        std::lock_guard<std::mutex> guard(lock);
+        return running_;
     }
 
     void startSpare() {
@@ -155,13 +166,19 @@ private:
 
     EngineProcess* makeProcess() {
         auto* engine = new EngineProcess(settings_, this);
+        // The live engine fxview was started on serves the first model; later ones (File ▸
+        // Open) get engines of their own.
+        const int attach = std::exchange(settings_.attachFd, -1);
         connect(engine, &EngineProcess::message, this,
                 [this, engine](quint16 kind, const std::string& payload) {
                     received(engine, static_cast<EngineMessage>(kind), payload);
                 });
         connect(engine, &EngineProcess::died, this,
                 [this, engine](const QString& how) { died(engine, how); });
-        engine->start();
+        if (attach >= 0)
+            engine->attach(attach);
+        else
+            engine->start();
         return engine;
     }
 
@@ -193,8 +210,8 @@ private:
     EngineProcess* liveCurrent() {
         if (!current_ || (current_->alive() && !current_->killed()))
             return current_;
-        if (open_.source.empty())
-            return nullptr;
+        if (open_.source.empty() || current_->attached())
+            return nullptr; // a live model went with its Python process: nothing can reopen it
         EngineProcess* fresh = takeSpare();
         EngineProcess* dead = current_;
         {
@@ -203,7 +220,10 @@ private:
         }
         retire(dead);
         reloading_ = true;
-        running_.clear();
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            running_.clear();
+        }
         fresh->send(EngineMessage::Open, encode(open_), false);
         for (const auto& [node, on] : breakpoints_)
             if (on)
@@ -219,7 +239,8 @@ private:
     void received(EngineProcess* engine, EngineMessage kind, const std::string& payload) {
         if (kind == EngineMessage::Hello) {
             const EngineHello& hello = engine->hello();
-            if (!hello.confined && !saidUnconfined_) {
+            // A live model runs in the person's own process, as their code does: nothing to say.
+            if (!hello.confined && !hello.live && !saidUnconfined_) {
                 saidUnconfined_ = true;
                 QString sentence = "The model runs unconfined: " + qs(hello.confinement) + ".";
                 emitDone([e = engine_, sentence] { emit e->unconfined(sentence); });
@@ -296,7 +317,9 @@ private:
         model.inputNote = qs(m.inputNote);
         model.inputError = qs(m.inputError);
         model.graphText = std::move(m.graphText);
-        model.json = std::move(m.json);
+        model.note = qs(m.note);
+        model.live = loading_->hello().live;
+        model.runtime = qs(loading_->hello().runtime);
         // Only now does the new model replace the old one: a bad file or a Cancel leaves it.
         if (!ticket_->commit())
             return retire(loading_);
@@ -321,9 +344,12 @@ private:
 
     void fromCurrent(EngineMessage kind, const std::string& payload) {
         switch (kind) {
-        case EngineMessage::Running:
-            running_ = decoded<std::string>(payload);
+        case EngineMessage::Running: {
+            std::string node = decoded<std::string>(payload);
+            std::lock_guard<std::mutex> guard(lock);
+            running_ = std::move(node);
             break;
+        }
         case EngineMessage::Opened: // a reload: the graph is the one shown
             reloading_ = false;
             startSpare();
@@ -369,7 +395,10 @@ private:
     }
 
     void state(RunState r) {
-        running_.clear();
+        {
+            std::lock_guard<std::mutex> guard(lock);
+            running_.clear();
+        }
         RunSnapshot s;
         std::shared_ptr<FrameState> inside = std::move(r.steppedInto);
         static_cast<RunState&>(s) = std::move(r);
@@ -401,6 +430,15 @@ private:
             }
             retire(loading_);
             startSpare();
+        } else if (engine == current_ && engine->attached()) {
+            QString sentence =
+                engine->killed()
+                    ? QString("Detached from your Python session: the window keeps the last "
+                              "picture; call fxview.show again to step the model.")
+                    : QString("Your Python session ended (its engine %1): the window keeps the "
+                              "last picture; call fxview.show again to step the model.")
+                          .arg(how);
+            emitDone([e = engine_, sentence] { emit e->liveEnded(sentence); });
         } else if (engine == current_ && !engine->killed()) {
             QString where = running_.empty() ? QString("while running the model")
                                              : QString("while running node `%1`").arg(qs(running_));
@@ -512,6 +550,13 @@ void Engine::setBreakpoint(const QString& node, bool on) {
 }
 
 void Engine::stop() {
+    if (worker_->currentAttached()) {
+        // A live model cannot be killed and reloaded: its run stops at its next node, then
+        // resets; a node that never returns is said to the person (interrupt()).
+        interrupt();
+        post([](EngineWorker& w) { w.command(CommandRequest{RunCommand::Reset, {}}); });
+        return;
+    }
     worker_->killCurrent();
     post([](EngineWorker& w) { w.reload(); });
 }
@@ -526,9 +571,26 @@ void Engine::interrupt() {
     worker_->interruptCurrent();
     // Only what was asked before Pause is ended: a Run or a load asked since is left alone.
     QTimer::singleShot(500, this, [this, askedBefore = posted_] {
-        if (answered_ < askedBefore)
-            stop();
+        if (answered_ >= askedBefore)
+            return;
+        if (!worker_->currentAttached())
+            return stop();
+        std::string node = worker_->runningNode();
+        emit engineFailed(
+            QString("%1 has not returned: it runs in your own Python process, which fxview "
+                    "cannot stop inside a node. Wait for it, or Run ▸ Detach from Python (the "
+                    "window keeps this picture).")
+                .arg(node.empty() ? QString("The model") : QString("Node `%1`").arg(qs(node))));
     });
+}
+
+bool Engine::live() const {
+    return worker_->currentAttached();
+}
+
+void Engine::detach() {
+    if (worker_->currentAttached())
+        worker_->killCurrent();
 }
 
 } // namespace fxview

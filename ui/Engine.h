@@ -49,7 +49,9 @@ struct LoadedModel {
     QString inputNote;             // where the inputs came from
     QString inputError;            // why the inputs given could not be used (the guess was), or ""
     std::string graphText;         // torch.fx's print(graph)
-    std::string json;              // for JSON export before a run
+    QString note;                  // why this graph and not the one asked for, or ""
+    bool live = false;             // served by the person's own Python process (--attach)
+    QString runtime;               // where the model runs ("Python 3.13, PyTorch 2.6, pid 7")
 };
 
 // The executed path of the run so far as its own graph (branches not taken left out, loops
@@ -125,6 +127,11 @@ public:
     // Asks a long run to stop before its next node (Pause); an engine stuck inside one node is
     // stopped as stop() does after half a second.
     void interrupt();
+    // Whether the open model is a live one, in the person's own Python process (fxview
+    // --attach): Pause and Reset interrupt it between nodes; it is never killed.
+    bool live() const;
+    // Ends the live session (the person's process goes on); liveEnded follows.
+    void detach();
     // The process running the open model (0 when there is none, or in-process): for the About
     // box and for tests that crash it on purpose.
     qint64 enginePid() const;
@@ -139,6 +146,8 @@ signals:
     void engineFailed(const QString& sentence); // a request ended in an error nothing expected
     void runUpdated(const fxview::RunSnapshot& snapshot);
     void busyChanged(bool busy);
+    // The live engine is gone (its Python process ended, or detach()): the picture stays.
+    void liveEnded(const QString& sentence);
     // Once per Engine, when its model runs without Landlock (an old kernel, --in-process).
     void unconfined(const QString& sentence);
 

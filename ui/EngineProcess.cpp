@@ -3,8 +3,10 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -70,15 +72,7 @@ void EngineProcess::start() {
             ::close(fd);
         });
         notifier_ = new QSocketNotifier(socket_, QSocketNotifier::Read, this);
-        connect(notifier_, &QSocketNotifier::activated, this, [this] {
-            char bytes[65536];
-            ssize_t got = ::read(socket_, bytes, sizeof bytes);
-            if (got <= 0) {
-                notifier_->setEnabled(false);
-                return ended("ended");
-            }
-            received(QByteArray(bytes, static_cast<int>(got)));
-        });
+        connect(notifier_, &QSocketNotifier::activated, this, &EngineProcess::readSocket);
         return;
     }
     process_ = new QProcess(this);
@@ -103,6 +97,44 @@ void EngineProcess::start() {
     pid_ = process_->processId();
 }
 
+void EngineProcess::attach(int fd) {
+    alive_ = true;
+    attached_ = true;
+    // The peer may go at any time (the person's Python exits): a write to its socket must be an
+    // error this side sees, not a SIGPIPE that ends the window.
+    std::signal(SIGPIPE, SIG_IGN);
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC); // engines the window starts later must not hold it open
+    socket_ = fd;
+    notifier_ = new QSocketNotifier(socket_, QSocketNotifier::Read, this);
+    connect(notifier_, &QSocketNotifier::activated, this, &EngineProcess::readSocket);
+}
+
+void EngineProcess::readSocket() {
+    char bytes[65536];
+    ssize_t got = ::read(socket_, bytes, sizeof bytes);
+    if (got <= 0) {
+        notifier_->setEnabled(false);
+        return ended(killed_ ? "was detached" : "ended");
+    }
+    received(QByteArray(bytes, static_cast<int>(got)));
+}
+
+bool EngineProcess::writeSocket(const std::string& frame) {
+    std::lock_guard<std::mutex> guard(writing_);
+    const char* p = frame.data();
+    std::size_t left = frame.size();
+    while (left > 0) {
+        ssize_t wrote = ::write(socket_, p, left);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0)
+            return false;
+        p += wrote;
+        left -= static_cast<std::size_t>(wrote);
+    }
+    return true;
+}
+
 bool EngineProcess::doneOne() {
     if (owed_.empty())
         return false;
@@ -125,26 +157,22 @@ void EngineProcess::send(EngineMessage kind, const std::string& payload, bool ow
     if (process_) {
         process_->write(frame.data(), static_cast<qint64>(frame.size()));
     } else if (socket_ >= 0) {
-        const char* p = frame.data();
-        std::size_t left = frame.size();
-        while (left > 0) {
-            ssize_t wrote = ::write(socket_, p, left);
-            if (wrote <= 0)
-                break;
-            p += wrote;
-            left -= static_cast<std::size_t>(wrote);
-        }
+        writeSocket(frame);
     }
 }
 
 void EngineProcess::kill() {
     killed_ = true;
-    if (qint64 pid = pid_.load(); pid > 0)
+    if (attached_ && socket_ >= 0)
+        ::shutdown(socket_, SHUT_RDWR); // the person's process goes on; the session ends
+    else if (qint64 pid = pid_.load(); pid > 0)
         ::kill(static_cast<pid_t>(pid), SIGKILL);
 }
 
 void EngineProcess::interrupt() {
-    if (qint64 pid = pid_.load(); pid > 0)
+    if (attached_)
+        writeSocket(encodeFrame(static_cast<std::uint16_t>(EngineMessage::Interrupt), {}));
+    else if (qint64 pid = pid_.load(); pid > 0)
         ::kill(static_cast<pid_t>(pid), SIGUSR1);
     else if (settings_.inProcess && inProcessServer.interruptFlag)
         inProcessServer.interruptFlag() = true;

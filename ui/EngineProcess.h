@@ -9,6 +9,7 @@
 #include <QSocketNotifier>
 #include <atomic>
 #include <deque>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -19,6 +20,9 @@ namespace fxview {
 struct EngineSettings {
     bool inProcess = false;       // today's debugging mode: no process, no confinement
     std::int64_t memoryLimit = 0; // 0: the engine's default, half the machine's RAM
+    // fxview --attach FD: a connected socket to a live engine (the person's Python process,
+    // python/fxview/live.py) that serves the first model the window opens; -1 for none.
+    int attachFd = -1;
 };
 
 // The engine's server run on a thread for --in-process. Only an executable that links LibTorch
@@ -35,11 +39,17 @@ public:
     ~EngineProcess() override;
 
     void start();
+    // Speaks to the live engine on `fd` (connected, owned from now on) instead of starting one.
+    void attach(int fd);
+    // A live engine: the model lives in another program, which this window cannot kill or
+    // restart; kill() detaches from it (closes the socket), interrupt() sends Interrupt.
+    bool attached() const { return attached_; }
     // `owed`: the request finishes one of the Engine's jobs when it is Done (or the engine dies).
     void send(EngineMessage kind, const std::string& payload, bool owed);
-    // SIGKILL now; died() follows. Thread-safe.
+    // SIGKILL now (a live engine: detach); died() follows. Thread-safe.
     void kill();
-    // SIGUSR1: a run stops before its next node. Thread-safe.
+    // SIGUSR1 (a live engine: an Interrupt frame): a run stops before its next node.
+    // Thread-safe.
     void interrupt();
     bool alive() const { return alive_; }
     qint64 pid() const { return pid_.load(); } // 0 in-process or once it has ended
@@ -64,9 +74,14 @@ private:
     void ended(const QString& how);
     EngineSettings settings_;
     QProcess* process_ = nullptr;
-    // --in-process: the server thread and this side's end of its socket pair.
+    void readSocket();
+    bool writeSocket(const std::string& frame);
+    // --in-process: the server thread and this side's end of its socket pair; --attach: the
+    // live engine's socket.
     std::thread server_;
     int socket_ = -1;
+    bool attached_ = false;
+    std::mutex writing_; // a live engine's Interrupt (GUI thread) and requests (worker) share it
     QSocketNotifier* notifier_ = nullptr;
     std::string buffer_;
     std::deque<bool> owed_;

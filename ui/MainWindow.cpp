@@ -111,6 +111,12 @@ MainWindow::MainWindow(QWidget* parent)
         std::fprintf(stderr, "fxview: %s\n", qPrintable(sentence));
         statusBar()->showMessage(sentence, 10000);
     });
+    connect(engine_, &Engine::liveEnded, this, [this](const QString& sentence) {
+        setPlaying(false);
+        liveEnded_ = true;
+        showBanner(sentence, false);
+        updateStatus();
+    });
     connect(engine_, &Engine::busyChanged, this, [this](bool) { updateStatus(); });
     connect(engine_, &Engine::executedPathReady, this, [this](const ExecutedView& view) {
         executed_ = view;
@@ -305,6 +311,10 @@ void MainWindow::buildActions() {
     playTimer_->setInterval(playInterval_->value());
     bar->addWidget(playInterval_);
     run->addSeparator();
+    detach_ = run->addAction("&Detach from Python", this, [this] { engine_->detach(); });
+    detach_->setToolTip("End the live session: the window keeps its picture, your Python goes on");
+    detach_->setEnabled(false);
+    run->addSeparator();
     QAction* bp = run->addAction(QIcon(":/fxview/icons/breakpoint.svg"), "Toggle &Breakpoint",
                                  QKeySequence(Qt::Key_F9), this,
                                  [this] { toggleBreakpoint(selectedNode()); });
@@ -465,11 +475,15 @@ void MainWindow::showModel(const LoadedModel& model) {
     setPlaying(false); // Play belonged to the model that was open
     model_ = model;
     source_ = model.source;
-    // Most recent first, eight at most, as File > Open Recent lists them.
-    QStringList recent = recentModels();
-    recent.removeAll(source_);
-    recent.prepend(source_);
-    QSettings().setValue("recent", recent.mid(0, 8));
+    liveEnded_ = false;
+    // Most recent first, eight at most, as File > Open Recent lists them; a live model cannot
+    // be opened again from here.
+    if (!model.live) {
+        QStringList recent = recentModels();
+        recent.removeAll(source_);
+        recent.prepend(source_);
+        QSettings().setValue("recent", recent.mid(0, 8));
+    }
     pendingSource_.clear();
     current_.clear();
     breakpoints_.clear();
@@ -489,6 +503,8 @@ void MainWindow::showModel(const LoadedModel& model) {
         showBanner(model.inputError +
                        (model.inputs.empty() ? QString() : " Using " + model.inputNote + "."),
                    true);
+    } else if (!model.note.isEmpty()) {
+        showBanner(model.note, false); // why this graph (a live model symbolic_trace refused)
     } else {
         // "input x: 1x4, guessed from fc1 …" as a sentence of its own.
         QString note = model.inputNote;
@@ -504,7 +520,8 @@ void MainWindow::showModel(const LoadedModel& model) {
                                         : QString::fromStdString(formatArgument(n.args[0])));
         }
     inputBar_->setInputs(placeholders, model.inputs, model.inputNote, defaults);
-    setWindowTitle(QFileInfo(source_).fileName() + " — fxview");
+    setWindowTitle(model.live ? model.className + " — live in " + model.runtime + " — fxview"
+                              : QFileInfo(source_).fileName() + " — fxview");
     statusBar()->clearMessage();
     updateStatus();
     emit modelShown();
@@ -523,6 +540,7 @@ void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const 
         showBreakpoints();
     fillNodeList(model ? model_.graph : graph, model);
     filter_->clear();
+    shownText_ = text;
     graphText_->setPlainText(QString::fromStdString(text));
     QPointF start = scene_->sceneRect().topLeft();
     if (!graph.nodes.empty())
@@ -611,8 +629,10 @@ QString outputCheckNote(const OutputCheck& check) {
 } // namespace
 
 void MainWindow::updateStatus() {
-    for (QAction* a : runActions_) // nothing to run without a model
-        a->setEnabled(!source_.isEmpty());
+    for (QAction* a : runActions_) // nothing to run without a model, or once it went
+        a->setEnabled(!source_.isEmpty() && !liveEnded_);
+    if (detach_)
+        detach_->setEnabled(model_.live && !liveEnded_);
     QString state = engine_->busy()      ? "working…"
                     : run_.failed        ? "failed at " + current_
                     : run_.finished      ? "finished" + outputCheckNote(run_.outputCheck)
@@ -667,15 +687,25 @@ QString MainWindow::selectedNode() const {
 QString MainWindow::exportTo(const QString& path, bool visiblePartOnly) {
     ExportOptions options;
     if (!exportFormatFor(path, options.format))
-        return "Cannot tell the format of '" + path + "'; use .png, .svg, .pdf, .dot or .json.";
+        return "Cannot tell the format of '" + path +
+               "'; use .png, .svg, .pdf, .dot, .json or .txt.";
     if (visiblePartOnly)
         options.area =
             view_->mapToScene(view_->viewport()->rect()).boundingRect() & scene_->sceneRect();
     std::string dot = options.format == ExportFormat::Dot ? graphToDot(shownGraph()) : "";
-    std::string json = run_.order.empty() ? model_.json : run_.json;
-    if (options.format == ExportFormat::Json)
-        json = withScopeTree(json, model_.scopes, model_.openScopes);
-    return exportGraph(path, options, {scene_, dot, json});
+    std::string json;
+    if (options.format == ExportFormat::Json) {
+        JsonModelInfo info{source_.toStdString(), model_.className.toStdString()};
+        JsonRunInfo run{run_.inputs, run_.inputValues, run_.seed,
+                        [this](const std::string& name) -> const NodeRecord* {
+                            auto it = run_.records.find(name);
+                            return it == run_.records.end() ? nullptr : &it->second;
+                        },
+                        run_.outputCheck};
+        json = withScopeTree(graphToJson(model_.graph, info, run_.order.empty() ? nullptr : &run),
+                             model_.scopes, model_.openScopes);
+    }
+    return exportGraph(path, options, {scene_, dot, json, shownText_});
 }
 
 void MainWindow::copyImage() {
@@ -785,10 +815,11 @@ void MainWindow::chooseExport() {
     QString name = QFileInfo(source_).completeBaseName().replace(':', '_');
     QString folder = settings.value("export/folder", QDir::currentPath()).toString();
     QString filter;
-    QString path = QFileDialog::getSaveFileName(
-        this, "Export graph", QDir(folder).filePath(name + ".svg"),
-        "SVG (*.svg);;PNG (*.png);;PDF (*.pdf);;Graphviz DOT (*.dot);;fxview JSON (*.json)",
-        &filter);
+    QString path =
+        QFileDialog::getSaveFileName(this, "Export graph", QDir(folder).filePath(name + ".svg"),
+                                     "SVG (*.svg);;PNG (*.png);;PDF (*.pdf);;Graphviz DOT "
+                                     "(*.dot);;fxview JSON (*.json);;Graph as text (*.txt)",
+                                     &filter);
     if (path.isEmpty())
         return;
     ExportFormat format;

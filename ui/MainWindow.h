@@ -146,12 +146,15 @@ private:
     QLineEdit* find_;
     Inspector* inspector_;
     QPlainTextEdit* graphText_ = nullptr; // made after the view, whose events come first
+    std::string shownText_;               // what it shows, for File ▸ Export as .txt
     QLabel* status_;
     QList<QAction*> runActions_;
     QList<QDockWidget*> docks_;
     InputBar* inputBar_;
     LoadProgress* progress_;
     QAction* executedPath_;
+    QAction* detach_ = nullptr; // Run ▸ Detach from Python: a live model's session ends
+    bool liveEnded_ = false;    // the live model's Python went: the picture stays, nothing runs
     QAction* play_;
     QTimer* playTimer_;
     QSpinBox* playInterval_;

@@ -105,6 +105,8 @@ bool exportFormatFor(const QString& nameOrPath, ExportFormat& format) {
         format = ExportFormat::Dot;
     else if (ext == "json")
         format = ExportFormat::Json;
+    else if (ext == "txt")
+        format = ExportFormat::Text;
     else
         return false;
     return true;
@@ -115,6 +117,8 @@ QString exportGraph(const QString& path, const ExportOptions& options, const Exp
         return writeText(path, source.dot);
     if (options.format == ExportFormat::Json)
         return writeText(path, source.json);
+    if (options.format == ExportFormat::Text)
+        return writeText(path, source.text);
     GraphScene& scene = *source.scene;
     QRectF area = options.area.isEmpty() ? scene.sceneRect() : options.area;
     switch (options.format) {

@@ -1,6 +1,6 @@
 #pragma once
 // Export of what the graph view shows, one code path for the app and the command line: PNG,
-// SVG and PDF render the same scene the window draws; DOT and JSON come from core.
+// SVG and PDF render the same scene the window draws; DOT, JSON and the text come from core.
 
 #include <QRectF>
 #include <QString>
@@ -10,7 +10,7 @@ namespace fxview {
 
 class GraphScene;
 
-enum class ExportFormat { Png, Svg, Pdf, Dot, Json };
+enum class ExportFormat { Png, Svg, Pdf, Dot, Json, Text };
 
 // From a format name or a file's extension ("png", "graph.svg"); false if unknown.
 bool exportFormatFor(const QString& nameOrPath, ExportFormat& format);
@@ -27,6 +27,7 @@ struct ExportSource {
     GraphScene* scene = nullptr;
     std::string dot;  // Graphviz source, for DOT
     std::string json; // fxview.graph JSON, for JSON
+    std::string text; // the graph as text (torch.fx's print(graph)), for .txt
 };
 
 // Writes `path`; returns "" or one sentence saying what went wrong and what to do.

@@ -11,6 +11,8 @@ template <typename Io> void walk(Io& io, EngineHello& m) {
     io(m.confinement);
     io(m.tempDir);
     io(m.memoryLimit);
+    io(m.live);
+    io(m.runtime);
 }
 template <typename Io> void walk(Io& io, OpenRequest& m) {
     io(m.source);
@@ -26,11 +28,11 @@ template <typename Io> void walk(Io& io, OpenedModel& m) {
     io(m.className);
     io(m.graph);
     io(m.graphText);
-    io(m.json);
     io(m.inputs);
     io(m.seed);
     io(m.inputNote);
     io(m.inputError);
+    io(m.note);
 }
 template <typename Io> void walk(Io& io, InputsRequest& m) {
     io(m.inputs);
@@ -63,7 +65,9 @@ template <typename Io> void walk(Io& io, RunState& m) {
     io(m.failure);
     io(m.outputCheck);
     io(m.depth);
-    io(m.json);
+    io(m.inputs);
+    io(m.seed);
+    io(m.inputValues);
     io(m.steppedInto);
 }
 template <typename Io> void walk(Io& io, PathState& m) {

@@ -25,6 +25,9 @@ enum class EngineMessage : std::uint16_t {
     Command,       // CommandRequest
     SetBreakpoint, // BreakpointRequest
     ExecutedPath,  // nothing
+    // Not a request (no answer, no Done): the request running now stops before its next node.
+    // Only a live engine reads while it runs; the window interrupts fxview-engine with SIGUSR1.
+    Interrupt,
     // engine -> window
     Hello = 100,    // EngineHello, once, before the first request is read
     Progress,       // ProgressNote: a load's stage
@@ -45,6 +48,10 @@ struct EngineHello {
     std::string confinement; // what confines it, or why nothing does
     std::string tempDir;     // the one folder it may write; the window removes it after it ends
     std::int64_t memoryLimit = 0; // the cap it runs under, 0 for none
+    // A live engine serves a model that lives in the person's own Python process: the window
+    // can neither kill it nor start another, only interrupt a run or detach.
+    bool live = false;
+    std::string runtime; // where the model runs, for the window's title and About box
 };
 
 struct OpenRequest {
@@ -63,10 +70,12 @@ struct OpenedModel {
     std::string className;
     Graph graph;
     std::string graphText; // torch.fx's print(graph)
-    std::string json;      // for JSON export before a run
     std::vector<InputSpec> inputs;
     std::uint64_t seed = 0; // the seed they were made with (0 when the given ones gave way)
     std::string inputNote, inputError;
+    // Why this graph and not the one asked for (a live model that symbolic_trace cannot trace is
+    // shown as torch.export's graph): one sentence for the window's banner, or "".
+    std::string note;
 };
 
 struct InputsRequest {
@@ -102,7 +111,10 @@ struct RunState {
     std::string failure;
     OutputCheck outputCheck; // once finished: the output against the module's own forward
     int depth = 0;           // how many modules deep Step Into is
-    std::string json;        // the graph with meta, for JSON export after a run
+    // The inputs the run uses, for the JSON export's `input`: specs, seed, and what they made.
+    std::vector<InputSpec> inputs;
+    std::uint64_t seed = 0;
+    std::vector<ValueSummary> inputValues;
     std::shared_ptr<FrameState> steppedInto; // null when not stepped into a module
 };
 

@@ -7,7 +7,6 @@
 
 #include "Confinement.h"
 #include "FxText.h"
-#include "GraphJson.h"
 #include "Interpreter.h"
 #include "Model.h"
 #include "Tracer.h"
@@ -72,6 +71,8 @@ public:
             case EngineMessage::ExecutedPath:
                 executedPath();
                 break;
+            case EngineMessage::Interrupt:
+                return; // between requests there is nothing to stop (SIGUSR1 stops a run)
             default:
                 throw WireError("an unknown request " + std::to_string(request.kind));
             }
@@ -92,7 +93,6 @@ private:
     int out_;
     std::int64_t
         memoryLimit_; // the cap this process runs under, for a failed allocation's sentence
-    std::shared_ptr<Model> model_;
     std::unique_ptr<Interpreter> interpreter_;
     std::vector<InputSpec> specs_;
     std::uint64_t seed_ = 0;
@@ -122,7 +122,6 @@ private:
         model.className = loaded.model->className();
         model.graph = traced.graph;
         model.graphText = formatGraph(traced.graph);
-        model.json = graphToJson(traced.graph, {request.source, loaded.model->className()});
         auto interpreter = std::make_unique<Interpreter>(loaded.model, std::move(traced));
         std::vector<InputSpec> inputs = request.inputs;
         std::uint64_t seed = request.seed;
@@ -154,7 +153,6 @@ private:
         }
         model.inputs = inputs;
         model.seed = seed;
-        model_ = loaded.model;
         interpreter_ = std::move(interpreter);
         interpreter_->setBeforeNode([this](const std::string& next) { return beforeNode(next); });
         specs_ = inputs;
@@ -279,10 +277,9 @@ private:
         s.outputCheck = outputCheck_;
         s.depth = interpreter_->depth();
         s.steppedInto = insideFrame();
-        Interpreter* it = interpreter_.get();
-        JsonRunInfo info{specs_, it->inputSummaries(), seed_,
-                         [it](const std::string& n) { return it->record(n); }};
-        s.json = graphToJson(it->graph(), {model_->source(), model_->className()}, &info);
+        s.inputs = specs_;
+        s.seed = seed_;
+        s.inputValues = interpreter_->inputSummaries();
         send(EngineMessage::State, encode(s));
     }
 };

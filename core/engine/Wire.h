@@ -23,10 +23,12 @@
 
 namespace fxview {
 
-constexpr std::uint16_t kWireVersion = 2;
+constexpr std::uint16_t kWireVersion = 3;
 constexpr std::size_t kFrameHeaderSize = 12;
 // A frame bigger than this is a broken peer, not a message: a vit_b_16 graph is ~2 MB.
 constexpr std::uint32_t kMaxFramePayload = 1u << 30;
+// How deep values may nest (python/fxview/wire.py has the same bound).
+constexpr int kMaxWireDepth = 256;
 
 // Thrown by the reader on a payload that does not decode (cut short, absurd length).
 struct WireError : std::runtime_error {
@@ -125,6 +127,16 @@ public:
         return s;
     }
     template <typename T> void operator()(T& v) {
+        // Arguments nest in arguments, nodes in blocks: a peer's nesting is bounded, not the
+        // stack (a hostile frame of 100,000 nested lists overflowed it).
+        struct Nesting {
+            int& depth;
+            explicit Nesting(int& d) : depth(d) {
+                if (++depth > kMaxWireDepth)
+                    throw WireError("a value is nested deeper than the protocol allows");
+            }
+            ~Nesting() { --depth; }
+        } nesting(depth_);
         if constexpr (std::is_same_v<T, bool>) {
             v = boolean();
         } else if constexpr (std::is_enum_v<T>) {
@@ -175,6 +187,7 @@ private:
     }
     const char* p_;
     const char* end_;
+    int depth_ = 0;
 };
 
 // One frame off the wire.

@@ -205,6 +205,19 @@ void writeNodes(JsonWriter& w, const std::vector<Node>& nodes, const JsonRunInfo
     w.endArray();
 }
 
+void writeOutputCheck(JsonWriter& w, const OutputCheck& check) {
+    using Verdict = OutputCheck::Verdict;
+    std::string reason = check.message;
+    if (check.verdict == Verdict::NotChecked && reason.empty())
+        reason = "the run has not reached its end";
+    w.key("output_check").beginObject();
+    w.key("verdict").value(check.verdict == Verdict::Equal     ? "equal"
+                           : check.verdict == Verdict::Differs ? "differs"
+                                                               : "not checked");
+    w.key("reason").value(reason);
+    w.endObject();
+}
+
 } // namespace
 
 std::string graphToJson(const Graph& graph, const JsonModelInfo& model, const JsonRunInfo* run) {
@@ -231,6 +244,7 @@ std::string graphToJson(const Graph& graph, const JsonModelInfo& model, const Js
             w.endObject();
         }
         w.endArray();
+        writeOutputCheck(w, run->outputCheck);
     }
     w.key("nodes");
     writeNodes(w, graph.nodes, run);

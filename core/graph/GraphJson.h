@@ -9,6 +9,7 @@
 
 #include "Graph.h"
 #include "InputSpec.h"
+#include "OutputCheck.h"
 #include "RunRecord.h"
 #include "ScopeTree.h"
 
@@ -25,6 +26,9 @@ struct JsonRunInfo {
     std::vector<ValueSummary> inputValues;
     std::uint64_t seed = 0;
     std::function<const NodeRecord*(const std::string&)> recordOf;
+    // The run's verdict against the model's own forward: the document's `output_check`,
+    // {"verdict": "equal" | "differs" | "not checked", "reason": ...}.
+    OutputCheck outputCheck;
 };
 
 std::string graphToJson(const Graph& graph, const JsonModelInfo& model,

@@ -1,11 +1,14 @@
-"""Open a PyTorch model in the fxview app from Python, in one line:
+"""See your PyTorch model in the fxview window, live, from your own Python:
 
     import fxview, torch
-    fxview.show(torch.nn.Linear(4, 2), (torch.randn(3, 4),))
+    traced = torch.fx.symbolic_trace(net)
+    fxview.show(traced, (torch.randn(3, 4),))     # the graph you traced, stepped here
+    fxview.export(traced, (x,), "graph.svg", run=True)
 
-show() exports the model with torch.export (torch.jit.trace if export fails), writes it and its
-sample input to a temporary folder and starts the app on them. torch is imported only when a
-model is saved, so `python3 -m fxview model.pt2` starts the app without loading it.
+show() serves the model from this process (python/fxview/live.py) to the window over the
+engine protocol; export() does the same for fxtrace, which draws and writes the file. save()
+writes a model as a file the app opens. torch is imported only when a model is shown, exported
+or saved, so `python3 -m fxview model.pt2` starts the app without loading it.
 """
 
 from __future__ import annotations
@@ -16,11 +19,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AppNotFoundError", "Saved", "find_app", "save", "show"]
+__all__ = ["AppNotFoundError", "LiveSession", "Saved", "export", "find_app", "find_fxtrace",
+           "save", "show"]
 __version__ = "0.1.0"
 
 
@@ -105,22 +110,222 @@ def save(model, args, folder, kwargs=None) -> Saved:
     return Saved(str(path), str(folder / "inputs.pt"), reason)
 
 
-def show(model, args, kwargs=None, *, wait=False, app=None, extra_args=(), **popen_kwargs):
-    """Open `model` in the fxview app, run on `args` (and `kwargs`).
+def show(model, args=(), kwargs=None, *, view=None, wait=None, app=None, extra_args=(),
+         **popen_kwargs):
+    """Open `model` in the fxview window, live: its graph is the one you traced (a
+    torch.fx.GraphModule exactly as gm.graph has it; any other module as symbolic_trace records
+    it, else torch.export's graph, else TorchScript's, with a sentence saying why), and every
+    step runs in this Python process with torch.fx.Interpreter.run_node on the real module.
 
-    Saves it with save() into a new temporary folder and starts
-    `fxview FOLDER/model.pt2 --input file:FOLDER/inputs.pt *extra_args`; `app` is as for
-    find_app(), and popen_kwargs (stdout=, stderr=, env=...) go to subprocess.Popen.
+    view: "fx", "export" or "script" to choose the graph (default: the best there is).
+    wait: True blocks until the window closes and returns the app's exit code; False returns a
+    LiveSession at once while a background thread serves the window. The default is False in an
+    interactive session (Jupyter, IPython, the REPL) and True in a script, which would otherwise
+    end, and its model with it, before the window is used.
+    app, extra_args and popen_kwargs (stdout=, stderr=, env=...) are as for find_app() and
+    subprocess.Popen. view="script" opens a saved TorchScript file instead, run by the app's own
+    engine (save())."""
+    from . import fxgraph
 
-    Like netron.start it returns at once, with the app's subprocess.Popen; the folder is removed
-    when the app exits, also if this Python exits first. wait=True waits for the app, removes
-    the folder and returns the app's exit code."""
-    executable = find_app(app)  # before saving, so a missing app costs no export
+    executable = find_app(app)  # before tracing, so a missing app costs nothing
+    if wait is None:
+        wait = not _interactive()
+    chosen = fxgraph.choose_view(model, _as_args(args), kwargs or {}, view)
+    if chosen.note:
+        warnings.warn(chosen.note, stacklevel=_caller_level())
+    if chosen.kind == "script":
+        return _show_file(executable, model, args, kwargs, chosen, wait, extra_args, popen_kwargs)
+    from .live import LiveEngine, Session
+
+    session = Session(model, _as_args(args), kwargs, chosen, f"python:{type(model).__name__}")
+    process, sock = _connect(executable, [session.source, *extra_args], popen_kwargs)
+    engine = LiveEngine(session, sock)
+    if wait:
+        with process:
+            engine.serve()
+            return process.wait()
+    thread = threading.Thread(target=engine.serve, name="fxview live engine", daemon=True)
+    thread.start()
+    return LiveSession(process, thread, engine)
+
+
+class LiveSession:
+    """A window serving a model from this process (show(wait=False)). The model is not copied:
+    a change to its weights shows at the next Reset."""
+
+    def __init__(self, process, thread, engine):
+        self.process, self._thread, self._engine = process, thread, engine
+
+    @property
+    def alive(self) -> bool:
+        """Whether the window is still connected."""
+        return self._thread.is_alive()
+
+    def wait(self, timeout=None) -> int:
+        """Waits for the window to close; returns the app's exit code."""
+        self._thread.join(timeout)
+        return self.process.wait(timeout)
+
+    def close(self) -> None:
+        """Ends the session: the window keeps its picture and says so."""
+        import socket
+
+        try:
+            self._engine.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self._thread.join(5)
+
+
+def export(model, args, path, kwargs=None, *, run=False, view=None, fxtrace=None):
+    """Writes what the app's File > Export writes, by `path`'s extension: .svg .png .pdf .dot
+    .json, or .txt (the graph as text: print(gm.graph) for a GraphModule), through fxtrace's
+    layout and export code. run=True runs the graph first (in this process, as show() does):
+    every node carries its record, and the JSON its output_check against model(*args).
+    Raises RuntimeError with fxtrace's sentence if it fails."""
+    from . import fxgraph
+
+    executable = find_fxtrace(fxtrace)
+    chosen = fxgraph.choose_view(model, _as_args(args), kwargs or {}, view)
+    if chosen.note:
+        warnings.warn(chosen.note, stacklevel=_caller_level())
+    out = os.path.abspath(os.fspath(path))
+    options = ["-o", out] + (["--run"] if run else [])
+    if chosen.kind == "script":
+        with tempfile.TemporaryDirectory(prefix="fxview-") as folder:
+            saved = _save_script(chosen.script, _as_args(args), kwargs, folder)
+            result = subprocess.run(
+                [*_launcher(executable), "export", saved.path, *options,
+                 *(["--input", f"file:{saved.inputs}"] if run else [])],
+                capture_output=True, text=True)
+    else:
+        from .live import LiveEngine, Session
+
+        session = Session(model, _as_args(args), kwargs, chosen,
+                          f"python:{type(model).__name__}")
+        process, sock = _connect(executable, ["export", *options, session.source],
+                                 {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE},
+                                 attach_last=True)
+        with process:
+            LiveEngine(session, sock).serve()
+            out_text, err_text = process.communicate()
+        result = subprocess.CompletedProcess(process.args, process.returncode,
+                                             out_text.decode(), err_text.decode())
+    if result.returncode != 0:
+        raise RuntimeError(f"fxtrace export failed ({result.returncode}): "
+                           f"{(result.stderr or result.stdout).strip()}")
+
+
+def find_fxtrace(fxtrace=None) -> str:
+    """The fxtrace executable: `fxtrace`, else $FXTRACE, else beside the app find_app() finds."""
+    for given in (fxtrace, os.environ.get("FXTRACE")):
+        if given:
+            found = shutil.which(os.fspath(given))
+            if found is None:
+                raise AppNotFoundError(f"{os.fspath(given)!r} is not an executable fxtrace.")
+            return found
+    beside = Path(find_app()).with_name("fxtrace")
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    found = shutil.which("fxtrace")
+    if found is None:
+        raise AppNotFoundError("fxtrace was not found beside fxview nor on PATH; set FXTRACE.")
+    return found
+
+
+def _as_args(args) -> tuple:
+    import torch
+
+    # A lone tensor would otherwise be split along its first dimension by tuple().
+    return (args,) if isinstance(args, torch.Tensor) else tuple(args)
+
+
+def _interactive() -> bool:
+    """Jupyter, IPython or the Python REPL: the process goes on after show() returns."""
+    if hasattr(sys, "ps1") or sys.flags.interactive:
+        return True
+    ipython = sys.modules.get("IPython")
+    return bool(ipython and getattr(ipython, "get_ipython", lambda: None)() is not None)
+
+
+def _launcher(executable: str) -> list[str]:
+    """How to start a program of this checkout's build: directly, or through scripts/in-root
+    on a host older than the Debian 13 the build was made in (a Python with its own PyTorch on
+    a Debian 12 host)."""
+    checkout = Path(__file__).resolve().parent.parent.parent
+    in_root = checkout / "scripts" / "in-root"
+    built = Path(executable).resolve()
+    if in_root.is_file() and checkout in built.parents and not os.environ.get("FXVIEW_IN_ROOT"):
+        try:
+            release = Path("/etc/debian_version").read_text().split(".")[0]
+            if release.isdigit() and int(release) < 13:
+                return [str(in_root), executable]
+        except OSError:
+            pass
+    return [executable]
+
+
+def _connect(executable, arguments, popen_kwargs, attach_last=False):
+    """Starts `executable arguments --attach SOCKET` on one end of a new socket and returns
+    (the process, this side's connected socket). The socket is an inherited descriptor, or
+    through scripts/in-root (and sudo, which closes inherited descriptors) a Unix socket in a
+    private folder that the app connects to."""
+    import socket
+
+    launcher = _launcher(executable)
+    if len(launcher) == 1:
+        ours, theirs = socket.socketpair()
+        with theirs:
+            attach = ["--attach", str(theirs.fileno())]
+            process = subprocess.Popen(
+                [*launcher, *(arguments + attach if attach_last else attach + arguments)],
+                pass_fds=(theirs.fileno(),), **popen_kwargs)
+        return process, ours
+    folder = tempfile.mkdtemp(prefix="fxview-live-")
+    path = os.path.join(folder, "engine.sock")
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(path)
+        listener.listen(1)
+        listener.settimeout(0.5)
+        attach = ["--attach", path]
+        process = subprocess.Popen(
+            [*launcher, *(arguments + attach if attach_last else attach + arguments)],
+            **popen_kwargs)
+        while True:
+            try:
+                ours, _ = listener.accept()
+                ours.settimeout(None)
+                return process, ours
+            except socket.timeout:
+                if process.poll() is not None:
+                    raise RuntimeError(f"{executable} exited ({process.returncode}) before it "
+                                       "connected to this Python") from None
+    finally:
+        listener.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _save_script(script, args, kwargs, folder) -> Saved:
+    import torch
+
+    path = os.path.join(folder, "model.pt")
+    torch.jit.save(script, path)
+    inputs = os.path.join(folder, "inputs.pt")
+    torch.save(tuple(args) + tuple(_in_signature_order(script, dict(kwargs or {})).values()),
+               inputs)
+    return Saved(path, inputs)
+
+
+def _show_file(executable, model, args, kwargs, chosen, wait, extra_args, popen_kwargs):
+    """The TorchScript view: saved to a temporary folder that the app opens and runs in its
+    own engine; the folder goes when the app exits."""
     folder = tempfile.mkdtemp(prefix="fxview-")
     handed_over = False  # True once the cleanup helper owns the folder
     try:
-        saved = save(model, args, folder, kwargs)
-        command = [executable, saved.path, "--input", f"file:{saved.inputs}", *extra_args]
+        saved = _save_script(chosen.script, _as_args(args), kwargs, folder)
+        command = [*_launcher(executable), saved.path, "--input", f"file:{saved.inputs}",
+                   *extra_args]
         if wait:
             # With wait=True give stdout= a file, not PIPE: nothing reads a pipe while waiting.
             with subprocess.Popen(command, **popen_kwargs) as app_process:

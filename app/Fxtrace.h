@@ -1,0 +1,62 @@
+#pragma once
+// fxtrace's pieces shared by its two files: fxtrace.cpp (the command line, graph, nodes, json,
+// run) and FxtraceExport.cpp (export: a file's graph, or a live engine's).
+
+#include <QString>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "InputSpec.h"
+#include "Interpreter.h"
+#include "Model.h"
+#include "Tracer.h"
+
+namespace fxview::fxtrace {
+
+constexpr int kOk = 0;
+constexpr int kModelFailed = 1;
+constexpr int kBadUsage = 2;
+
+struct Options {
+    std::string command;
+    std::string model;
+    std::string output;
+    std::vector<InputSpec> inputs;
+    std::uint64_t seed = 0;
+    std::string jsonFile;
+    std::string outputsFile;
+    bool showHidden = false;
+    bool keepValues = false;
+    bool tracePath = false;
+    // export
+    QString format;
+    bool run = false;
+    int steps = -1;
+    double scale = 2.0;
+    QString theme = "light";
+    bool transparent = false;
+    int depth = -1;                  // --depth: scopes deeper than this drawn as boxes
+    std::vector<std::string> expand; // --expand: scopes opened on top of --depth
+    // the engine process (any command)
+    double timeLimit = 0;
+    std::int64_t memoryLimit = 0;
+    bool inProcess = false;
+    // --attach FD: export what a live engine (the person's Python) serves on this socket
+    int attachFd = -1;
+};
+
+// Writes `text` to `path`; false, with a sentence on stderr, if it cannot.
+bool writeFile(const std::string& path, const std::string& text);
+
+// Inputs from --input, or guessed from the graph (and said so on stderr).
+bool chooseInputs(Interpreter& run, const Options& options, std::vector<InputSpec>& specs);
+
+// Draws the graph offscreen and writes it in the format asked for, through the same export
+// code the app uses: a file's graph (run first with --run or --step)...
+int exportPicture(const Options& options, const std::shared_ptr<Model>& model, TraceResult traced);
+// ...or the graph a live engine serves on options.attachFd, run there.
+int exportLive(const Options& options);
+
+} // namespace fxview::fxtrace

@@ -1,0 +1,294 @@
+"""The live engine: the person's model, in their own Python process, served to the fxview window
+(or to fxtrace) over the engine protocol (docs/protocol.md), as fxview-engine serves a file.
+
+One thread reads the window's frames (so that an Interrupt reaches a run in progress); the
+requests are handled one at a time, in order, by the thread that serves (a background thread
+for show(wait=False), the caller's for wait=True), each answered and then closed with Done.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+import sys
+import threading
+import time
+
+import torch
+
+from . import fxgraph, wire
+from .stepper import Stepper, bind_inputs, finish_outputs, unflatten_inputs
+from .summary import exactly_equal, summarize
+
+# Targets whose result is random: two runs need not agree (as core/run/OutputCheck.cpp's list).
+_RANDOM = ("dropout", "rand", "bernoulli", "multinomial", "normal", "uniform", "empty")
+
+
+def _runtime() -> str:
+    return (f"Python {sys.version.split()[0]}, PyTorch {torch.__version__}, "
+            f"pid {os.getpid()}")
+
+
+def _first_random(gm) -> str:
+    for n in gm.graph.nodes:
+        if n.op == "call_module":
+            try:
+                module = gm.get_submodule(n.target)
+            except AttributeError:
+                continue
+            if isinstance(module, torch.nn.modules.dropout._DropoutNd) and module.training:
+                return n.name
+        elif n.op in ("call_function", "call_method"):
+            name = str(getattr(n.target, "__name__", n.target)).lower()
+            if any(word in name for word in _RANDOM):
+                if "dropout" in name and n.kwargs.get("training", True) is False:
+                    continue
+                return n.name
+    return ""
+
+
+class Session:
+    """The person's model as the window sees it: the view's GraphModule, the inputs (the
+    arguments given to show() or specs the window asked for) and the run."""
+
+    def __init__(self, model, args, kwargs, view: fxgraph.View, source: str):
+        self.model, self.args, self.kwargs = model, tuple(args), dict(kwargs or {})
+        self.view, self.gm, self.source = view, view.gm, source
+        self.class_name = type(model).__qualname__
+        self.given = bind_inputs(self.gm, self.args, self.kwargs)
+        self.placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
+        self.specs = [wire.InputSpec(example=True) for _ in self.placeholders]
+        self.seed = 0
+        self.stepper = Stepper(self.gm, self.given)
+        self.output_check = wire.OutputCheck()
+
+    # --- what the window is sent ------------------------------------------------------------
+    def opened(self) -> wire.OpenedModel:
+        shapes = ", ".join(
+            f"{p.name}: {self._describe(v)}" for p, v in zip(self.placeholders, self.given))
+        return wire.OpenedModel(
+            className=self.class_name, graph=fxgraph.to_wire(self.gm, self.class_name),
+            graphText=fxgraph.graph_text(self.gm), inputs=self.specs, seed=self.seed,
+            inputNote=f"input: the arguments given to fxview ({shapes})" if shapes else "")
+
+    @staticmethod
+    def _describe(value) -> str:
+        if isinstance(value, torch.Tensor):
+            return f"{list(value.shape)} {fxgraph.dtype_name(value.dtype)}"
+        return type(value).__name__
+
+    def _frame(self) -> wire.FrameState | None:
+        at, path, kind = self.stepper, [], ""
+        while at.child:
+            node = at.child_node
+            kind = node.target if node.op == "call_function" else \
+                fxgraph.qualified_class(type(at.gm.get_submodule(node.target)))
+            kind = getattr(kind, "__qualname__", kind)
+            path.append(node.name)
+            at = at.child
+        if at is self.stepper:
+            return None
+        return wire.FrameState(
+            node=".".join(path), moduleType=str(kind),
+            graph=fxgraph.to_wire(at.gm, type(at.gm).__name__),
+            graphText=fxgraph.graph_text(at.gm), records=dict(at.records),
+            last=at.last_node(), next=at.next_node())
+
+    def state(self) -> wire.RunState:
+        s = self.stepper
+        if not s.finished:
+            self.output_check = wire.OutputCheck()
+        elif self.output_check.verdict == wire.NOT_CHECKED:
+            self.output_check = self.check_outputs()
+        return wire.RunState(
+            records=dict(s.records), order=list(s.order), last=s.last_node(), next=s.next_node(),
+            finished=s.finished, failed=s.failed, failure=s.failure,
+            outputCheck=self.output_check, depth=s.depth, inputs=self.specs, seed=self.seed,
+            inputValues=[summarize(v) for v in s.inputs], steppedInto=self._frame())
+
+    def executed_path(self) -> wire.PathState:
+        # A torch.fx graph has no branches or loops: what ran is the graph itself.
+        records = {name: r for name, r in self.stepper.records.items()
+                   if r.state == wire.DONE_STATE}
+        return wire.PathState(graph=fxgraph.to_wire(self.gm, self.class_name), records=records)
+
+    # --- what the window asks ---------------------------------------------------------------
+    def set_inputs(self, specs: list, seed: int) -> str:
+        """Makes the inputs the specs describe ("" or why not): `example` is the argument given
+        to show(); a shape is torch.randn after torch.manual_seed(seed) (integers in [0, 10),
+        bools 0/1) on the model's device; file:F is torch.load(F)."""
+        if len(specs) > len(self.placeholders):
+            return (f"{len(specs)} inputs were given, but the graph has "
+                    f"{len(self.placeholders)} placeholders.")
+        device = self.stepper.device or torch.device("cpu")
+        torch.manual_seed(seed)
+        made = []
+        for i, p in enumerate(self.placeholders):
+            spec = specs[i] if i < len(specs) else wire.InputSpec(example=True)
+            if spec.example:
+                made.append(self.given[i])
+            elif spec.file:
+                try:
+                    made.append(torch.load(spec.file, map_location=device))
+                except Exception as error:  # noqa: BLE001
+                    return f"Cannot read {spec.file} for {p.name}: {error}."
+            else:
+                dtype = getattr(torch, spec.dtype, None)
+                if not isinstance(dtype, torch.dtype):
+                    return f"{spec.dtype} is not a dtype PyTorch knows (for {p.name})."
+                if dtype.is_floating_point:
+                    made.append(torch.randn(spec.shape, dtype=dtype).to(device))
+                elif dtype == torch.bool:
+                    made.append(torch.randint(0, 2, spec.shape).to(dtype).to(device))
+                else:
+                    made.append(torch.randint(0, 10, spec.shape, dtype=dtype).to(device))
+        self.specs = list(specs) + [wire.InputSpec(example=True)] * (len(made) - len(specs))
+        self.seed = seed
+        breakpoints = self.stepper.breakpoints
+        self.stepper = Stepper(self.gm, made)
+        self.stepper.breakpoints = breakpoints
+        self.output_check = wire.OutputCheck()
+        return ""
+
+    def reference(self):
+        """The model's own forward on the run's inputs: the person's module on the arguments
+        given, or the GraphModule itself on inputs the window made."""
+        if all(spec.example for spec in self.specs):
+            return self.model(*self.args, **self.kwargs)
+        args, kwargs = unflatten_inputs(self.gm, self.stepper.inputs)
+        return self.gm(*args, **kwargs)
+
+    def check_outputs(self) -> wire.OutputCheck:
+        got = finish_outputs(self.gm, self.stepper.output)
+        try:
+            with torch.no_grad():
+                expected = self.reference()
+        except Exception as error:  # noqa: BLE001
+            return wire.OutputCheck(wire.FORWARD_FAILED,
+                                    f"The model's own forward raised {type(error).__name__} on "
+                                    f"this input ({error}); its output is not checked.")
+        if exactly_equal(got, expected):
+            return wire.OutputCheck(wire.EQUAL)
+        if random := _first_random(self.gm):
+            return wire.OutputCheck(wire.NONDETERMINISTIC,
+                                    f"The output is not checked: node '{random}' is random, so "
+                                    "two runs need not agree.")
+        output = self.stepper.nodes[-1].name
+        return wire.OutputCheck(wire.DIFFERS,
+                                f"The graph's output ('{output}') differs from the model's own "
+                                "forward on the same input: this is a bug of fxview's, please "
+                                "report it with the model.")
+
+
+class LiveEngine:
+    """Serves one Session over a connected socket until the peer closes it."""
+
+    def __init__(self, session: Session, sock: socket.socket):
+        self.session, self.sock = session, sock
+        self.requests: queue.Queue = queue.Queue()
+        self.busy = False
+        self.interrupted = threading.Event()
+        self.last_running = 0.0
+        self.write_lock = threading.Lock()
+
+    def send(self, kind: int, payload: bytes = b"") -> None:
+        with self.write_lock:
+            self.sock.sendall(wire.frame(kind, payload))
+
+    def _read(self) -> None:
+        stream = self.sock.makefile("rb")
+        try:
+            while (got := wire.read_frame(stream)) is not None:
+                if got[0] == wire.INTERRUPT:
+                    if self.busy or not self.requests.empty():
+                        self.interrupted.set()
+                else:
+                    self.requests.put(got)
+        except (OSError, wire.WireError):
+            pass
+        finally:
+            self.requests.put(None)
+
+    def serve(self) -> None:
+        """Answers requests until the window goes (it closed, or the socket broke)."""
+        hello = wire.EngineHello(pid=os.getpid(), live=True, runtime=_runtime(),
+                                 confinement="it runs in your own Python process "
+                                             f"(pid {os.getpid()}), as your code does")
+        try:
+            self.send(wire.HELLO, wire.encode(hello))
+            threading.Thread(target=self._read, name="fxview reader", daemon=True).start()
+            while (request := self.requests.get()) is not None:
+                self.busy = True
+                try:
+                    self.handle(*request)
+                    self.send(wire.DONE)
+                finally:
+                    self.busy = False
+                    if self.requests.empty():
+                        self.interrupted.clear()
+        except (OSError, wire.WireError):
+            pass  # the window went away: the session ends
+        finally:
+            self.sock.close()
+
+    def _before_node(self, next_name: str) -> bool:
+        now = time.monotonic()
+        if now - self.last_running > 0.05:
+            self.last_running = now
+            self.send(wire.RUNNING, wire.encode(next_name))
+        if self.interrupted.is_set():
+            self.interrupted.clear()
+            return False
+        return True
+
+    def publish(self) -> None:
+        self.send(wire.STATE, wire.encode(self.session.state()))
+
+    def handle(self, kind: int, payload: bytes) -> None:
+        s = self.session
+        try:
+            if kind == wire.OPEN:
+                wire.decode(payload, wire.OpenRequest)  # the source names this session
+                self.send(wire.PROGRESS, wire.encode(wire.ProgressNote(
+                    f"Reading {s.class_name}'s graph", 40)))
+                self.send(wire.OPENED, wire.encode(s.opened()))
+                self.publish()
+            elif kind == wire.SET_INPUTS:
+                request = wire.decode(payload, wire.InputsRequest)
+                error = s.set_inputs(request.inputs, request.seed)
+                if error:
+                    return self.send(wire.INPUTS_REJECTED, wire.encode(error))
+                self.send(wire.INPUTS_APPLIED, wire.encode(request))
+                self.publish()
+            elif kind == wire.COMMAND:
+                self.command(wire.decode(payload, wire.CommandRequest))
+            elif kind == wire.SET_BREAKPOINT:
+                request = wire.decode(payload, wire.BreakpointRequest)
+                (s.stepper.breakpoints.add if request.on else s.stepper.breakpoints.discard)(
+                    request.node)
+            elif kind == wire.EXECUTED_PATH:
+                self.send(wire.PATH, wire.encode(s.executed_path()))
+            else:
+                raise wire.WireError(f"an unknown request {kind}")
+        except wire.WireError:
+            raise
+        except Exception as error:  # noqa: BLE001 - one sentence, the session stays
+            line = (str(error).strip().splitlines() or ["no message"])[0]
+            self.send(wire.FAILED, wire.encode(
+                f"The live engine stopped on an unexpected error ({type(error).__name__}: "
+                f"{line}); the model stays open, Reset (Ctrl+Shift+F5) to run again."))
+
+    def command(self, request: wire.CommandRequest) -> None:
+        stepper = self.session.stepper
+        stepper.before_node = self._before_node
+        self.send(wire.RUNNING, wire.encode(stepper.next_node()))
+        commands = {wire.STEP: stepper.step, wire.STEP_INTO: stepper.step_into,
+                    wire.STEP_OUT: stepper.step_out, wire.RUN_TO_END: stepper.run_to_end,
+                    wire.RESET: stepper.reset,
+                    wire.RUN_TO: lambda: stepper.run_to(request.node)}
+        if request.command not in commands:
+            raise wire.WireError("an unknown run command")
+        with torch.no_grad():
+            commands[request.command]()
+        self.publish()

@@ -1,0 +1,259 @@
+"""A GraphModule run node by node the way a debugger steps, each node by
+torch.fx.Interpreter.run_node on the real module: the Python twin of core/run/Interpreter (the
+same commands and the same stops: step, step into a call_module's own traced graph, step out,
+run to a node, run to the end or a breakpoint, reset)."""
+
+from __future__ import annotations
+
+import inspect
+import os
+import time
+import traceback
+
+import torch
+import torch.fx
+from torch.fx.graph import _PyTreeCodeGen
+
+from . import fxgraph, wire
+from .summary import summarize
+
+_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
+_OWN_DIR = os.path.dirname(__file__) + os.sep
+
+
+def _where(error: BaseException) -> str:
+    """The innermost line of the person's own code in the error's traceback, as
+    'file.py:12 in forward: `x = self.fc(x)`', or ''."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__)
+              if not f.filename.startswith((_TORCH_DIR, _OWN_DIR))
+              and not f.filename.startswith("<eval_with_key>")]
+    if not frames:
+        return ""
+    f = frames[-1]
+    line = f" `{f.line.strip()}`" if f.line else ""
+    return f" at {os.path.basename(f.filename)}:{f.lineno} in {f.name}:{line}".rstrip(":")
+
+
+def _device_of(module: torch.nn.Module) -> torch.device | None:
+    for p in module.parameters():
+        return p.device
+    for b in module.buffers():
+        return b.device
+    return None
+
+
+def _synchronize(device) -> None:
+    if device is not None and device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+class Stepper:
+    """One GraphModule's run. `inputs` are the placeholders' values in order (flat)."""
+
+    def __init__(self, gm: torch.fx.GraphModule, inputs: list, prefix: str = ""):
+        self.gm = gm
+        self.interpreter = torch.fx.Interpreter(gm)
+        self.nodes = list(gm.graph.nodes)
+        self.by_name = {n.name: n for n in self.nodes}
+        self.inputs = list(inputs)
+        self.prefix = prefix
+        self.device = _device_of(gm)
+        self.breakpoints: set[str] = set()
+        self.before_node = None  # (next name) -> bool: False stops the run there (Pause)
+        self.reset()
+
+    # --- state ------------------------------------------------------------------------------
+    def reset(self) -> None:
+        self.interpreter.env = {}
+        self.pc = 0
+        self.records = {n.name: wire.NodeRecord() for n in self.nodes}
+        self.order: list[str] = []
+        self.last = ""
+        self.child: Stepper | None = None
+        self.child_node: torch.fx.Node | None = None
+        self.finished = self.failed = False
+        self.failure = ""
+        self.output = None
+
+    @property
+    def depth(self) -> int:
+        return 1 + self.child.depth if self.child else 0
+
+    def last_node(self) -> str:
+        if self.child and self.child.last_node():
+            return f"{self.child_node.name}.{self.child.last_node()}"
+        return self.last
+
+    def next_node(self) -> str:
+        if self.child:
+            return f"{self.child_node.name}.{self.child.next_node()}"
+        return self.nodes[self.pc].name if self.pc < len(self.nodes) and not self.failed else ""
+
+    def _go_on(self) -> bool:
+        return self.before_node is None or self.before_node(self.next_node())
+
+    # --- running one node -------------------------------------------------------------------
+    def _run_node(self, node: torch.fx.Node):
+        if node.op == "placeholder":
+            index = sum(1 for n in self.nodes[:self.pc] if n.op == "placeholder")
+            return self.inputs[index]
+        return self.interpreter.run_node(node)
+
+    def _done(self, node: torch.fx.Node, value, elapsed_us: float) -> None:
+        env = self.interpreter.env
+        env[node] = value
+        record = self.records[node.name]
+        record.state, record.value = wire.DONE_STATE, summarize(value)
+        record.timeUs, record.runs = elapsed_us, record.runs + 1
+        self.order.append(node.name)
+        self.last = node.name
+        # Values no later node needs go, as torch.fx.Interpreter.run frees them.
+        for gone in self.interpreter.user_to_last_uses.get(node, []):
+            env.pop(gone, None)
+        self.pc += 1
+        if node.op == "output":
+            self.finished = True
+            self.output = value
+
+    def _fail(self, node: torch.fx.Node, error: BaseException) -> None:
+        message = str(error).strip().splitlines()
+        message = message[0] if message else "no message"
+        self.failure = (f"Node '{node.name}' ({node.op} {fxgraph._target(node)}) raised "
+                        f"{type(error).__name__}: {message}{_where(error)}. Change the input "
+                        "or the model, then reset and run again.")
+        record = self.records[node.name]
+        record.state, record.error = wire.FAILED_STATE, self.failure
+        self.failed = True
+        self.last = node.name
+        self.order.append(node.name)
+
+    def _advance(self) -> None:
+        if self.finished or self.failed:
+            return
+        node = self.nodes[self.pc]
+        _synchronize(self.device)
+        start = time.perf_counter()
+        try:
+            value = self._run_node(node)
+            _synchronize(self.device)
+        except Exception as error:  # noqa: BLE001 - the model's error is the person's to see
+            self._fail(node, error)
+            return
+        self._done(node, value, (time.perf_counter() - start) * 1e6)
+
+    # --- stepping into a module or a function -----------------------------------------------
+    def _inner_graph(self, node: torch.fx.Node):
+        """The node's own traced graph and its inputs, or None when it has none to show."""
+        if node.op == "call_module":
+            root = self.gm.get_submodule(node.target)
+        elif node.op == "call_function" and inspect.isfunction(node.target) \
+                and not node.target.__module__.startswith("torch"):
+            root = node.target  # a torch.fx.wrap'ped function of the person's own
+        else:
+            return None
+        args, kwargs = self.interpreter.fetch_args_kwargs_from_env(node)
+        try:
+            inner = fxgraph.symbolic_trace(root)
+            bound = inspect.signature(inner.forward).bind(*args, **kwargs)
+        except Exception:  # noqa: BLE001 - it cannot be traced: it runs whole
+            return None
+        bound.apply_defaults()
+        inputs = []
+        for p in inner.graph.nodes:
+            if p.op == "placeholder":
+                inputs.append(bound.arguments.get(p.target.lstrip("*")))
+        return inner, inputs
+
+    def _step_child(self, into: bool) -> None:
+        self.child.step_into() if into else self.child.step()
+        self.order.append(f"{self.child_node.name}.{self.child.last_node()}")
+        if self.child.failed:
+            self.failure = f"Inside '{self.child_node.name}': {self.child.failure}"
+            record = self.records[self.child_node.name]
+            record.state, record.error = wire.FAILED_STATE, self.failure
+            self.failed = True
+        elif self.child.finished:
+            node, child = self.child_node, self.child
+            self.child = self.child_node = None
+            total = sum(r.timeUs for r in child.records.values())
+            self._done(node, child.output, total)
+
+    # --- the debugger's commands ------------------------------------------------------------
+    def step(self) -> None:
+        if self.child:
+            return self._step_child(False)
+        self._advance()
+
+    def step_into(self) -> None:
+        if self.child:
+            return self._step_child(True)
+        if self.finished or self.failed:
+            return
+        node = self.nodes[self.pc]
+        inner = self._inner_graph(node)
+        if inner is None:
+            return self._advance()
+        self.child = Stepper(inner[0], inner[1], prefix=node.name)
+        self.child_node = node
+        self._step_child(False)
+
+    def step_out(self) -> None:
+        if not self.child:
+            return self.run_to_end()
+        while self.child and not self.failed:
+            if not self._go_on():
+                return
+            self._step_child(False)
+
+    def run_to(self, name: str) -> None:
+        while not self.finished and not self.failed:
+            if not self._go_on():
+                return
+            self.step()
+            if self.failed or self.last_node() == name:
+                return
+
+    def run_to_end(self) -> None:
+        first = True
+        while not self.finished and not self.failed:
+            # A breakpoint stops the run before its node; continuing from it runs that node.
+            if not first and self.next_node() in self.breakpoints:
+                return
+            first = False
+            if not self._go_on():
+                return
+            self.step()
+
+
+def bind_inputs(gm: torch.fx.GraphModule, args, kwargs) -> list:
+    """The placeholders' values, in order, for a call gm(*args, **kwargs): a torch.export
+    module's inputs are flattened by its in_spec as its own forward does; other GraphModules
+    bind their forward's signature, defaults included."""
+    if isinstance(gm.graph._codegen, _PyTreeCodeGen):
+        signature = inspect.signature(gm.forward)
+        bound = signature.bind(*args, **kwargs)
+        return list(gm.graph.process_inputs(*bound.args, **bound.kwargs))
+    bound = inspect.signature(gm.forward).bind(*args, **kwargs)
+    bound.apply_defaults()
+    values = []
+    for n in gm.graph.nodes:
+        if n.op == "placeholder":
+            name = n.target.lstrip("*")
+            values.append(bound.arguments[name] if name in bound.arguments else
+                          (n.args[0] if n.args else None))
+    return values
+
+
+def finish_outputs(gm: torch.fx.GraphModule, output):
+    """The run's output as gm(...) returns it (a torch.export module's out_spec applied)."""
+    return gm.graph.process_outputs(output)
+
+
+def unflatten_inputs(gm: torch.fx.GraphModule, values: list) -> tuple[tuple, dict]:
+    """The call gm(*args, **kwargs) whose placeholders get `values`: bind_inputs undone."""
+    if isinstance(gm.graph._codegen, _PyTreeCodeGen):
+        import torch.utils._pytree as pytree
+
+        args, kwargs = pytree.tree_unflatten(values, gm.graph._codegen.pytree_info.in_spec)
+        return tuple(args), dict(kwargs)
+    return tuple(values), {}

@@ -1,0 +1,102 @@
+"""What a value looks like to the window (the protocol's ValueSummary), computed as the C++
+engine computes it (core/run/TorchValues.cpp): shape, stride, dtype, device; min, max, mean and
+unbiased std over the finite values; NaN and Inf counts; a 24-bin histogram of all values or,
+for a big tensor, of 64 evenly spaced runs of 64."""
+
+from __future__ import annotations
+
+import torch
+
+from . import wire
+from .fxgraph import dtype_name
+
+HISTOGRAM_BINS = 24
+RUNS, RUN_LENGTH = 64, 64
+
+
+def _float_repr(value: float) -> str:
+    return repr(float(value))
+
+
+def _stats(t: torch.Tensor, s: wire.ValueSummary) -> None:
+    if t.is_quantized:  # its values are what it stands for: scale * (q - zero_point)
+        t = t.dequantize()
+    if t.numel() == 0 or t.is_complex() or t.dtype == torch.bool:
+        return
+    flat = t.detach().reshape(-1).to("cpu", torch.float64)
+    nan = torch.isnan(flat)
+    inf = torch.isinf(flat)
+    s.nanCount, s.infCount = int(nan.sum()), int(inf.sum())
+    finite = flat[~(nan | inf)] if (s.nanCount or s.infCount) else flat
+    n = finite.numel()
+    if n == 0:
+        return
+    s.hasStats = True
+    s.min, s.max = float(finite.min()), float(finite.max())
+    s.mean = float(finite.mean())
+    s.std = float(finite.std()) if n > 1 else 0.0
+    # The histogram's sample, as the C++ engine takes it (non-finite values are skipped).
+    values = flat
+    if flat.numel() > RUNS * RUN_LENGTH:
+        spacing = flat.numel() // RUNS
+        starts = torch.arange(RUNS) * spacing
+        values = flat[(starts[:, None] + torch.arange(RUN_LENGTH)[None, :]).reshape(-1)]
+    values = values[torch.isfinite(values)]
+    span = s.max - s.min
+    per_unit = HISTOGRAM_BINS / span if span > 0 else 0.0
+    bins = ((values - s.min) * per_unit).to(torch.int64).clamp(0, HISTOGRAM_BINS - 1)
+    s.histogram = torch.bincount(bins, minlength=HISTOGRAM_BINS).tolist()
+    s.histogramSample = values.numel()
+
+
+def summarize(value, with_stats: bool = True) -> wire.ValueSummary:
+    s = wire.ValueSummary()
+    if isinstance(value, torch.Tensor):
+        s.type = "Tensor"
+        s.shape, s.dtype, s.device = list(value.shape), dtype_name(value.dtype), str(value.device)
+        s.stride = list(value.stride()) if value.layout == torch.strided else []
+        s.numel = value.numel()
+        s.bytes = value.numel() * value.element_size()
+        if with_stats:
+            _stats(value, s)
+    elif isinstance(value, (tuple, list)):
+        s.type = "tuple" if isinstance(value, tuple) else "list"
+        s.items = [summarize(v, with_stats) for v in value]
+    elif isinstance(value, dict):
+        s.type = "dict"
+        s.items = [summarize(v, with_stats) for v in value.values()]
+        s.value = ", ".join(str(k) for k in value)
+    elif value is None:
+        s.type = s.value = "None"
+    elif isinstance(value, bool):
+        s.type, s.value = "bool", str(value)
+    elif isinstance(value, int):
+        s.type, s.value = "int", str(value)
+    elif isinstance(value, float):
+        s.type, s.value = "float", _float_repr(value)
+    elif isinstance(value, str):
+        s.type, s.value = "str", value
+    elif isinstance(value, torch.Size):
+        s.type, s.value = "torch.Size", str(list(value))
+    else:
+        s.type = type(value).__qualname__
+        text = repr(value)
+        s.value = text if len(text) <= 200 else text[:197] + "..."
+    return s
+
+
+def exactly_equal(a, b) -> bool:
+    """torch.equal item by item, dtype and shape included; == for the rest."""
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+                and a.dtype == b.dtype and a.shape == b.shape and a.device == b.device
+                and bool(torch.equal(a, b)))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        same_kind = isinstance(a, tuple) == isinstance(b, tuple)
+        return same_kind and len(a) == len(b) and all(exactly_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(exactly_equal(a[k], b[k]) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - a value whose == is not a bool is not equal
+        return False

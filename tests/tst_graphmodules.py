@@ -1,0 +1,180 @@
+"""fxview.export on GraphModules a torch.fx user makes, against torch.fx itself (issue 22):
+- the .txt export equals print(gm.graph), byte for byte;
+- run=True's JSON carries every node's shape as ShapeProp records it, and the verdict "equal"
+  (the interpreted run against gm(*args), in this process);
+- a module symbolic_trace cannot trace is shown as torch.export's graph, with the sentence.
+
+Models: TinyNet after a person's pass, torchvision's resnet18, mobilenet_v3_small, vit_b_16,
+swin_t and convnext_tiny as symbolic_trace traces them, torch.fx.wrap'ped functions with a custom
+leaf module (a Tracer subclass), and an FX graph mode quantized model (prepare_fx/convert_fx).
+Run by CTest as python_graphmodules (FXVIEW_APP and FXTRACE name the built programs).
+"""
+
+import json
+import os
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+import torch
+import torch.fx
+import torchvision
+from torch.fx.passes.shape_prop import ShapeProp
+
+import fxview
+
+sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+import live_models  # noqa: E402 - TinyNet and the person's pass, shared with tst_live
+
+WORK = Path(tempfile.mkdtemp(prefix="tst_graphmodules-"))
+
+
+def scale_and_shift(x, s):
+    return x * s + 1.0
+
+
+torch.fx.wrap("scale_and_shift")
+
+
+class Clamp(torch.nn.Module):
+    """A person's own module that their tracer keeps whole (a leaf)."""
+
+    def forward(self, x):
+        return x.clamp(-1, 1)
+
+
+class WithLeaf(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+        self.clamp = Clamp()
+
+    def forward(self, x):
+        y = scale_and_shift(self.fc(x), 0.5)
+        return self.clamp(y)[:, : x.shape[1] // 2]
+
+
+class LeafTracer(torch.fx.Tracer):
+    def is_leaf_module(self, m, qualname):
+        return isinstance(m, Clamp) or super().is_leaf_module(m, qualname)
+
+
+class ShapeBranch(torch.nn.Module):
+    """Control flow on a shape: symbolic_trace cannot trace it, torch.export specialises it."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 2)
+
+    def forward(self, x):
+        if x.shape[0] > 2:
+            return torch.relu(self.fc(x))
+        return self.fc(x)
+
+
+def traced(model):
+    return torch.fx.symbolic_trace(model.eval())
+
+
+def quantized():
+    from torch.ao.quantization import get_default_qconfig_mapping
+    from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3), torch.nn.ReLU(),
+                                torch.nn.Conv2d(8, 4, 3)).eval()
+    x = torch.randn(1, 3, 16, 16)
+    prepared = prepare_fx(model, get_default_qconfig_mapping("x86"), (x,))
+    for _ in range(4):
+        prepared(torch.randn(1, 3, 16, 16))
+    return convert_fx(prepared), x
+
+
+def graph_modules():
+    """(name, GraphModule, args) for every model of the docstring."""
+    torch.manual_seed(0)
+    image = torch.randn(1, 3, 224, 224)
+    yield "tinynet_pass", live_models.a_pass(traced(live_models.TinyNet())), (torch.randn(3, 4),)
+    for name in ("resnet18", "mobilenet_v3_small", "vit_b_16", "swin_t", "convnext_tiny"):
+        yield name, traced(getattr(torchvision.models, name)(weights=None)), (image,)
+    leaf = WithLeaf()
+    yield "wrapped_and_leaf", torch.fx.GraphModule(leaf, LeafTracer().trace(leaf), "WithLeaf"), \
+        (torch.randn(3, 4),)
+    gm, x = quantized()
+    yield "fx_quantized", gm, (x,)
+
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+    return condition
+
+
+def shapes_from_json(document):
+    return {n["name"]: n["meta"]["value"].get("shape") for n in document["nodes"]
+            if n.get("meta", {}).get("value", {}).get("type") == "Tensor"}
+
+
+def check_graph_module(name, gm, args):
+    started = time.monotonic()
+    text = WORK / f"{name}.txt"
+    fxview.export(gm, args, text)
+    check(text.read_text() == str(gm.graph) + "\n", f"{name}: the .txt is not print(gm.graph)")
+    document_path = WORK / f"{name}.json"
+    fxview.export(gm, args, document_path, run=True)
+    document = json.loads(document_path.read_text())
+    verdict = document.get("output_check", {})
+    check(verdict.get("verdict") == "equal", f"{name}: output_check {verdict}")
+    ShapeProp(gm).propagate(*args)
+    expected = {n.name: list(n.meta["tensor_meta"].shape) for n in gm.graph.nodes
+                if isinstance(n.meta.get("tensor_meta"), torch.fx.passes.shape_prop.TensorMetadata)}
+    got = shapes_from_json(document)
+    wrong = [(n, got.get(n), s) for n, s in expected.items() if got.get(n) != s]
+    check(expected and not wrong, f"{name}: shapes differ from ShapeProp's: {wrong[:3]}")
+    print(f"ok   {name}: {len(gm.graph.nodes)} nodes, text, {len(expected)} shapes and the "
+          f"verdict as torch.fx's ({time.monotonic() - started:.1f} s)")
+
+
+def check_fallback_to_export():
+    model, x = ShapeBranch().eval(), torch.randn(3, 4)
+    text = WORK / "fallback.txt"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fxview.export(model, (x,), text)
+    notes = [str(w.message) for w in caught if w.filename == __file__]
+    check(any(n.startswith("torch.fx.symbolic_trace cannot trace ShapeBranch (") and
+              n.endswith("showing torch.export's graph instead.") and "\n" not in n
+              for n in notes), f"fallback warning: {notes}")
+    expected = str(torch.export.export(model, (x,)).module().graph) + "\n"
+    check(text.read_text() == expected, "the fallback's text is not torch.export's graph")
+    # view= chooses: TinyNet as torch.export sees it.
+    tiny = live_models.TinyNet()
+    fxview.export(tiny, (x,), WORK / "tiny_export.txt", view="export")
+    expected = str(torch.export.export(tiny, (x,)).module().graph) + "\n"
+    check((WORK / "tiny_export.txt").read_text() == expected, "view='export' is not export's")
+    print("ok   fallback to torch.export's graph, and view='export'")
+
+
+def main():
+    passed = failed = 0
+    groups = [(name, check_graph_module, (name, gm, args)) for name, gm, args in graph_modules()]
+    groups.append(("fallback", check_fallback_to_export, ()))
+    for name, run, args in groups:
+        before = len(failures)
+        try:
+            run(*args)
+        except Exception:
+            check(False, f"{name}: {traceback.format_exc()}")
+        passed, failed = (passed + 1, failed) if len(failures) == before else (passed, failed + 1)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+// The window, offscreen, against a live Python session (python/fxview/live.py run by the root's
+// python3 on tests/fixtures/live_models.py): the graph shown is the one torch.fx traced, its
+// text equals print(traced.graph), and stepping runs in that Python process (issue 22).
+
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <csignal>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "GraphScene.h"
+#include "MainWindow.h"
+#include "WindowSupport.h"
+
+using namespace fxview;
+
+namespace {
+
+// A Python process serving one of live_models.py's models on its end of a socket pair.
+struct LivePython {
+    pid_t pid = -1;
+    int socket = -1;
+    std::string expectedText; // what print(traced.graph) wrote there
+};
+
+LivePython startPython(const QString& model, const QTemporaryDir& dir) {
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0)
+        return {};
+    std::string text = dir.filePath(model + ".txt").toStdString();
+    std::string script = FXVIEW_SOURCE_DIR "/tests/fixtures/live_models.py";
+    std::string name = model.toStdString(), fd = std::to_string(pair[1]);
+    pid_t pid = ::fork();
+    if (pid == 0) {
+        ::close(pair[0]);
+        ::setenv("PYTHONPATH", FXVIEW_SOURCE_DIR "/python", 1);
+        ::execl(FXVIEW_PYTHON_PATH, "python3", script.c_str(), name.c_str(), fd.c_str(),
+                text.c_str(), nullptr);
+        ::_exit(127);
+    }
+    ::close(pair[1]);
+    return {pid, pair[0], text};
+}
+
+std::string readAll(const std::string& path) {
+    QFile file(QString::fromStdString(path));
+    return file.open(QIODevice::ReadOnly) ? file.readAll().toStdString() : std::string();
+}
+
+std::vector<std::int64_t> shapeOf(const MainWindow& window, const std::string& node) {
+    auto it = window.run().records.find(node);
+    return it == window.run().records.end() ? std::vector<std::int64_t>{} : it->second.value.shape;
+}
+
+} // namespace
+
+class TestLive : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void cleanup();
+    void showsTheTracedGraphAndStepsIt();
+    void showsThePersonsPass();
+    void stepsIntoAModuleAndOut();
+    void raisingNodeNamesTheLine();
+    void resetInterruptsARunBetweenNodes();
+    void pythonGoingAwayKeepsThePicture();
+
+private:
+    // Starts `model` in Python and opens it in a new window; false if it did not show.
+    bool openLive(const QString& model);
+    QTemporaryDir dir_;
+    LivePython python_;
+    std::unique_ptr<MainWindow> window_;
+};
+
+void TestLive::init() {
+    QVERIFY(dir_.isValid());
+    // The window's settings (recent files, scopes) stay out of the user's.
+    qputenv("XDG_CONFIG_HOME", dir_.filePath("config").toUtf8());
+}
+
+void TestLive::cleanup() {
+    window_.reset();
+    Engine::setSettings({});
+    if (python_.pid > 0) {
+        ::kill(python_.pid, SIGKILL);
+        ::waitpid(python_.pid, nullptr, 0);
+    }
+    python_ = {};
+}
+
+bool TestLive::openLive(const QString& model) {
+    python_ = startPython(model, dir_);
+    if (python_.pid <= 0)
+        return false;
+    EngineSettings settings;
+    settings.attachFd = python_.socket;
+    Engine::setSettings(settings);
+    window_ = std::make_unique<MainWindow>();
+    window_->show();
+    QSignalSpy shown(window_.get(), SIGNAL(runShown()));
+    window_->openModel("python:" + model);
+    return shown.wait(60000) && settle(*window_);
+}
+
+void TestLive::showsTheTracedGraphAndStepsIt() {
+    QVERIFY(openLive("tinynet"));
+    // Five nodes, as torch.fx traced them, and the text print(traced.graph) wrote.
+    const Graph& graph = window_->model().graph;
+    QStringList names;
+    for (const Node& n : graph.nodes)
+        names << QString::fromStdString(n.name);
+    QCOMPARE(names, QStringList({"x", "fc1", "relu", "fc2", "output"}));
+    QCOMPARE(graph.nodes[2].target, std::string("torch.relu"));
+    QCOMPARE(window_->model().graphText, readAll(python_.expectedText));
+    QVERIFY(window_->model().live);
+    QVERIFY2(window_->windowTitle().contains("live in Python"), qPrintable(window_->windowTitle()));
+
+    // Each step lights the next node with the shape it produced in Python.
+    const std::vector<std::pair<std::string, std::vector<std::int64_t>>> steps = {
+        {"x", {3, 4}}, {"fc1", {3, 8}}, {"relu", {3, 8}}, {"fc2", {3, 2}}};
+    for (const auto& [node, shape] : steps) {
+        QSignalSpy stepped(window_.get(), SIGNAL(runShown()));
+        press(*window_, QKeySequence(Qt::Key_F10));
+        QVERIFY(stepped.wait(60000) && settle(*window_));
+        QCOMPARE(window_->currentNode().toStdString(), node);
+        QCOMPARE(shapeOf(*window_, node), shape);
+    }
+    QSignalSpy finished(window_.get(), SIGNAL(runShown()));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(finished.wait(60000) && settle(*window_));
+    QVERIFY(window_->run().finished);
+    QCOMPARE(window_->run().outputCheck.verdict, OutputCheck::Verdict::Equal);
+    QVERIFY2(window_->statusText().contains("output equal to forward"),
+             qPrintable(window_->statusText()));
+    // Its exports: the text is print(traced.graph); the JSON has the run and its verdict.
+    QString text = dir_.filePath("export.txt"), json = dir_.filePath("export.json");
+    QCOMPARE(window_->exportTo(text), QString());
+    QCOMPARE(readAll(text.toStdString()), readAll(python_.expectedText));
+    QCOMPARE(window_->exportTo(json), QString());
+    std::string document = readAll(json.toStdString());
+    QVERIFY(document.find("\"output_check\": {\"verdict\": \"equal\"") != std::string::npos);
+    QVERIFY(document.find("\"shape\": [3, 2]") != std::string::npos);
+}
+
+void TestLive::showsThePersonsPass() {
+    QVERIFY(openLive("passed"));
+    // The person's names and targets, not fxview's.
+    const Node* renamed = window_->model().graph.find("activation");
+    QVERIFY(renamed);
+    QCOMPARE(renamed->target, std::string("torch._C._nn.gelu")); // as print(graph) names it
+    QVERIFY(window_->model().graph.find("half_scale"));
+    QCOMPARE(window_->model().graphText, readAll(python_.expectedText));
+    QSignalSpy finished(window_.get(), SIGNAL(runShown()));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(finished.wait(60000) && settle(*window_));
+    QCOMPARE(window_->run().outputCheck.verdict, OutputCheck::Verdict::Equal);
+    QCOMPARE(shapeOf(*window_, "half_scale"), (std::vector<std::int64_t>{3, 8}));
+}
+
+void TestLive::stepsIntoAModuleAndOut() {
+    QVERIFY(openLive("tinynet"));
+    press(*window_, QKeySequence(Qt::Key_F10)); // x
+    QVERIFY(settle(*window_));
+    QSignalSpy into(window_.get(), SIGNAL(runShown()));
+    press(*window_, QKeySequence(Qt::Key_F11)); // into fc1: its own traced graph
+    QVERIFY(into.wait(60000) && settle(*window_));
+    QCOMPARE(window_->run().depth, 1);
+    QVERIFY(window_->run().inside);
+    QVERIFY(window_->run().inside->graph.find("linear"));
+    QSignalSpy out(window_.get(), SIGNAL(runShown()));
+    press(*window_, QKeySequence(Qt::SHIFT | Qt::Key_F11));
+    QVERIFY(out.wait(60000) && settle(*window_));
+    QCOMPARE(window_->run().depth, 0);
+    QCOMPARE(window_->currentNode(), QString("fc1"));
+    QCOMPARE(shapeOf(*window_, "fc1"), (std::vector<std::int64_t>{3, 8}));
+}
+
+void TestLive::raisingNodeNamesTheLine() {
+    QVERIFY(openLive("raises"));
+    QSignalSpy failed(window_.get(), SIGNAL(runShown()));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(failed.wait(60000) && settle(*window_));
+    QVERIFY(window_->run().failed);
+    const QString failure = QString::fromStdString(window_->run().failure);
+    QVERIFY2(failure.contains("ValueError: x has negative entries") &&
+                 failure.contains("live_models.py:") &&
+                 failure.contains("raise ValueError(\"x has negative entries\")"),
+             qPrintable(failure));
+}
+
+void TestLive::resetInterruptsARunBetweenNodes() {
+    QVERIFY(openLive("slow"));
+    press(*window_, QKeySequence(Qt::Key_F5)); // five nodes of 0.3 s
+    QTest::qWait(450);
+    QVERIFY(window_->engine()->busy());
+    QElapsedTimer timer;
+    timer.start();
+    press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
+    QVERIFY(settle(*window_, 5000));
+    // Stopped at the next node's start, then reset: never killed, the session goes on.
+    QVERIFY2(timer.elapsed() < 1000, qPrintable(QString("%1 ms").arg(timer.elapsed())));
+    QVERIFY(window_->currentNode().isEmpty());
+    QVERIFY(!window_->run().finished);
+    QSignalSpy stepped(window_.get(), SIGNAL(runShown()));
+    press(*window_, QKeySequence(Qt::Key_F10));
+    QVERIFY(stepped.wait(60000) && settle(*window_));
+    QCOMPARE(window_->currentNode(), QString("x"));
+}
+
+void TestLive::pythonGoingAwayKeepsThePicture() {
+    QVERIFY(openLive("tinynet"));
+    const int nodes = window_->scene()->nodeCount();
+    QSignalSpy ended(window_->engine(), SIGNAL(liveEnded(QString)));
+    ::kill(python_.pid, SIGKILL);
+    QVERIFY(ended.wait(10000));
+    QVERIFY2(window_->bannerText().contains("Your Python session ended"),
+             qPrintable(window_->bannerText()));
+    QCOMPARE(window_->scene()->nodeCount(), nodes);
+    press(*window_, QKeySequence(Qt::Key_F10)); // nothing to run: nothing happens
+    QVERIFY(settle(*window_));
+    QVERIFY(window_->currentNode().isEmpty());
+}
+
+QTEST_MAIN(TestLive)
+#include "tst_live.moc"

@@ -1,0 +1,215 @@
+// The C++ half of the protocol's round trip (tests/tst_wire.py has the Python half).
+//   wire_peer echo     reads frames on stdin, decodes each as its kind's message and writes it
+//                      back re-encoded: a field the two sides disagree on changes the bytes
+//   wire_peer samples  writes one frame of every message, every string field holding its own
+//                      field name (so the Python side can tell swapped fields apart)
+// Exits 1 with a sentence on a frame it cannot decode.
+
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <unistd.h>
+
+#include "EngineProtocol.h"
+#include "Wire.h"
+
+using namespace fxview;
+
+namespace {
+
+template <typename M> std::string reencoded(const std::string& payload) {
+    M m;
+    decode(payload, m);
+    return encode(m);
+}
+
+std::string reencode(EngineMessage kind, const std::string& payload) {
+    switch (kind) {
+    case EngineMessage::Open:
+        return reencoded<OpenRequest>(payload);
+    case EngineMessage::SetInputs:
+    case EngineMessage::InputsApplied:
+        return reencoded<InputsRequest>(payload);
+    case EngineMessage::Command:
+        return reencoded<CommandRequest>(payload);
+    case EngineMessage::SetBreakpoint:
+        return reencoded<BreakpointRequest>(payload);
+    case EngineMessage::Hello:
+        return reencoded<EngineHello>(payload);
+    case EngineMessage::Progress:
+        return reencoded<ProgressNote>(payload);
+    case EngineMessage::Opened:
+        return reencoded<OpenedModel>(payload);
+    case EngineMessage::State:
+        return reencoded<RunState>(payload);
+    case EngineMessage::Path:
+        return reencoded<PathState>(payload);
+    case EngineMessage::Running:
+    case EngineMessage::OpenFailed:
+    case EngineMessage::InputsRejected:
+    case EngineMessage::Failed:
+        return reencoded<std::string>(payload);
+    case EngineMessage::ExecutedPath:
+    case EngineMessage::Interrupt:
+    case EngineMessage::Done:
+        if (!payload.empty())
+            throw WireError("a message without payload has one");
+        return {};
+    }
+    throw WireError("an unknown message kind " + std::to_string(static_cast<int>(kind)));
+}
+
+// Every argument's text holds "text", whatever its kind, so that none is empty.
+Argument named(Argument a) {
+    a.text = "text";
+    return a;
+}
+
+Argument nested() {
+    Argument repr = Argument::ofRepr("text");
+    repr.items = {Argument::ofNode("text")};
+    return named(Argument::ofTuple(
+        {named(Argument::ofInt(-7)), named(Argument::ofFloat(2.5)), named(Argument::ofBool(true)),
+         named(Argument::ofList({Argument::ofString("text"), repr})), named(Argument::none())}));
+}
+
+Node sampleNode() {
+    Node n;
+    n.op = Op::CallModule;
+    n.name = "name";
+    n.target = "target";
+    n.schema = "schema";
+    n.moduleType = "moduleType";
+    n.args = {nested()};
+    n.kwargs = {{"name", named(Argument::ofInt(3))}};
+    n.users = {"users"};
+    n.scope = "scope";
+    n.scopeType = "scopeType";
+    n.hidden = true;
+    n.tensors = {{"name", {2, 3}, "dtype"}};
+    n.placeholderKind = PlaceholderKind::Buffer;
+    n.sourceTrace = "sourceTrace";
+    n.outputRoles = {{"kind", "target"}};
+    n.collapsedNodes = 4;
+    Node inner = n;
+    n.blocks = {{"label", {"params"}, {inner}, {Argument::ofNode("text")}, true}};
+    return n;
+}
+
+Graph sampleGraph() {
+    return {"modelClass", {sampleNode()}};
+}
+
+ValueSummary sampleValue(int depth = 0) {
+    ValueSummary v;
+    v.type = "type";
+    v.shape = {3, 4};
+    v.stride = {4, 1};
+    v.dtype = "dtype";
+    v.device = "device";
+    v.numel = 12;
+    v.bytes = 48;
+    v.hasStats = true;
+    v.min = -1.5;
+    v.max = 2.25;
+    v.mean = 0.125;
+    v.std = 0.75;
+    v.nanCount = 1;
+    v.infCount = 2;
+    v.histogram = {1, 2, 3};
+    v.histogramSample = 6;
+    v.value = "value";
+    if (depth == 0)
+        v.items = {sampleValue(1)};
+    return v;
+}
+
+NodeRecord sampleRecord() {
+    return {NodeState::Failed, sampleValue(), 12.5, 2, {1, 0}, "error", "warning"};
+}
+
+InputSpec sampleSpec() {
+    InputSpec s;
+    s.shape = {3, 4};
+    s.dtype = "dtype";
+    s.file = "file";
+    s.example = true;
+    return s;
+}
+
+void samples() {
+    auto put = [](EngineMessage kind, const std::string& payload) {
+        writeFrame(1, static_cast<std::uint16_t>(kind), payload);
+    };
+    put(EngineMessage::Hello,
+        encode(EngineHello{42, true, "confinement", "tempDir", 1 << 20, true, "runtime"}));
+    put(EngineMessage::Open, encode(OpenRequest{"source", {sampleSpec()}, 9, "origin"}));
+    put(EngineMessage::Progress, encode(ProgressNote{"stage", 55}));
+    put(EngineMessage::Running, encode(std::string("Running")));
+    put(EngineMessage::Opened, encode(OpenedModel{"className",
+                                                  sampleGraph(),
+                                                  "graphText",
+                                                  {sampleSpec()},
+                                                  7,
+                                                  "inputNote",
+                                                  "inputError",
+                                                  "note"}));
+    put(EngineMessage::SetInputs, encode(InputsRequest{{sampleSpec()}, 5}));
+    put(EngineMessage::Command, encode(CommandRequest{RunCommand::RunTo, "node"}));
+    put(EngineMessage::SetBreakpoint, encode(BreakpointRequest{"node", true}));
+    RunState s;
+    s.records = {{"records", sampleRecord()}};
+    s.order = {"order"};
+    s.last = "last";
+    s.next = "next";
+    s.finished = true;
+    s.failure = "failure";
+    s.outputCheck = {OutputCheck::Verdict::Differs, "message"};
+    s.depth = 1;
+    s.inputs = {sampleSpec()};
+    s.seed = 3;
+    s.inputValues = {sampleValue()};
+    auto frame = std::make_shared<FrameState>();
+    frame->node = "node";
+    frame->moduleType = "moduleType";
+    frame->graph = sampleGraph();
+    frame->graphText = "graphText";
+    frame->records = {{"records", sampleRecord()}};
+    frame->last = "last";
+    frame->next = "next";
+    s.steppedInto = frame;
+    put(EngineMessage::State, encode(s));
+    put(EngineMessage::Path, encode(PathState{sampleGraph(), {{"records", sampleRecord()}}}));
+    put(EngineMessage::OpenFailed, encode(std::string("OpenFailed")));
+    put(EngineMessage::InputsApplied, encode(InputsRequest{{sampleSpec()}, 6}));
+    put(EngineMessage::InputsRejected, encode(std::string("InputsRejected")));
+    put(EngineMessage::Failed, encode(std::string("Failed")));
+    put(EngineMessage::ExecutedPath, {});
+    put(EngineMessage::Interrupt, {});
+    put(EngineMessage::Done, {});
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    std::string mode = argc > 1 ? argv[1] : "";
+    if (mode == "samples") {
+        samples();
+        return 0;
+    }
+    if (mode != "echo") {
+        std::cerr << "usage: wire_peer echo|samples\n";
+        return 2;
+    }
+    Frame frame;
+    try {
+        while (readFrame(0, frame)) {
+            auto kind = static_cast<EngineMessage>(frame.kind);
+            writeFrame(1, frame.kind, reencode(kind, frame.payload));
+        }
+    } catch (const WireError& e) {
+        std::cerr << "wire_peer: " << e.what() << "\n";
+        return 1;
+    }
+    return 0;
+}

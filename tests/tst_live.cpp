@@ -66,6 +66,7 @@ private slots:
     void stepsIntoAModuleAndOut();
     void raisingNodeNamesTheLine();
     void resetInterruptsARunBetweenNodes();
+    void aNodeThatNeverReturnsCanBeDetached();
     void pythonGoingAwayKeepsThePicture();
 
 private:
@@ -209,6 +210,26 @@ void TestLive::resetInterruptsARunBetweenNodes() {
     press(*window_, QKeySequence(Qt::Key_F10));
     QVERIFY(stepped.wait(60000) && settle(*window_));
     QCOMPARE(window_->currentNode(), QString("x"));
+}
+
+void TestLive::aNodeThatNeverReturnsCanBeDetached() {
+    QVERIFY(openLive("stuck"));
+    press(*window_, QKeySequence(Qt::Key_F5)); // `hang` sleeps 30 s in Python
+    QTest::qWait(300);
+    QSignalSpy said(window_->engine(), SIGNAL(engineFailed(QString)));
+    press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
+    // Half a second without an answer: the window says it cannot stop a node of the person's.
+    QVERIFY(said.wait(3000));
+    QVERIFY2(window_->bannerText().contains("Node `hang` has not returned") &&
+                 window_->bannerText().contains("Detach from Python"),
+             qPrintable(window_->bannerText()));
+    QSignalSpy ended(window_->engine(), SIGNAL(liveEnded(QString)));
+    window_->engine()->detach();
+    QVERIFY(ended.wait(5000));
+    QVERIFY2(window_->bannerText().contains("Detached from your Python session"),
+             qPrintable(window_->bannerText()));
+    QVERIFY(settle(*window_, 2000)); // what was asked of it is answered: nothing is pending
+    QCOMPARE(window_->scene()->nodeCount(), 4);
 }
 
 void TestLive::pythonGoingAwayKeepsThePicture() {

@@ -170,6 +170,21 @@ def check_show_returns_a_live_session():
     assert_no_show_folder_left()
 
 
+def check_attach_through_a_socket_path():
+    """Through a launcher (scripts/in-root on a Debian 12 host) the app connects to a Unix
+    socket in a private folder instead of inheriting one; the folder is gone afterwards."""
+    original = fxview._launcher
+    fxview._launcher = lambda executable: ["/usr/bin/env", executable]
+    try:
+        code, out, err = show_and_capture(TinyNet(), (torch.randn(3, 4),),
+                                          extra_args=["--report-open-time"])
+    finally:
+        fxview._launcher = original
+    assert code == 0 and OPEN_TIME.search(out), f"fxview exited {code}; {out!r}; {err!r}"
+    left = list(SHOW_TMP.glob("fxview-live-*"))
+    assert not left, f"the socket's folder is still there: {left}"
+
+
 def check_fallback_to_jit_trace():
     """(3) A model torch.export refuses is traced instead, with one warning saying so."""
     model, x = Branchy(), torch.randn(3, 4).abs()

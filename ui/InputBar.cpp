@@ -15,6 +15,8 @@ namespace {
 
 // "1x3x224x224" without the dtype, or "file:PATH": the dtype has its own box.
 QString shapeText(const InputSpec& spec) {
+    if (spec.example) // a .pt2's own example input, or the arguments a live model was shown with
+        return "example";
     if (!spec.file.empty())
         return QString::fromStdString("file:" + spec.file);
     QStringList sizes;

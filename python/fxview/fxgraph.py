@@ -24,6 +24,14 @@ def qualified_class(cls) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"
 
 
+def module_class(cls) -> str:
+    """'torch.nn.Linear' for nn.Linear (its public name, as a person writes it), else the
+    qualified name."""
+    if getattr(torch.nn, cls.__name__, None) is cls:
+        return f"torch.nn.{cls.__name__}"
+    return qualified_class(cls)
+
+
 def _node_refs(value) -> list[wire.Argument]:
     """The nodes a value holds anywhere inside (a slice, a dict), in order: the edges of a value
     that crosses as text."""
@@ -112,7 +120,7 @@ def _module_type(gm: torch.nn.Module, node: torch.fx.Node) -> str:
     if node.op != "call_module":
         return ""
     try:
-        return qualified_class(type(gm.get_submodule(node.target)))
+        return module_class(type(gm.get_submodule(node.target)))
     except AttributeError:
         return ""
 

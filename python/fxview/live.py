@@ -83,7 +83,7 @@ class Session:
         while at.child:
             node = at.child_node
             kind = node.target if node.op == "call_function" else \
-                fxgraph.qualified_class(type(at.gm.get_submodule(node.target)))
+                fxgraph.module_class(type(at.gm.get_submodule(node.target)))
             kind = getattr(kind, "__qualname__", kind)
             path.append(node.name)
             at = at.child
@@ -189,7 +189,7 @@ class LiveEngine:
         self.requests: queue.Queue = queue.Queue()
         self.busy = False
         self.interrupted = threading.Event()
-        self.last_running = 0.0
+        self.at = None  # [node, when it started, said]: the node a command is running now
         self.write_lock = threading.Lock()
 
     def send(self, kind: int, payload: bytes = b"") -> None:
@@ -218,6 +218,7 @@ class LiveEngine:
         try:
             self.send(wire.HELLO, wire.encode(hello))
             threading.Thread(target=self._read, name="fxview reader", daemon=True).start()
+            threading.Thread(target=self._watch, name="fxview watch", daemon=True).start()
             while (request := self.requests.get()) is not None:
                 self.busy = True
                 try:
@@ -225,6 +226,7 @@ class LiveEngine:
                     self.send(wire.DONE)
                 finally:
                     self.busy = False
+                    self.at = None
                     if self.requests.empty():
                         self.interrupted.clear()
         except (OSError, wire.WireError):
@@ -232,11 +234,21 @@ class LiveEngine:
         finally:
             self.sock.close()
 
+    def _watch(self) -> None:
+        """Says which node a command is at once it has run 50 ms (the window names it if the
+        node never returns), as fxview-engine does, without a message for every quick node."""
+        try:
+            while self.sock.fileno() >= 0:
+                time.sleep(0.05)
+                at = self.at
+                if self.busy and at and not at[2] and time.monotonic() - at[1] > 0.05:
+                    at[2] = True
+                    self.send(wire.RUNNING, wire.encode(at[0]))
+        except OSError:
+            pass  # the window went away
+
     def _before_node(self, next_name: str) -> bool:
-        now = time.monotonic()
-        if now - self.last_running > 0.05:
-            self.last_running = now
-            self.send(wire.RUNNING, wire.encode(next_name))
+        self.at = [next_name, time.monotonic(), False]
         if self.interrupted.is_set():
             self.interrupted.clear()
             return False
@@ -282,7 +294,7 @@ class LiveEngine:
     def command(self, request: wire.CommandRequest) -> None:
         stepper = self.session.stepper
         stepper.before_node = self._before_node
-        self.send(wire.RUNNING, wire.encode(stepper.next_node()))
+        self.at = [stepper.next_node(), time.monotonic(), False]
         commands = {wire.STEP: stepper.step, wire.STEP_INTO: stepper.step_into,
                     wire.STEP_OUT: stepper.step_out, wire.RUN_TO_END: stepper.run_to_end,
                     wire.RESET: stepper.reset,

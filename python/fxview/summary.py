@@ -23,25 +23,32 @@ def _stats(t: torch.Tensor, s: wire.ValueSummary) -> None:
         t = t.dequantize()
     if t.numel() == 0 or t.is_complex() or t.dtype == torch.bool:
         return
-    flat = t.detach().reshape(-1).to("cpu", torch.float64)
-    nan = torch.isnan(flat)
-    inf = torch.isinf(flat)
-    s.nanCount, s.infCount = int(nan.sum()), int(inf.sum())
-    finite = flat[~(nan | inf)] if (s.nanCount or s.infCount) else flat
+    flat = t.detach().reshape(-1).cpu()
+    # float32 is summarised in float32 (torch's reductions sum in blocks, as the C++ engine's
+    # fast path does); the narrower floats widen to it, integers and float64 to float64.
+    flat = flat.float() if flat.dtype in (torch.float16, torch.bfloat16) else \
+        flat if flat.dtype in (torch.float32, torch.float64) else flat.double()
+    lo, hi = torch.aminmax(flat)  # a NaN or an Inf anywhere shows in these
+    finite = flat
+    if not (torch.isfinite(lo) and torch.isfinite(hi)):
+        nan, inf = torch.isnan(flat), torch.isinf(flat)
+        s.nanCount, s.infCount = int(nan.sum()), int(inf.sum())
+        finite = flat[~(nan | inf)]
+        if finite.numel() == 0:
+            return
+        lo, hi = torch.aminmax(finite)
     n = finite.numel()
-    if n == 0:
-        return
     s.hasStats = True
-    s.min, s.max = float(finite.min()), float(finite.max())
-    s.mean = float(finite.mean())
-    s.std = float(finite.std()) if n > 1 else 0.0
+    s.min, s.max = float(lo), float(hi)
+    std, mean = torch.std_mean(finite) if n > 1 else (torch.zeros(()), finite.mean())
+    s.mean, s.std = float(mean), float(std)
     # The histogram's sample, as the C++ engine takes it (non-finite values are skipped).
     values = flat
     if flat.numel() > RUNS * RUN_LENGTH:
         spacing = flat.numel() // RUNS
         starts = torch.arange(RUNS) * spacing
         values = flat[(starts[:, None] + torch.arange(RUN_LENGTH)[None, :]).reshape(-1)]
-    values = values[torch.isfinite(values)]
+    values = values[torch.isfinite(values)].double()
     span = s.max - s.min
     per_unit = HISTOGRAM_BINS / span if span > 0 else 0.0
     bins = ((values - s.min) * per_unit).to(torch.int64).clamp(0, HISTOGRAM_BINS - 1)

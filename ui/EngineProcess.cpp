@@ -3,7 +3,6 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <algorithm>
-#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -119,20 +118,9 @@ void EngineProcess::readSocket() {
     received(QByteArray(bytes, static_cast<int>(got)));
 }
 
-bool EngineProcess::writeSocket(const std::string& frame) {
+void EngineProcess::writeSocket(EngineMessage kind, const std::string& payload) {
     std::lock_guard<std::mutex> guard(writing_);
-    const char* p = frame.data();
-    std::size_t left = frame.size();
-    while (left > 0) {
-        ssize_t wrote = ::write(socket_, p, left);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0)
-            return false;
-        p += wrote;
-        left -= static_cast<std::size_t>(wrote);
-    }
-    return true;
+    writeFrame(socket_, static_cast<std::uint16_t>(kind), payload);
 }
 
 bool EngineProcess::doneOne() {
@@ -153,11 +141,11 @@ void EngineProcess::send(EngineMessage kind, const std::string& payload, bool ow
     owed_.push_back(owed);
     if (!alive_)
         return; // died() (already sent or on its way) finishes it
-    std::string frame = encodeFrame(static_cast<std::uint16_t>(kind), payload);
     if (process_) {
+        std::string frame = encodeFrame(static_cast<std::uint16_t>(kind), payload);
         process_->write(frame.data(), static_cast<qint64>(frame.size()));
     } else if (socket_ >= 0) {
-        writeSocket(frame);
+        writeSocket(kind, payload);
     }
 }
 
@@ -171,7 +159,7 @@ void EngineProcess::kill() {
 
 void EngineProcess::interrupt() {
     if (attached_)
-        writeSocket(encodeFrame(static_cast<std::uint16_t>(EngineMessage::Interrupt), {}));
+        writeSocket(EngineMessage::Interrupt, {});
     else if (qint64 pid = pid_.load(); pid > 0)
         ::kill(static_cast<pid_t>(pid), SIGUSR1);
     else if (settings_.inProcess && inProcessServer.interruptFlag)

@@ -75,7 +75,7 @@ private:
     EngineSettings settings_;
     QProcess* process_ = nullptr;
     void readSocket();
-    bool writeSocket(const std::string& frame);
+    void writeSocket(EngineMessage kind, const std::string& payload);
     // --in-process: the server thread and this side's end of its socket pair; --attach: the
     // live engine's socket.
     std::thread server_;

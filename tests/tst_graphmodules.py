@@ -1,5 +1,6 @@
 """fxview.export on GraphModules a torch.fx user makes, against torch.fx itself (issue 22):
-- the .txt export equals print(gm.graph), byte for byte;
+- the .txt export equals print(gm.graph), byte for byte, and so does fxview's own printer given
+  the graph the live engine sends (every node crossed whole);
 - run=True's JSON carries every node's shape as ShapeProp records it, and the verdict "equal"
   (the interpreted run against gm(*args), in this process);
 - a module symbolic_trace cannot trace is shown as torch.export's graph, with the sentence.
@@ -12,6 +13,7 @@ Run by CTest as python_graphmodules (FXVIEW_APP and FXTRACE name the built progr
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -25,6 +27,8 @@ import torchvision
 from torch.fx.passes.shape_prop import ShapeProp
 
 import fxview
+from fxview import fxgraph, wire
+from fxview.live import Session
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
 import live_models  # noqa: E402 - TinyNet and the person's pass, shared with tst_live
@@ -121,11 +125,26 @@ def shapes_from_json(document):
             if n.get("meta", {}).get("value", {}).get("type") == "Tensor"}
 
 
+def printed_by_fxview(gm, args):
+    """The graph the live engine sends for gm, printed by fxview's own printer (core/graph/
+    FxText, through wire_peer): what the window's text shows once scopes are collapsed."""
+    session = Session(gm, args, {}, fxgraph.choose_view(gm, args, {}, None), "python:test")
+    frame = wire.frame(wire.OPENED, wire.encode(session.opened()))
+    result = subprocess.run([os.environ["WIRE_PEER"], "print"], input=frame,
+                            capture_output=True, timeout=120)
+    return result.stdout.decode()
+
+
 def check_graph_module(name, gm, args):
     started = time.monotonic()
     text = WORK / f"{name}.txt"
     fxview.export(gm, args, text)
-    check(text.read_text() == str(gm.graph) + "\n", f"{name}: the .txt is not print(gm.graph)")
+    printed = str(gm.graph) + "\n"
+    check(text.read_text() == printed, f"{name}: the .txt is not print(gm.graph)")
+    # Every node crossed whole: fxview's printer, given the graph as the window gets it,
+    # prints what torch.fx prints (ops, names, targets, args, kwargs, types, users).
+    check(printed_by_fxview(gm, args) == printed,
+          f"{name}: fxview's printer does not print the graph as torch.fx does")
     document_path = WORK / f"{name}.json"
     fxview.export(gm, args, document_path, run=True)
     document = json.loads(document_path.read_text())

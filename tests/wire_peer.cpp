@@ -3,6 +3,7 @@
 //                      back re-encoded: a field the two sides disagree on changes the bytes
 //   wire_peer samples  writes one frame of every message, every string field holding its own
 //                      field name (so the Python side can tell swapped fields apart)
+//   wire_peer print    prints the graph of the OpenedModel frame on stdin with FxText
 // Exits 1 with a sentence on a frame it cannot decode.
 
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "EngineProtocol.h"
+#include "FxText.h"
 #include "Wire.h"
 
 using namespace fxview;
@@ -80,6 +82,7 @@ Node sampleNode() {
     n.target = "target";
     n.schema = "schema";
     n.moduleType = "moduleType";
+    n.typeName = "typeName";
     n.args = {nested()};
     n.kwargs = {{"name", named(Argument::ofInt(3))}};
     n.users = {"users"};
@@ -197,8 +200,24 @@ int main(int argc, char** argv) {
         samples();
         return 0;
     }
+    if (mode == "print") {
+        // The graph of the OpenedModel on stdin, as fxview's printer (core/graph/FxText) prints
+        // it: for a live GraphModule it must equal torch.fx's print(gm.graph).
+        Frame frame;
+        OpenedModel opened;
+        try {
+            if (!readFrame(0, frame))
+                return 1;
+            decode(frame.payload, opened);
+        } catch (const WireError& e) {
+            std::cerr << "wire_peer: " << e.what() << "\n";
+            return 1;
+        }
+        std::cout << formatGraph(opened.graph);
+        return 0;
+    }
     if (mode != "echo") {
-        std::cerr << "usage: wire_peer echo|samples\n";
+        std::cerr << "usage: wire_peer echo|samples|print\n";
         return 2;
     }
     Frame frame;

@@ -73,9 +73,12 @@ void MainWindow::inputsApplied(const std::vector<InputSpec>& specs, quint64 seed
     QStringList texts;
     for (const InputSpec& spec : specs)
         texts << QString::fromStdString(spec.text());
-    QSettings settings;
-    settings.setValue("inputs/" + source_, texts);
-    settings.setValue("seeds/" + source_, seed);
+    // A file's inputs are its next opening's; a live model opens with the arguments passed.
+    if (!model_.live) {
+        QSettings settings;
+        settings.setValue("inputs/" + source_, texts);
+        settings.setValue("seeds/" + source_, seed);
+    }
     QString note = "input " + texts.join(", ") + QString(", seed %1, applied").arg(seed);
     inputBar_->setNote(note);
     showBanner("Input " + texts.join(", ") + QString(", seed %1; the run starts again").arg(seed),

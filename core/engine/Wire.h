@@ -240,6 +240,7 @@ template <typename Io> void walk(Io& io, Node& n) {
     io(n.target);
     io(n.schema);
     io(n.moduleType);
+    io(n.typeName);
     io(n.args);
     io(n.kwargs);
     io(n.users);

@@ -143,7 +143,9 @@ struct Printer {
     }
 
     std::string formatNode(const Node& node) const {
-        std::string head = "%" + node.name + " : [num_users=" + std::to_string(visibleUsers(node)) +
+        std::string head = "%" + node.name + " : " +
+                           (node.typeName.empty() ? std::string() : node.typeName + " ") +
+                           "[num_users=" + std::to_string(visibleUsers(node)) +
                            "] = " + opName(node.op) + "[target=" + node.target + "]";
         switch (node.op) {
         case Op::Placeholder: // torch.fx prints a default with str(): `(default=None)`

@@ -91,6 +91,9 @@ struct Node {
     std::string target;     // module path, attribute path, or qualified function/method name
     std::string schema;     // the TorchScript operator it runs ("aten::add.Tensor"), if any
     std::string moduleType; // for call_module: "torch.nn.Linear"
+    // torch.fx's node.type where the tracer recorded one (a forward's annotation): printed
+    // after the name, `%x : torch.Tensor [num_users=1]`; "" for none.
+    std::string typeName;
     std::vector<Argument> args;
     std::vector<KeywordArgument> kwargs;
     std::vector<std::string> users; // nodes that consume this one, in graph order, unique

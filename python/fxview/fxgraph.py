@@ -135,6 +135,7 @@ def to_wire(gm: torch.fx.GraphModule, model_class: str) -> wire.Graph:
         out.append(wire.Node(
             op=wire.OPS.index(n.op), name=n.name, target=_target(n),
             moduleType=_module_type(gm, n),
+            typeName=torch.fx.node._type_repr(n.type) if n.type else "",
             args=[argument(a) for a in n.args],
             kwargs=[wire.KeywordArgument(k, argument(v)) for k, v in n.kwargs.items()],
             users=[u.name for u in sorted(n.users, key=position.__getitem__)],

@@ -82,7 +82,8 @@ class Block:
 @_struct
 class Node:
     FIELDS = [("op", "enum", 3), ("name", "str", ""), ("target", "str", ""), ("schema", "str", ""),
-              ("moduleType", "str", ""), ("args", ("vec", Argument), list),
+              ("moduleType", "str", ""), ("typeName", "str", ""),
+              ("args", ("vec", Argument), list),
               ("kwargs", ("vec", KeywordArgument), list), ("users", ("vec", "str"), list),
               ("scope", "str", ""), ("scopeType", "str", ""), ("hidden", "bool", False),
               ("blocks", ("vec", Block), list), ("tensors", ("vec", HeldTensor), list),

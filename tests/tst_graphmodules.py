@@ -145,6 +145,12 @@ def check_graph_module(name, gm, args):
     # prints what torch.fx prints (ops, names, targets, args, kwargs, types, users).
     check(printed_by_fxview(gm, args) == printed,
           f"{name}: fxview's printer does not print the graph as torch.fx does")
+    if name == "resnet18":
+        # depth=1: each block one box, printed as the call_module torch.fx would record for it.
+        fxview.export(gm, args, text, depth=1)
+        boxes = text.read_text()
+        check("%layer1_0 : [num_users=1] = call_module[target=layer1.0](args = (%maxpool,)" in boxes
+              and "layer1_0_conv1" not in boxes, f"resnet18 at depth 1:\n{boxes}")
     document_path = WORK / f"{name}.json"
     fxview.export(gm, args, document_path, run=True)
     document = json.loads(document_path.read_text())

@@ -177,12 +177,15 @@ class LiveSession:
         self._thread.join(5)
 
 
-def export(model, args, path, kwargs=None, *, run=False, view=None, fxtrace=None):
+def export(model, args, path, kwargs=None, *, run=False, view=None, depth=None, expand=(),
+           fxtrace=None):
     """Writes what the app's File > Export writes, by `path`'s extension: .svg .png .pdf .dot
     .json, or .txt (the graph as text: print(gm.graph) for a GraphModule), through fxtrace's
     layout and export code. run=True runs the graph first (in this process, as show() does):
     every node carries its record, and the JSON its output_check against model(*args).
-    Raises RuntimeError with fxtrace's sentence if it fails."""
+    depth=N draws every module scope deeper than N as one box, expand=("layer1.0",...) opens
+    those on top (as fxtrace export's --depth and --expand). Raises RuntimeError with fxtrace's
+    sentence if it fails."""
     from . import fxgraph
 
     executable = find_fxtrace(fxtrace)
@@ -191,6 +194,10 @@ def export(model, args, path, kwargs=None, *, run=False, view=None, fxtrace=None
         warnings.warn(chosen.note, stacklevel=_caller_level())
     out = os.path.abspath(os.fspath(path))
     options = ["-o", out] + (["--run"] if run else [])
+    if depth is not None:
+        options += ["--depth", str(int(depth))]
+    for scope in expand:
+        options += ["--expand", scope]
     if chosen.kind == "script":
         with tempfile.TemporaryDirectory(prefix="fxview-") as folder:
             saved = _save_script(chosen.script, _as_args(args), kwargs, folder)

@@ -20,6 +20,7 @@ FXVIEW_PACKAGES=(
   qt6-base-dev qt6-svg-dev
   qt6-svg-plugins               # the SVG icon engine: without it every toolbar icon is blank
   python3-torch python3-torchvision python3-torchaudio   # fixtures are written by real PyTorch
+  python3-pip                   # the Python package installed as a person would (python_package)
   fonts-dejavu-core fontconfig  # text in the window and in exported pictures
   xauth                         # the app under an X server
 )

@@ -63,6 +63,7 @@ private slots:
     void cleanup();
     void showsTheTracedGraphAndStepsIt();
     void showsThePersonsPass();
+    void untraceableModuleShowsExportsGraphAndSaysWhy();
     void stepsIntoAModuleAndOut();
     void raisingNodeNamesTheLine();
     void resetInterruptsARunBetweenNodes();
@@ -160,6 +161,19 @@ void TestLive::showsThePersonsPass() {
     QVERIFY(finished.wait(60000) && settle(*window_));
     QCOMPARE(window_->run().outputCheck.verdict, OutputCheck::Verdict::Equal);
     QCOMPARE(shapeOf(*window_, "half_scale"), (std::vector<std::int64_t>{3, 8}));
+}
+
+void TestLive::untraceableModuleShowsExportsGraphAndSaysWhy() {
+    QVERIFY(openLive("shape_branch"));
+    QVERIFY2(window_->bannerText().startsWith(
+                 "torch.fx.symbolic_trace cannot trace ShapeBranch (TraceError: ") &&
+                 window_->bannerText().endsWith("showing torch.export's graph instead."),
+             qPrintable(window_->bannerText()));
+    QCOMPARE(window_->model().graphText, readAll(python_.expectedText));
+    QSignalSpy finished(window_.get(), SIGNAL(runShown()));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(finished.wait(60000) && settle(*window_));
+    QCOMPARE(window_->run().outputCheck.verdict, OutputCheck::Verdict::Equal);
 }
 
 void TestLive::stepsIntoAModuleAndOut() {

@@ -213,6 +213,27 @@ def check_fallback_to_jit_trace():
     assert_no_show_folder_left()
 
 
+def check_fxtrace_writes_output_check_and_text():
+    """fxtrace export --run's JSON (and run --json's) carries the run's verdict; .txt is the
+    graph as `fxtrace graph` prints it."""
+    import json
+
+    folder = WORK / "fxtrace"
+    folder.mkdir()
+    for command in (["export", "example:tinynet", "--run", "-o", str(folder / "export.json")],
+                    ["run", "example:tinynet", "--json", str(folder / "run.json")]):
+        result = run([FXTRACE, *command])
+        assert result.returncode == 0, f"{command}: {result.stderr}"
+    for name in ("export.json", "run.json"):
+        check = json.loads((folder / name).read_text()).get("output_check")
+        assert check == {"verdict": "equal", "reason": ""}, f"{name}: {check}"
+    run([FXTRACE, "export", "example:tinynet", "-o", str(folder / "plain.json")])
+    assert "output_check" not in json.loads((folder / "plain.json").read_text()), "no run, a verdict"
+    run([FXTRACE, "export", "example:tinynet", "-o", str(folder / "graph.txt")])
+    printed = run([FXTRACE, "graph", "example:tinynet"]).stdout
+    assert (folder / "graph.txt").read_text() == printed, "export .txt is not fxtrace graph's text"
+
+
 def check_python_m_fxview():
     """(4) python3 -m fxview FILE ARGS... starts the app on the file, with its exit code."""
     saved = fxview.save(TinyNet(), (torch.randn(3, 4),), WORK / "module")

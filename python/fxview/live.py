@@ -70,7 +70,8 @@ class Session:
         return wire.OpenedModel(
             className=self.class_name, graph=fxgraph.to_wire(self.gm, self.class_name),
             graphText=fxgraph.graph_text(self.gm), inputs=self.specs, seed=self.seed,
-            inputNote=f"input: the arguments given to fxview ({shapes})" if shapes else "")
+            inputNote=f"input: the arguments given to fxview ({shapes})" if shapes else "",
+            note=self.view.note)
 
     @staticmethod
     def _describe(value) -> str:

@@ -230,7 +230,7 @@ void TestLive::aNodeThatNeverReturnsCanBeDetached() {
     QVERIFY(openLive("stuck"));
     press(*window_, QKeySequence(Qt::Key_F5)); // `hang` sleeps 30 s in Python
     QTest::qWait(300);
-    QSignalSpy said(window_->engine(), SIGNAL(engineFailed(QString)));
+    QSignalSpy said(window_->engine(), SIGNAL(liveWaiting(QString)));
     press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
     // Half a second without an answer: the window says it cannot stop a node of the person's.
     QVERIFY(said.wait(3000));

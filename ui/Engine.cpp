@@ -576,7 +576,7 @@ void Engine::interrupt() {
         if (!worker_->currentAttached())
             return stop();
         std::string node = worker_->runningNode();
-        emit engineFailed(
+        emit liveWaiting(
             QString("%1 has not returned: it runs in your own Python process, which fxview "
                     "cannot stop inside a node. Wait for it, or Run ▸ Detach from Python (the "
                     "window keeps this picture).")

@@ -148,6 +148,9 @@ signals:
     void busyChanged(bool busy);
     // The live engine is gone (its Python process ended, or detach()): the picture stays.
     void liveEnded(const QString& sentence);
+    // A live engine asked to stop (Pause, Reset) is still inside a node after half a second:
+    // the sentence says it cannot be stopped from here; the next run state replaces it.
+    void liveWaiting(const QString& sentence);
     // Once per Engine, when its model runs without Landlock (an old kernel, --in-process).
     void unconfined(const QString& sentence);
 

@@ -117,6 +117,10 @@ MainWindow::MainWindow(QWidget* parent)
         showBanner(sentence, false);
         updateStatus();
     });
+    connect(engine_, &Engine::liveWaiting, this, [this](const QString& sentence) {
+        showBanner(sentence, true);
+        banner_->setProperty("runFailure", true); // gone with the state the node's end brings
+    });
     connect(engine_, &Engine::busyChanged, this, [this](bool) { updateStatus(); });
     connect(engine_, &Engine::executedPathReady, this, [this](const ExecutedView& view) {
         executed_ = view;

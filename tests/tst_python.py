@@ -170,6 +170,23 @@ def check_show_returns_a_live_session():
     assert_no_show_folder_left()
 
 
+def check_interactive_show_returns_and_serves():
+    """In an interactive session (here python3 -i) show() returns at once by default and a
+    background thread serves the window, while the session goes on."""
+    program = "\n".join([
+        "import fxview, torch",
+        "m = torch.fx.symbolic_trace(torch.nn.Linear(4, 2))",
+        "s = fxview.show(m, (torch.randn(3, 4),), extra_args=['--report-open-time'])",
+        "print('returned', type(s).__name__, s.alive)",
+        "print('exit', s.wait(300))",
+        ""])
+    result = subprocess.run([sys.executable, "-i", "-q"], input=program, capture_output=True,
+                            text=True, timeout=300)
+    assert "returned LiveSession True" in result.stdout and "exit 0" in result.stdout, (
+        f"stdout: {result.stdout!r}; stderr: {result.stderr[-600:]!r}")
+    assert OPEN_TIME.search(result.stdout), result.stdout
+
+
 def check_attach_through_a_socket_path():
     """Through a launcher (scripts/in-root on a Debian 12 host) the app connects to a Unix
     socket in a private folder instead of inheriting one; the folder is gone afterwards."""

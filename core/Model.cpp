@@ -88,9 +88,8 @@ std::string explain(const std::string& path, const ArchiveCheck& check) {
                ": it is not a TorchScript archive (not even a zip file); "
                "save the model with torch.jit.script(model).save(path).";
     case ArchiveKind::TruncatedZip:
-        return "Cannot open " + p +
-               ": the archive is truncated or damaged (its zip directory "
-               "is missing); copy or save it again.";
+        return "Cannot open " + p + ": the archive is truncated or damaged (" + check.detail +
+               "); copy or save it again.";
     case ArchiveKind::StateDict:
         return "Cannot open " + p +
                ": this is a state_dict, not a TorchScript model: " + kSaveHint + ".";

@@ -8,11 +8,13 @@
 #include <csignal>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <thread>
 #include <unistd.h>
 
 #include "GraphScene.h"
 #include "MainWindow.h"
 #include "WindowSupport.h"
+#include "Wire.h"
 
 using namespace fxview;
 
@@ -69,6 +71,7 @@ private slots:
     void resetInterruptsARunBetweenNodes();
     void aNodeThatNeverReturnsCanBeDetached();
     void pythonGoingAwayKeepsThePicture();
+    void aBrokenFrameEndsTheEngineNotTheWindow();
 
 private:
     // Starts `model` in Python and opens it in a new window; false if it did not show.
@@ -258,6 +261,53 @@ void TestLive::pythonGoingAwayKeepsThePicture() {
     press(*window_, QKeySequence(Qt::Key_F10)); // nothing to run: nothing happens
     QVERIFY(settle(*window_));
     QVERIFY(window_->currentNode().isEmpty());
+}
+
+void TestLive::aBrokenFrameEndsTheEngineNotTheWindow() {
+    // A compromised engine answers Open with a graph whose argument is nested 10,000 deep (the
+    // window's decoder once recursed until its stack overflowed, at 100,000).
+    int pair[2];
+    QVERIFY(::socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0);
+    std::thread evil([fd = pair[1]] {
+        EngineHello hello;
+        hello.live = true;
+        writeFrame(fd, static_cast<std::uint16_t>(EngineMessage::Hello), encode(hello));
+        Frame open;
+        if (!readFrame(fd, open))
+            return;
+        Argument deep; // built in place: ofList's initializer list would copy it each time
+        for (int i = 0; i < 10000; ++i) {
+            Argument outer;
+            outer.kind = Argument::Kind::List;
+            outer.items.push_back(std::move(deep));
+            deep = std::move(outer);
+        }
+        OpenedModel model;
+        model.graph.nodes.resize(1);
+        model.graph.nodes[0].args.push_back(std::move(deep));
+        writeFrame(fd, static_cast<std::uint16_t>(EngineMessage::Opened), encode(model));
+        char byte;
+        while (::read(fd, &byte, 1) > 0) { // until the window cuts it off
+        }
+        ::close(fd);
+    });
+    EngineSettings settings;
+    settings.attachFd = pair[0];
+    Engine::setSettings(settings);
+    window_ = std::make_unique<MainWindow>();
+    window_->show();
+    QSignalSpy failed(window_->engine(), SIGNAL(loadFailed(QString)));
+    window_->openModel("python:evil");
+    QVERIFY(failed.wait(30000));
+    const QString sentence = failed.first().first().toString();
+    QVERIFY2(sentence.startsWith("The live Python engine sent a broken message (a value is "
+                                 "nested deeper than the protocol allows) while loading"),
+             qPrintable(sentence));
+    evil.join();
+    // The window lives and opens the next model as ever.
+    Engine::setSettings({});
+    QVERIFY(open(*window_, "example:tinynet"));
+    QCOMPARE(window_->scene()->nodeCount(), 5);
 }
 
 QTEST_MAIN(TestLive)

@@ -423,9 +423,10 @@ private:
         } else if (engine == loading_) {
             if (!engine->killed() && ticket_->fail()) {
                 QString sentence =
-                    QString("LibTorch %1 while loading %2; the window is fine and the open model "
-                            "stays; %2 may be damaged.")
-                        .arg(how, QFileInfo(qs(loadRequest_.source)).fileName());
+                    QString("%1 %2 while loading %3; the window is fine and the open model "
+                            "stays; %3 may be damaged.")
+                        .arg(engine->attached() ? "The live Python engine" : "LibTorch", how,
+                             QFileInfo(qs(loadRequest_.source)).fileName());
                 emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
             }
             retire(loading_);

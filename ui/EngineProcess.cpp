@@ -151,6 +151,10 @@ void EngineProcess::send(EngineMessage kind, const std::string& payload, bool ow
 
 void EngineProcess::kill() {
     killed_ = true;
+    cutOff();
+}
+
+void EngineProcess::cutOff() {
     if (attached_ && socket_ >= 0)
         ::shutdown(socket_, SHUT_RDWR); // the person's process goes on; the session ends
     else if (qint64 pid = pid_.load(); pid > 0)
@@ -189,8 +193,9 @@ void EngineProcess::received(const QByteArray& bytes) {
             emit message(frame.kind, frame.payload);
         }
     } catch (const WireError& e) {
-        // A peer that does not speak our frames is as good as dead.
-        kill();
+        // A peer that does not speak our frames is as good as dead: ended here, not killed on
+        // request (killed() stays false), so that the window says what it did.
+        cutOff();
         ended(QString("sent a broken message (%1)").arg(e.what()));
     }
 }

@@ -75,6 +75,7 @@ private:
     EngineSettings settings_;
     QProcess* process_ = nullptr;
     void readSocket();
+    void cutOff(); // SIGKILL, or a live engine's socket shut: kill() without asking for it
     void writeSocket(EngineMessage kind, const std::string& payload);
     // --in-process: the server thread and this side's end of its socket pair; --attach: the
     // live engine's socket.

@@ -68,7 +68,7 @@ ArchiveCheck checkArchive(const std::string& path) {
     ZipArchive zip;
     std::string why;
     if (!zip.open(path, why))
-        return {ArchiveKind::TruncatedZip, {}};
+        return {ArchiveKind::TruncatedZip, why};
     if (zip.zip64()) // a directory this reader leaves to LibTorch's
         return {ArchiveKind::TorchScript, {}};
     const std::vector<ZipArchive::Entry>& entries = zip.entries();

@@ -187,8 +187,11 @@ private:
             return true;
         }
         case '\x93': { // STACK_GLOBAL
+            // Cut like every text the scan keeps: DUP and STACK_GLOBAL in turn doubled a name
+            // until the scan ran out of memory (an 86-byte pickle).
             Value name = pop(), module = pop();
-            stack_.push_back({Value::Kind::Global, module.text + "." + name.text, 0, {}});
+            stack_.push_back(
+                {Value::Kind::Global, (module.text + "." + name.text).substr(0, kMaxText), 0, {}});
             return true;
         }
         case 'q': // BINPUT

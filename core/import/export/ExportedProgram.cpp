@@ -12,6 +12,34 @@ namespace {
 
 using Json = nlohmann::json;
 
+// How deep torch.cond's subgraphs may nest (a hostile file nested them 10,000 deep: the
+// recursion overflowed the stack).
+constexpr int kMaxGraphNesting = 32;
+
+// A whole number that must fit in T: get<T>() of a float or of a number past T's range is
+// undefined behaviour (`"major": 1e300`).
+template <typename T> T intOf(const Json& j) {
+    bool fits = false;
+    if (j.is_number_unsigned())
+        fits = j.get<std::uint64_t>() <= static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+    else if (j.is_number_integer())
+        fits = j.get<std::int64_t>() >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+               j.get<std::int64_t>() <= static_cast<std::int64_t>(std::numeric_limits<T>::max());
+    if (!fits)
+        throw std::runtime_error("its serialized_exported_program.json has " +
+                                 j.dump().substr(0, 40) + " where a whole number belongs");
+    return static_cast<T>(j.get<std::int64_t>());
+}
+
+// The one key of a schema.py union ({"user_input": {...}}); refuses anything else.
+const std::string& unionKey(const Json& j) {
+    if (!j.is_object() || j.size() != 1)
+        throw std::runtime_error("its serialized_exported_program.json has " +
+                                 j.dump().substr(0, 40) +
+                                 " where one of schema.py's kinds belongs");
+    return j.begin().key();
+}
+
 // JSON has no inf or nan: torch.export writes them as strings.
 double realOf(const Json& j) {
     if (j.is_number())
@@ -24,7 +52,7 @@ double realOf(const Json& j) {
     return std::numeric_limits<double>::quiet_NaN();
 }
 
-ExportedGraph graphOf(const Json& graph);
+ExportedGraph graphOf(const Json& graph, int depth);
 
 // A SymIntArgument (SymFloat-, SymBoolArgument): a concrete value, or the name of the node
 // computing a symbolic one.
@@ -32,7 +60,7 @@ ExportedValue symInt(const Json& j) {
     ExportedValue v;
     if (j.contains("as_int")) {
         v.kind = ExportedValue::Kind::Int;
-        v.integer = j["as_int"].get<std::int64_t>();
+        v.integer = intOf<std::int64_t>(j["as_int"]);
     } else if (j.contains("as_float")) {
         v.kind = ExportedValue::Kind::Float;
         v.real = realOf(j["as_float"]);
@@ -46,12 +74,10 @@ ExportedValue symInt(const Json& j) {
     return v;
 }
 
-ExportedValue valueOf(const Json& j) {
+ExportedValue valueOf(const Json& j, int depth) {
     using K = ExportedValue::Kind;
     ExportedValue v;
-    if (!j.is_object() || j.size() != 1)
-        throw std::runtime_error("an argument is not one of schema.py's kinds");
-    const std::string key = j.begin().key();
+    const std::string key = unionKey(j);
     const Json& x = j.begin().value();
     if (key == "as_none") {
         v.kind = K::None;
@@ -61,25 +87,26 @@ ExportedValue valueOf(const Json& j) {
     } else if (key == "as_tensors" || key == "as_optional_tensors") {
         v.kind = K::Tensors;
         for (const Json& t : x)
-            v.names.push_back(t.contains("name")        ? t["name"].get<std::string>()
-                              : t.contains("as_tensor") ? t["as_tensor"]["name"].get<std::string>()
-                                                        : std::string());
+            v.names.push_back(t.contains("name") ? t["name"].get<std::string>()
+                              : t.contains("as_tensor")
+                                  ? t["as_tensor"].at("name").get<std::string>()
+                                  : std::string());
     } else if (key == "as_int") {
         v.kind = K::Int;
-        v.integer = x.get<std::int64_t>();
+        v.integer = intOf<std::int64_t>(x);
     } else if (key == "as_sym_int" || key == "as_sym_float" || key == "as_sym_bool") {
         v = symInt(x);
     } else if (key == "as_graph") {
         v.kind = K::Graph;
         v.name = x.at("name").get<std::string>();
-        v.graph = std::make_shared<const ExportedGraph>(graphOf(x.at("graph")));
+        v.graph = std::make_shared<const ExportedGraph>(graphOf(x.at("graph"), depth + 1));
     } else if (key == "as_ints" || key == "as_sym_ints") {
         v.kind = K::Ints;
         for (const Json& i : x) {
             ExportedValue item = key == "as_ints" ? ExportedValue{} : symInt(i);
             if (key == "as_ints") {
                 item.kind = K::Int;
-                item.integer = i.get<std::int64_t>();
+                item.integer = intOf<std::int64_t>(i);
             }
             if (item.kind == K::Int)
                 v.ints.push_back(item.integer);
@@ -109,11 +136,11 @@ ExportedValue valueOf(const Json& j) {
         v.kind = key == "as_scalar_type"     ? K::ScalarType
                  : key == "as_memory_format" ? K::MemoryFormat
                                              : K::Layout;
-        v.integer = x.get<std::int64_t>();
+        v.integer = intOf<std::int64_t>(x);
     } else if (key == "as_device") {
         v.kind = K::Device;
         v.text = x.at("type").get<std::string>();
-        v.integer = x.contains("index") && !x["index"].is_null() ? x["index"].get<int>() : -1;
+        v.integer = x.contains("index") && !x["index"].is_null() ? intOf<int>(x["index"]) : -1;
     } else {
         v.kind = K::Unsupported;
         v.text = key;
@@ -121,24 +148,29 @@ ExportedValue valueOf(const Json& j) {
     return v;
 }
 
-ExportedGraph graphOf(const Json& graph) {
+ExportedGraph graphOf(const Json& graph, int depth) {
+    if (depth > kMaxGraphNesting)
+        throw std::runtime_error("its serialized_exported_program.json nests subgraphs more than " +
+                                 std::to_string(kMaxGraphNesting) +
+                                 " deep (a damaged or hostile file)");
     ExportedGraph g;
     for (const Json& input : graph.at("inputs"))
-        g.inputs.push_back(valueOf(input));
+        g.inputs.push_back(valueOf(input, depth));
     for (const Json& n : graph.at("nodes")) {
         ExportedNode node;
         node.target = n.at("target").get<std::string>();
         for (const Json& input : n.at("inputs"))
-            node.inputs.emplace_back(input.at("name").get<std::string>(), valueOf(input.at("arg")));
+            node.inputs.emplace_back(input.at("name").get<std::string>(),
+                                     valueOf(input.at("arg"), depth));
         for (const Json& output : n.at("outputs"))
-            node.outputs.push_back(valueOf(output));
+            node.outputs.push_back(valueOf(output, depth));
         const Json& meta = n.value("metadata", Json::object());
         node.stackTrace = meta.value("stack_trace", std::string());
         node.nnModuleStack = meta.value("nn_module_stack", std::string());
         g.nodes.push_back(std::move(node));
     }
     for (const Json& output : graph.at("outputs"))
-        g.outputs.push_back(valueOf(output));
+        g.outputs.push_back(valueOf(output, depth));
     g.singleTensorReturn = graph.value("is_single_tensor_return", false);
     return g;
 }
@@ -158,10 +190,10 @@ std::string symbolOf(const Json& size) {
 ExportedInput inputOf(const Json& spec) {
     using K = ExportedInput::Kind;
     ExportedInput in;
-    const std::string key = spec.begin().key();
+    const std::string key = unionKey(spec);
     const Json& x = spec.begin().value();
     auto tensorName = [](const Json& arg) {
-        return arg.contains("as_tensor") ? arg["as_tensor"]["name"].get<std::string>()
+        return arg.contains("as_tensor") ? arg["as_tensor"].at("name").get<std::string>()
                : arg.contains("name")    ? arg["name"].get<std::string>()
                                          : std::string();
     };
@@ -197,7 +229,7 @@ ExportedInput inputOf(const Json& spec) {
 ExportedOutput outputOf(const Json& spec) {
     using K = ExportedOutput::Kind;
     ExportedOutput out;
-    const std::string key = spec.begin().key();
+    const std::string key = unionKey(spec);
     const Json& x = spec.begin().value();
     out.kind = key == "user_output"           ? K::UserOutput
                : key == "loss_output"         ? K::LossOutput
@@ -211,7 +243,7 @@ ExportedOutput outputOf(const Json& spec) {
         out.value.kind = ExportedValue::Kind::Tensor;
         out.value.name = arg["name"].get<std::string>();
     } else {
-        out.value = valueOf(arg);
+        out.value = valueOf(arg, 0);
     }
     out.target = x.value("buffer_name", x.value("user_input_name", std::string()));
     return out;
@@ -225,8 +257,8 @@ ExportedProgram parseExportedProgram(const std::string& text) {
         throw std::runtime_error("its serialized_exported_program.json is not valid JSON");
     ExportedProgram p;
     try {
-        p.schemaMajor = doc.at("schema_version").at("major").get<int>();
-        p.schemaMinor = doc.at("schema_version").at("minor").get<int>();
+        p.schemaMajor = intOf<int>(doc.at("schema_version").at("major"));
+        p.schemaMinor = intOf<int>(doc.at("schema_version").at("minor"));
         p.torchVersion = doc.value("torch_version", std::string());
         if (p.schemaMajor != kExportSchemaMajor)
             throw std::runtime_error("it was written by PyTorch " + p.torchVersion +
@@ -240,12 +272,12 @@ ExportedProgram parseExportedProgram(const std::string& text) {
             p.inputs.push_back(inputOf(spec));
         for (const Json& spec : module.at("signature").at("output_specs"))
             p.outputs.push_back(outputOf(spec));
-        p.graph = graphOf(graph);
+        p.graph = graphOf(graph, 0);
         for (const auto& [name, meta] : graph.at("tensor_values").items()) {
             ExportedTensorMeta m;
-            m.dtype = meta.at("dtype").get<int>();
+            m.dtype = intOf<int>(meta.at("dtype"));
             for (const Json& size : meta.at("sizes")) {
-                m.sizes.push_back(size.contains("as_int") ? size["as_int"].get<std::int64_t>()
+                m.sizes.push_back(size.contains("as_int") ? intOf<std::int64_t>(size["as_int"])
                                                           : -1);
                 m.symbols.push_back(symbolOf(size));
             }
@@ -257,9 +289,9 @@ ExportedProgram parseExportedProgram(const std::string& text) {
             ExportedRange r;
             const Json& lo = range.at("min_val");
             const Json& hi = range.at("max_val");
-            r.min = lo.is_number_integer() ? lo.get<std::int64_t>() : 0;
+            r.min = lo.is_number_integer() ? intOf<std::int64_t>(lo) : 0;
             if (hi.is_number_integer())
-                r.max = hi.get<std::int64_t>();
+                r.max = intOf<std::int64_t>(hi);
             p.ranges[symbol] = r;
         }
     } catch (const nlohmann::json::exception& e) {

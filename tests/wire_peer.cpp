@@ -14,52 +14,11 @@
 #include "EngineProtocol.h"
 #include "FxText.h"
 #include "Wire.h"
+#include "WireMessages.h"
 
 using namespace fxview;
 
 namespace {
-
-template <typename M> std::string reencoded(const std::string& payload) {
-    M m;
-    decode(payload, m);
-    return encode(m);
-}
-
-std::string reencode(EngineMessage kind, const std::string& payload) {
-    switch (kind) {
-    case EngineMessage::Open:
-        return reencoded<OpenRequest>(payload);
-    case EngineMessage::SetInputs:
-    case EngineMessage::InputsApplied:
-        return reencoded<InputsRequest>(payload);
-    case EngineMessage::Command:
-        return reencoded<CommandRequest>(payload);
-    case EngineMessage::SetBreakpoint:
-        return reencoded<BreakpointRequest>(payload);
-    case EngineMessage::Hello:
-        return reencoded<EngineHello>(payload);
-    case EngineMessage::Progress:
-        return reencoded<ProgressNote>(payload);
-    case EngineMessage::Opened:
-        return reencoded<OpenedModel>(payload);
-    case EngineMessage::State:
-        return reencoded<RunState>(payload);
-    case EngineMessage::Path:
-        return reencoded<PathState>(payload);
-    case EngineMessage::Running:
-    case EngineMessage::OpenFailed:
-    case EngineMessage::InputsRejected:
-    case EngineMessage::Failed:
-        return reencoded<std::string>(payload);
-    case EngineMessage::ExecutedPath:
-    case EngineMessage::Interrupt:
-    case EngineMessage::Done:
-        if (!payload.empty())
-            throw WireError("a message without payload has one");
-        return {};
-    }
-    throw WireError("an unknown message kind " + std::to_string(static_cast<int>(kind)));
-}
 
 // Every argument's text holds "text", whatever its kind, so that none is empty.
 Argument named(Argument a) {

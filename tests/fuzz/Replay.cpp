@@ -1,0 +1,48 @@
+// The harnesses' main() when they are not built with libFuzzer (every ordinary build, CTest):
+// runs LLVMFuzzerTestOneInput once over each file named, directories walked, and says how many.
+// A crash, a sanitizer's report or a hang (CTest's timeout) fails the test; a run over the seed
+// corpus and the regressions takes seconds. `scripts/fuzz` builds them with libFuzzer instead.
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+
+namespace fs = std::filesystem;
+
+int main(int argc, char** argv) {
+    // libFuzzer's default -max_len: a fixture bigger than this is no input a fuzzer would make.
+    constexpr std::uintmax_t kMaxInput = 16u << 20;
+    int inputs = 0, skipped = 0;
+    auto run = [&](const fs::path& file) {
+        std::error_code ec;
+        if (fs::file_size(file, ec) > kMaxInput) {
+            ++skipped;
+            return;
+        }
+        std::ifstream in(file, std::ios::binary);
+        std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
+        LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+        ++inputs;
+    };
+    for (int i = 1; i < argc; ++i) {
+        fs::path path = argv[i];
+        if (fs::is_directory(path)) {
+            for (const auto& entry : fs::recursive_directory_iterator(path))
+                if (entry.is_regular_file())
+                    run(entry.path());
+        } else if (fs::is_regular_file(path)) {
+            run(path);
+        } else {
+            std::fprintf(stderr, "%s: no such file or folder\n", argv[i]);
+            return 2;
+        }
+    }
+    std::printf("%d inputs ran, none crashed (%d larger than 16 MB left out)\n", inputs, skipped);
+    return inputs > 0 ? 0 : 1;
+}

@@ -1,0 +1,64 @@
+"""Seed corpora for the fuzz harnesses, made from the fixtures PyTorch 2.6 wrote (never
+committed): `make_seeds.py FIXTURES WIRE_PEER OUT` writes OUT/<harness>/ for each harness:
+
+  fuzz_archive    every fixture archive (.pt, .pt2) of at most 4 MB
+  fuzz_pickle     their data.pkl and constants.pkl members
+  fuzz_pt2_json   the .pt2 files' serialized_exported_program.json (at most 4 MB)
+  fuzz_traceback  the stack traces those programs' nodes keep
+  fuzz_wire       wire_peer's samples of every message, one frame per file and all together
+"""
+
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+LIMIT = 4 << 20
+
+
+def main(fixtures: Path, wire_peer: str, out: Path) -> None:
+    def put(harness, name, data):
+        folder = out / harness
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+
+    for path in sorted(fixtures.iterdir()):
+        if path.suffix not in (".pt", ".pt2") or path.stat().st_size > LIMIT:
+            continue
+        data = path.read_bytes()
+        put("fuzz_archive", path.name, data)
+        try:
+            archive = zipfile.ZipFile(io.BytesIO(data))
+        except zipfile.BadZipFile:
+            continue
+        for member in archive.namelist():
+            base = member.rsplit("/", 1)[-1]
+            if base in ("data.pkl", "constants.pkl"):
+                put("fuzz_pickle", f"{path.stem}-{base}", archive.read(member))
+            elif member == "serialized_exported_program.json":
+                text = archive.read(member)
+                put("fuzz_pt2_json", f"{path.stem}.json", text)
+                try:
+                    nodes = json.loads(text)["graph_module"]["graph"]["nodes"]
+                except (ValueError, KeyError, TypeError, RecursionError):  # a hostile one
+                    continue
+                for i, node in enumerate(nodes):
+                    trace = (node.get("metadata") or {}).get("stack_trace")
+                    if trace:
+                        put("fuzz_traceback", f"{path.stem}-{i}.txt", trace.encode())
+    samples = subprocess.run([wire_peer, "samples"], capture_output=True, check=True).stdout
+    put("fuzz_wire", "all_samples.bin", samples)
+    at = 0
+    while at + 12 <= len(samples):
+        length = int.from_bytes(samples[at + 8:at + 12], sys.byteorder)
+        put("fuzz_wire", f"sample-{at}.bin", samples[at:at + 12 + length])
+        at += 12 + length
+    for harness in sorted(p.name for p in out.iterdir()):
+        print(f"{harness}: {len(list((out / harness).iterdir()))} seeds")
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3]))

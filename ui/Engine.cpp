@@ -339,7 +339,10 @@ private:
         reloading_ = false;
         emitDone([e = engine_, id = model.load] { emit e->loadProgress(id, "Drawing", 95); });
         emitDone([e = engine_, model] { emit e->loaded(model); });
-        startSpare();
+        // A live session rarely opens a file after: its engine (LibTorch loaded) is made when
+        // one is opened, not ahead.
+        if (!model.live)
+            startSpare();
     }
 
     void fromCurrent(EngineMessage kind, const std::string& payload) {

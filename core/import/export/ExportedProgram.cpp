@@ -1,6 +1,7 @@
 #include "ExportedProgram.h"
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 
@@ -249,9 +250,51 @@ ExportedOutput outputOf(const Json& spec) {
     return out;
 }
 
+// Python's json writes float('inf'), -inf and nan as the bare tokens Infinity, -Infinity and
+// NaN (a masked attention's -inf fill), which strict JSON parsers refuse: outside strings they
+// become the strings realOf reads ("Infinity", "-Infinity", "NaN"). One pass, no allocation per
+// token.
+std::string withNonFiniteQuoted(const std::string& text) {
+    std::string out;
+    out.reserve(text.size() + 64);
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            out += c;
+            if (c == '\\' && i + 1 < text.size())
+                out += text[++i];
+            else if (c == '"')
+                inString = false;
+            continue;
+        }
+        if (c == '"') {
+            inString = true;
+            out += c;
+            continue;
+        }
+        bool matched = false;
+        for (const char* token : {"-Infinity", "Infinity", "NaN"}) {
+            const std::size_t n = std::strlen(token);
+            if (text.compare(i, n, token) == 0) {
+                out += '"';
+                out += token;
+                out += '"';
+                i += n - 1;
+                matched = true;
+                break;
+            }
+        }
+        if (!matched)
+            out += c;
+    }
+    return out;
+}
+
 } // namespace
 
-ExportedProgram parseExportedProgram(const std::string& text) {
+ExportedProgram parseExportedProgram(const std::string& written) {
+    const std::string text = withNonFiniteQuoted(written);
     Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded() || !doc.is_object())
         throw std::runtime_error("its serialized_exported_program.json is not valid JSON");

@@ -447,7 +447,7 @@ void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {
     QTest::addColumn<QString>("name");
     for (const char* name :
          {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2", "transformer_block",
-          "dynamic_batch", "cond", "linear", "counter", "counter_core", "masked_scores"})
+          "dynamic_batch", "cond", "linear", "counter", "counter_core", "masked_scores", "gather"})
         QTest::newRow(name) << name;
 }
 
@@ -466,7 +466,7 @@ void TestFxtrace::exportedRunEqualsItsModule_data() {
     QTest::addColumn<QString>("variant"); // "": the example input, by default; "_1": another
     for (const char* name :
          {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2", "transformer_block",
-          "dynamic_batch", "cond", "linear", "counter", "counter_core", "masked_scores"})
+          "dynamic_batch", "cond", "linear", "counter", "counter_core", "masked_scores", "gather"})
         QTest::newRow(name) << name << "";
     QTest::newRow("dynamic_batch at batch 17") << "dynamic_batch"
                                                << "_1";

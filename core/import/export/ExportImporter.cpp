@@ -348,9 +348,17 @@ private:
                 if (it != actual.end() && formal.type()->kind() == c10::TypeKind::TensorType &&
                     it->second->kind != ExportedValue::Kind::Tensor)
                     numbersAsTensors.push_back(step.inputs.size());
-                step.inputs.push_back(it != actual.end()
-                                          ? sourceOf(*it->second)
-                                          : ValueSource::ofConstant(*formal.default_value()));
+                ValueSource source = it != actual.end()
+                                         ? sourceOf(*it->second)
+                                         : ValueSource::ofConstant(*formal.default_value());
+                // The list's items are the schema's type, not the JSON's spelling: PyTorch 2.6
+                // writes x[idx]'s indices as as_tensors, but aten.index.Tensor takes Tensor?[]
+                // (and LibTorch will not cast a List<Tensor> to a List<Tensor?>).
+                if (auto list = formal.type()->cast<c10::ListType>();
+                    list && source.kind == ValueSource::Kind::List &&
+                    list->getElementType()->kind() == c10::TypeKind::OptionalType)
+                    source.listElement = list->getElementType();
+                step.inputs.push_back(std::move(source));
             }
             step.operation = op->getOperation();
             if (!numbersAsTensors.empty())

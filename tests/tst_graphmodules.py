@@ -31,7 +31,7 @@ from fxview import fxgraph, wire
 from fxview.live import Session
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-import live_models  # noqa: E402 - TinyNet and the person's pass, shared with tst_live
+import live_models  # noqa: E402 - TinyNet, the person's pass, ShapeBranch: shared with tst_live
 
 WORK = Path(tempfile.mkdtemp(prefix="tst_graphmodules-"))
 
@@ -64,19 +64,6 @@ class WithLeaf(torch.nn.Module):
 class LeafTracer(torch.fx.Tracer):
     def is_leaf_module(self, m, qualname):
         return isinstance(m, Clamp) or super().is_leaf_module(m, qualname)
-
-
-class ShapeBranch(torch.nn.Module):
-    """Control flow on a shape: symbolic_trace cannot trace it, torch.export specialises it."""
-
-    def __init__(self):
-        super().__init__()
-        self.fc = torch.nn.Linear(4, 2)
-
-    def forward(self, x):
-        if x.shape[0] > 2:
-            return torch.relu(self.fc(x))
-        return self.fc(x)
 
 
 def traced(model):
@@ -167,7 +154,7 @@ def check_graph_module(name, gm, args):
 
 
 def check_fallback_to_export():
-    model, x = ShapeBranch().eval(), torch.randn(3, 4)
+    model, x = live_models.ShapeBranch().eval(), torch.randn(3, 4)
     text = WORK / "fallback.txt"
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -111,7 +111,7 @@ def _tensors(gm: torch.nn.Module, node: torch.fx.Node) -> list[wire.HeldTensor]:
 
 
 def _target(node: torch.fx.Node) -> str:
-    if node.op in ("call_function",):
+    if node.op == "call_function":
         return node._pretty_print_target(node.target)
     return str(node.target)
 

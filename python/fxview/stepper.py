@@ -147,7 +147,7 @@ class Stepper:
         if node.op == "call_module":
             root = self.gm.get_submodule(node.target)
         elif node.op == "call_function" and inspect.isfunction(node.target) \
-                and not node.target.__module__.startswith("torch"):
+                and not (node.target.__module__ or "").startswith("torch"):
             root = node.target  # a torch.fx.wrap'ped function of the person's own
         else:
             return None

@@ -80,6 +80,14 @@ ValueSummary sampleValue(int depth = 0) {
     v.infCount = 2;
     v.histogram = {1, 2, 3};
     v.histogramSample = 6;
+    v.qscheme = "qscheme";
+    v.qaxis = 1;
+    v.scaleMin = 0.5;
+    v.scaleMax = 0.75;
+    v.zeroPointMin = -3;
+    v.zeroPointMax = 4;
+    v.intMin = -128;
+    v.intMax = 127;
     v.value = "value";
     if (depth == 0)
         v.items = {sampleValue(1)};

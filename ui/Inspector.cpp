@@ -25,6 +25,8 @@ QString describeValue(const ValueSummary& v) {
                             html(formatShape(v.stride)))
                        .arg(v.numel)
                        .arg(v.bytes);
+    if (!v.qscheme.empty()) // its statistics below are of the values it stands for
+        text += "<br>" + html(quantizationDescription(v)) + "<br>dequantized:";
     if (v.hasStats)
         text += QString("<br>min %1, max %2<br>mean %3, std %4")
                     .arg(v.min, 0, 'g', 6)

@@ -23,7 +23,7 @@
 
 namespace fxview {
 
-constexpr std::uint16_t kWireVersion = 3;
+constexpr std::uint16_t kWireVersion = 4;
 constexpr std::size_t kFrameHeaderSize = 12;
 // A frame bigger than this is a broken peer, not a message: a vit_b_16 graph is ~2 MB.
 constexpr std::uint32_t kMaxFramePayload = 1u << 30;
@@ -275,6 +275,14 @@ template <typename Io> void walk(Io& io, ValueSummary& v) {
     io(v.infCount);
     io(v.histogram);
     io(v.histogramSample);
+    io(v.qscheme);
+    io(v.qaxis);
+    io(v.scaleMin);
+    io(v.scaleMax);
+    io(v.zeroPointMin);
+    io(v.zeroPointMax);
+    io(v.intMin);
+    io(v.intMax);
     io(v.items);
     io(v.value);
 }

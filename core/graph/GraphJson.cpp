@@ -73,6 +73,18 @@ void writeValue(JsonWriter& w, const ValueSummary& v) {
         writeNumbers(w, v.stride);
         w.key("numel").value(v.numel);
         w.key("bytes").value(v.bytes);
+        if (!v.qscheme.empty()) {
+            // Per tensor, min and max are equal. The stats below are of the dequantized values.
+            w.key("quantization").beginObject().key("qscheme").value(v.qscheme);
+            if (v.qaxis >= 0)
+                w.key("axis").value(v.qaxis);
+            w.key("scale_min").value(v.scaleMin).key("scale_max").value(v.scaleMax);
+            w.key("zero_point_min").value(v.zeroPointMin);
+            w.key("zero_point_max").value(v.zeroPointMax);
+            if (v.hasStats)
+                w.key("int_min").value(v.intMin).key("int_max").value(v.intMax);
+            w.endObject();
+        }
         if (v.hasStats || v.nanCount || v.infCount) {
             w.key("stats").beginObject();
             if (v.hasStats) {

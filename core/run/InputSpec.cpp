@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iomanip>
+#include <sstream>
 
 #include "RunRecord.h"
 
@@ -96,6 +98,27 @@ std::string shortDescription(const ValueSummary& v) {
         return "(" + out + (v.items.size() == 1 ? ",)" : ")");
     }
     return v.value.empty() ? v.type : v.value;
+}
+
+std::string quantizationDescription(const ValueSummary& v) {
+    if (v.qscheme.empty())
+        return "";
+    auto number = [](double x) {
+        std::ostringstream out;
+        out << std::setprecision(6) << x;
+        return out.str();
+    };
+    auto range = [](const std::string& lo, const std::string& hi) {
+        return lo == hi ? lo : lo + " to " + hi;
+    };
+    std::string text = v.qscheme;
+    if (v.qaxis >= 0)
+        text += " on axis " + std::to_string(v.qaxis);
+    text += ", scale " + range(number(v.scaleMin), number(v.scaleMax)) + ", zero point " +
+            range(std::to_string(v.zeroPointMin), std::to_string(v.zeroPointMax));
+    if (v.hasStats)
+        text += ", ints " + std::to_string(v.intMin) + " to " + std::to_string(v.intMax);
+    return text;
 }
 
 std::string controlFlowNote(const NodeRecord& r) {

@@ -24,13 +24,24 @@ struct ValueSummary {
     // big tensor, 64 evenly spaced runs of 64 (histogramSample says how many were counted).
     std::vector<std::int64_t> histogram;
     std::int64_t histogramSample = 0;
-    std::vector<ValueSummary> items; // tuple and list items
-    std::string value;               // scalars and strings as Python prints them
+    // A quantized tensor (quint8, qint8, qint32): the statistics above describe its dequantized
+    // values, scale * (q - zero_point), as torch.Tensor.dequantize() gives them; these fields
+    // describe the quantization. Per channel, the scale and zero point ranges over the channels.
+    std::string qscheme;     // "per_tensor_affine", "per_channel_affine", ...; empty otherwise
+    std::int64_t qaxis = -1; // per channel: the channels' axis
+    double scaleMin = 0, scaleMax = 0;               // equal per tensor
+    std::int64_t zeroPointMin = 0, zeroPointMax = 0; // equal per tensor
+    std::int64_t intMin = 0, intMax = 0;             // the int representation's range
+    std::vector<ValueSummary> items;                 // tuple and list items
+    std::string value;                               // scalars and strings as Python prints them
 };
 
 // "[3, 2]" as torch.Size prints, or "(…)" for tuples, or the value of a scalar.
 std::string shortDescription(const ValueSummary& value);
 std::string formatShape(const std::vector<std::int64_t>& shape);
+// A quantized tensor's quantization in one line: "per_tensor_affine, scale 0.0516, zero point 61,
+// ints 0 to 255"; per channel the ranges over the channels and the axis. "" when not quantized.
+std::string quantizationDescription(const ValueSummary& value);
 
 enum class NodeState {
     Pending,     // not run yet

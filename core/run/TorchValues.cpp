@@ -29,7 +29,20 @@ const std::vector<std::pair<c10::ScalarType, const char*>>& dtypeNames() {
         {c10::ScalarType::Byte, "uint8"},
         {c10::ScalarType::Bool, "bool"},
         {c10::ScalarType::ComplexFloat, "complex64"},
-        {c10::ScalarType::ComplexDouble, "complex128"}};
+        {c10::ScalarType::ComplexDouble, "complex128"},
+        {c10::ScalarType::ComplexHalf, "complex32"},
+        {c10::ScalarType::UInt16, "uint16"},
+        {c10::ScalarType::UInt32, "uint32"},
+        {c10::ScalarType::UInt64, "uint64"},
+        {c10::ScalarType::QUInt8, "quint8"},
+        {c10::ScalarType::QInt8, "qint8"},
+        {c10::ScalarType::QInt32, "qint32"},
+        {c10::ScalarType::QUInt4x2, "quint4x2"},
+        {c10::ScalarType::QUInt2x4, "quint2x4"},
+        {c10::ScalarType::Float8_e5m2, "float8_e5m2"},
+        {c10::ScalarType::Float8_e4m3fn, "float8_e4m3fn"},
+        {c10::ScalarType::Float8_e5m2fnuz, "float8_e5m2fnuz"},
+        {c10::ScalarType::Float8_e4m3fnuz, "float8_e4m3fnuz"}};
     return names;
 }
 
@@ -216,6 +229,35 @@ void tensorStats(const at::Tensor& t, ValueSummary& s) {
     tensorHistogram(c, s);
 }
 
+// A quantized tensor as what it is: its scheme, scale and zero point (their ranges over the
+// channels, per channel), the range of its int representation, and the statistics of the values
+// it stands for (dequantize()), which are what the float model it came from computed.
+void quantizedSummary(const at::Tensor& t, bool withStats, ValueSummary& s) {
+    at::QScheme scheme = t.qscheme();
+    s.qscheme = c10::toString(scheme);
+    if (scheme == at::kPerTensorAffine || scheme == at::kPerTensorSymmetric) {
+        s.scaleMin = s.scaleMax = t.q_scale();
+        s.zeroPointMin = s.zeroPointMax = t.q_zero_point();
+    } else if (scheme == at::kPerChannelAffine || scheme == at::kPerChannelSymmetric ||
+               scheme == at::kPerChannelAffineFloatQParams) {
+        s.qaxis = t.q_per_channel_axis();
+        at::Tensor scales = t.q_per_channel_scales().to(c10::ScalarType::Double);
+        at::Tensor points = t.q_per_channel_zero_points().to(c10::ScalarType::Long);
+        if (scales.numel() > 0) {
+            s.scaleMin = scales.min().item<double>();
+            s.scaleMax = scales.max().item<double>();
+            s.zeroPointMin = points.min().item<std::int64_t>();
+            s.zeroPointMax = points.max().item<std::int64_t>();
+        }
+    }
+    if (!withStats || t.numel() == 0)
+        return;
+    at::Tensor ints = t.int_repr();
+    s.intMin = ints.min().item<std::int64_t>();
+    s.intMax = ints.max().item<std::int64_t>();
+    tensorStats(t.dequantize(), s);
+}
+
 } // namespace
 
 HeldTensor heldTensor(const std::string& name, const at::Tensor& t) {
@@ -253,7 +295,9 @@ ValueSummary summarize(const c10::IValue& value, bool withStats) {
         s.device = t.device().str();
         s.numel = t.numel();
         s.bytes = t.numel() * static_cast<std::int64_t>(t.element_size());
-        if (withStats)
+        if (t.is_quantized())
+            quantizedSummary(t, withStats, s);
+        else if (withStats)
             tensorStats(t, s);
     } else if (value.isTuple() || value.isList()) {
         s.type = value.isTuple() ? "tuple" : "list";

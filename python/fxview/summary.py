@@ -18,9 +18,27 @@ def _float_repr(value: float) -> str:
     return repr(float(value))
 
 
+def _quantization(t: torch.Tensor, s: wire.ValueSummary, with_stats: bool) -> None:
+    """A quantized tensor's scheme, scale and zero point (their ranges, per channel) and the
+    range of its int representation; the statistics are of its dequantized values."""
+    s.qscheme = str(t.qscheme()).removeprefix("torch.")
+    if t.qscheme() in (torch.per_tensor_affine, torch.per_tensor_symmetric):
+        s.scaleMin = s.scaleMax = float(t.q_scale())
+        s.zeroPointMin = s.zeroPointMax = int(t.q_zero_point())
+    elif t.qscheme() in (torch.per_channel_affine, torch.per_channel_symmetric,
+                         torch.per_channel_affine_float_qparams):
+        s.qaxis = t.q_per_channel_axis()
+        scales, points = t.q_per_channel_scales().double(), t.q_per_channel_zero_points().long()
+        if scales.numel():
+            s.scaleMin, s.scaleMax = float(scales.min()), float(scales.max())
+            s.zeroPointMin, s.zeroPointMax = int(points.min()), int(points.max())
+    if with_stats and t.numel():
+        ints = t.int_repr()
+        s.intMin, s.intMax = int(ints.min()), int(ints.max())
+        _stats(t.dequantize(), s)
+
+
 def _stats(t: torch.Tensor, s: wire.ValueSummary) -> None:
-    if t.is_quantized:  # its values are what it stands for: scale * (q - zero_point)
-        t = t.dequantize()
     if t.numel() == 0 or t.is_complex() or t.dtype == torch.bool:
         return
     flat = t.detach().reshape(-1).cpu()
@@ -64,7 +82,9 @@ def summarize(value, with_stats: bool = True) -> wire.ValueSummary:
         s.stride = list(value.stride()) if value.layout == torch.strided else []
         s.numel = value.numel()
         s.bytes = value.numel() * value.element_size()
-        if with_stats:
+        if value.is_quantized:
+            _quantization(value, s, with_stats)
+        elif with_stats:
             _stats(value, s)
     elif isinstance(value, (tuple, list)):
         s.type = "tuple" if isinstance(value, tuple) else "list"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 3
+WIRE_VERSION = 4
 MAGIC = b"FXVE"
 HEADER = struct.Struct("=4sHHI")  # magic, version, kind, payload length: this machine's order
 MAX_PAYLOAD = 1 << 30
@@ -104,6 +104,9 @@ class ValueSummary:
               ("min", "float", 0.0), ("max", "float", 0.0), ("mean", "float", 0.0),
               ("std", "float", 0.0), ("nanCount", "int", 0), ("infCount", "int", 0),
               ("histogram", ("vec", "int"), list), ("histogramSample", "int", 0),
+              ("qscheme", "str", ""), ("qaxis", "int", -1), ("scaleMin", "float", 0.0),
+              ("scaleMax", "float", 0.0), ("zeroPointMin", "int", 0), ("zeroPointMax", "int", 0),
+              ("intMin", "int", 0), ("intMax", "int", 0),
               ("items", ("vec", "ValueSummary"), list), ("value", "str", "")]
 
 

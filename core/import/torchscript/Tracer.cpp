@@ -15,6 +15,7 @@
 
 #include "ModelPrivate.h"
 #include "PlanPrivate.h"
+#include "SourceSignature.h"
 #include "TracerPrivate.h"
 #include "TracerState.h"
 
@@ -49,6 +50,7 @@ TraceResult Tracer::traceGraph(const jit::Graph& graph, const c10::FunctionSchem
     const std::size_t first = self ? 1 : 0; // a method's graph starts with self
     if (self)
         frame[g->inputs()[0]] = *self;
+    const std::vector<std::string> annotations = parameterAnnotations(graph, schema.name());
     for (std::size_t i = first; i < g->inputs().size(); ++i) {
         const jit::Value* input = g->inputs()[i];
         std::string target = baseName(input->debugName());
@@ -57,6 +59,8 @@ TraceResult Tracer::traceGraph(const jit::Graph& graph, const c10::FunctionSchem
         Node node;
         node.op = Op::Placeholder;
         node.target = target;
+        if (i - first < annotations.size())
+            node.typeName = annotations[i - first];
         PlaceholderSpec spec;
         spec.name = target;
         spec.type = input->type();

@@ -13,6 +13,7 @@
 
 #include "FxTargets.h"
 #include "InterpreterOps.h"
+#include "TorchValues.h"
 #include "TracerState.h"
 
 namespace fxview {
@@ -21,35 +22,9 @@ namespace {
 
 namespace jit = torch::jit;
 
+// torch.fx prints a dtype as torch's attribute: torch.float32, torch.quint8.
 std::string scalarTypeRepr(std::int64_t code) {
-    switch (static_cast<c10::ScalarType>(code)) {
-    case c10::ScalarType::Float:
-        return "torch.float32";
-    case c10::ScalarType::Double:
-        return "torch.float64";
-    case c10::ScalarType::Half:
-        return "torch.float16";
-    case c10::ScalarType::BFloat16:
-        return "torch.bfloat16";
-    case c10::ScalarType::Long:
-        return "torch.int64";
-    case c10::ScalarType::Int:
-        return "torch.int32";
-    case c10::ScalarType::Short:
-        return "torch.int16";
-    case c10::ScalarType::Char:
-        return "torch.int8";
-    case c10::ScalarType::Byte:
-        return "torch.uint8";
-    case c10::ScalarType::Bool:
-        return "torch.bool";
-    case c10::ScalarType::ComplexFloat:
-        return "torch.complex64";
-    case c10::ScalarType::ComplexDouble:
-        return "torch.complex128";
-    default:
-        return "torch." + std::string(c10::toString(static_cast<c10::ScalarType>(code)));
-    }
+    return "torch." + dtypeName(static_cast<c10::ScalarType>(code));
 }
 
 bool isPlainDataType(const c10::TypePtr& t) {
@@ -402,7 +377,16 @@ void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
         // Kept in the graph; running it reports that LibTorch has no operator for it.
         step.unsupported = node.schema;
     }
+    // TorchScript converts a Tensor passed where a float, int or number is expected
+    // (quantized::add(qa, qb, self.scale_0, ...) with the scale a buffer) by a node of its own;
+    // Python passes the tensor and torch.fx records it so. The conversion runs, hidden, and its
+    // users show the tensor.
+    bool implicit = n->kind() == c10::aten::FloatImplicit || n->kind() == c10::aten::IntImplicit ||
+                    n->kind() == c10::aten::ScalarImplicit;
+    node.hidden = node.hidden || implicit;
     emitFor(n, std::move(node), call.candidate, std::move(step), frame);
+    if (implicit)
+        frame[n->output()].arg = dataOf(frame, n->input(0)).arg;
 }
 
 // Fills args and kwargs the way Python code would have written the call: keyword-only

@@ -1,0 +1,156 @@
+// Python evaluates a forward's annotations and torch.fx's symbolic_trace gives each placeholder
+// that type; print(graph) shows its repr (torch/fx/node.py's _type_repr). TorchScript keeps the
+// model's own text in a scripted archive's .debug_pkl, so the `def` line is read from there.
+
+#include "SourceSignature.h"
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include <cctype>
+
+namespace fxview {
+
+namespace jit = torch::jit;
+
+namespace {
+
+bool nameChar(char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
+
+// The typing names Python's repr prefixes with their module.
+const char* const kTypingNames[] = {"Optional", "List", "Tuple", "Dict", "Union", "Any"};
+
+std::string typeName(const std::string& name) {
+    std::string bare = name.rfind("typing.", 0) == 0 ? name.substr(7) : name;
+    if (bare == "Tensor" || name == "torch.Tensor")
+        return "torch.Tensor";
+    for (const char* typing : kTypingNames)
+        if (bare == typing)
+            return "typing." + bare;
+    return name;
+}
+
+// The text between `open` (an opening parenthesis) and its match, split at top-level commas.
+std::vector<std::string> topLevelItems(const std::string& text, std::size_t open,
+                                       std::size_t& close) {
+    std::vector<std::string> items(1);
+    int depth = 0;
+    char quote = 0;
+    for (std::size_t i = open + 1; i < text.size(); ++i) {
+        char c = text[i];
+        if (quote) {
+            quote = c == quote ? 0 : quote;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '(' || c == '[' || c == '{') {
+            ++depth;
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (depth-- == 0) {
+                close = i;
+                return items;
+            }
+        } else if (c == ',' && depth == 0) {
+            items.emplace_back();
+            continue;
+        } else if (c == '#') { // a comment up to the end of its line
+            while (i + 1 < text.size() && text[i + 1] != '\n')
+                ++i;
+            continue;
+        }
+        items.back() += c;
+    }
+    close = std::string::npos;
+    return {};
+}
+
+std::string trimmed(const std::string& s) {
+    std::size_t begin = s.find_first_not_of(" \t\r\n\\");
+    if (begin == std::string::npos)
+        return {};
+    return s.substr(begin, s.find_last_not_of(" \t\r\n\\") - begin + 1);
+}
+
+} // namespace
+
+std::string fxTypeRepr(const std::string& annotation) {
+    std::string text = trimmed(annotation), out;
+    for (std::size_t i = 0; i < text.size();) {
+        char c = text[i];
+        if (c == '\'' || c == '"') { // a string annotation: repr() of the string
+            std::size_t end = text.find(c, i + 1);
+            if (end == std::string::npos)
+                return text;
+            out += "'" + text.substr(i + 1, end - i - 1) + "'";
+            i = end + 1;
+        } else if (nameChar(c)) {
+            std::size_t end = i;
+            while (end < text.size() && nameChar(text[end]))
+                ++end;
+            out += typeName(text.substr(i, end - i));
+            i = end;
+        } else if (c == ',') {
+            out += ", ";
+            ++i;
+        } else if (c == '|') {
+            out += " | ";
+            ++i;
+        } else if (std::isspace(static_cast<unsigned char>(c))) {
+            ++i;
+        } else {
+            out += c;
+            ++i;
+        }
+    }
+    return out;
+}
+
+std::vector<std::string> parameterAnnotations(const jit::Graph& graph,
+                                              const std::string& function) {
+    try {
+        for (const jit::Node* n : graph.nodes()) {
+            std::optional<jit::SourceRange> original =
+                n->sourceRange().findSourceRangeThatGenerated();
+            if (!original || !original->source())
+                continue;
+            const auto& filename = original->source()->filename();
+            if (filename && *filename == "<string>") // TorchScript's own builtins
+                continue;
+            std::string all = original->source()->text_str().str();
+            std::size_t def = all.rfind("def " + function + "(", original->start());
+            if (def == std::string::npos)
+                return {};
+            std::size_t close = 0;
+            std::vector<std::string> params = topLevelItems(all, def + 4 + function.size(), close);
+            if (close == std::string::npos || params.empty())
+                return {};
+            std::vector<std::string> annotations;
+            for (std::size_t i = 0; i < params.size(); ++i) {
+                std::string param = trimmed(params[i]);
+                if (param.empty() || (i == 0 && param == "self"))
+                    continue;
+                // `name : annotation = default`: the annotation ends at the default's `=`.
+                std::size_t colon = param.find(':');
+                if (colon == std::string::npos) {
+                    annotations.emplace_back();
+                    continue;
+                }
+                std::string rest = param.substr(colon + 1);
+                std::size_t equals = std::string::npos;
+                int depth = 0;
+                for (std::size_t k = 0; k < rest.size() && equals == std::string::npos; ++k) {
+                    depth += rest[k] == '[' || rest[k] == '(' ? 1 : 0;
+                    depth -= rest[k] == ']' || rest[k] == ')' ? 1 : 0;
+                    if (rest[k] == '=' && depth == 0)
+                        equals = k;
+                }
+                annotations.push_back(fxTypeRepr(rest.substr(0, equals)));
+            }
+            return annotations;
+        }
+    } catch (const std::exception&) {
+    }
+    return {};
+}
+
+} // namespace fxview

@@ -124,6 +124,137 @@ std::string SourceSpelling::attributeRead(const jit::Node* n) {
     }
 }
 
+namespace {
+
+// The position of the bracket opening the one that closes at `close`, strings skipped, looking
+// no further back than `from`.
+std::size_t matchingOpen(const std::string& text, std::size_t from, std::size_t close) {
+    std::vector<std::size_t> opens;
+    char quote = 0;
+    for (std::size_t i = from; i < close; ++i) {
+        char c = text[i];
+        if (quote)
+            quote = c == quote ? 0 : quote;
+        else if (c == '\'' || c == '"')
+            quote = c;
+        else if (c == '(' || c == '[' || c == '{')
+            opens.push_back(i);
+        else if ((c == ')' || c == ']' || c == '}') && !opens.empty())
+            opens.pop_back();
+    }
+    return quote || opens.empty() ? std::string::npos : opens.back();
+}
+
+// The position of the bracket closing the one that opens at `open`, strings skipped.
+std::size_t matchingClose(const std::string& text, std::size_t open) {
+    int depth = 0;
+    char quote = 0;
+    for (std::size_t i = open; i < text.size(); ++i) {
+        char c = text[i];
+        if (quote)
+            quote = c == quote ? 0 : quote;
+        else if (c == '\'' || c == '"')
+            quote = c;
+        else if (c == '(' || c == '[' || c == '{')
+            ++depth;
+        else if ((c == ')' || c == ']' || c == '}') && --depth == 0)
+            return i;
+    }
+    return std::string::npos;
+}
+
+std::vector<std::string> splitTopLevel(const std::string& inside) {
+    std::vector<std::string> items(1);
+    int depth = 0;
+    char quote = 0;
+    for (char c : inside) {
+        if (quote)
+            quote = c == quote ? 0 : quote;
+        else if (c == '\'' || c == '"')
+            quote = c;
+        else if (c == '(' || c == '[' || c == '{')
+            ++depth;
+        else if (c == ')' || c == ']' || c == '}')
+            --depth;
+        else if (c == ',' && depth == 0) {
+            items.emplace_back();
+            continue;
+        }
+        items.back() += c;
+    }
+    if (stripped(items.back()).empty()) // `f(a, b,)` or `f()`
+        items.pop_back();
+    return items;
+}
+
+} // namespace
+
+std::optional<std::vector<SourceSpelling::WrittenArgument>>
+SourceSpelling::writtenArguments(const jit::Node* n, const std::string& opName) {
+    try {
+        std::optional<jit::SourceRange> original = n->sourceRange().findSourceRangeThatGenerated();
+        if (!original || !original->source() || !builtinDefinition(n).empty())
+            return std::nullopt;
+        // The range is the call (`x.mean((2, 3))`) or only its callee (`torch.cat`): then the
+        // arguments follow it in the source.
+        std::string all = original->source()->text_str().str();
+        std::size_t from = std::min(original->start(), all.size());
+        std::size_t close = std::min(original->end(), all.size());
+        while (close < all.size() && close > from && identifierChar(all[close - 1]) &&
+               identifierChar(all[close])) // a range can stop a character short (wholeText)
+            ++close;
+        while (close > from && std::isspace(static_cast<unsigned char>(all[close - 1])))
+            --close;
+        std::size_t open = std::string::npos;
+        if (close > from && all[close - 1] == ')') {
+            open = matchingOpen(all, from, close - 1);
+            --close;
+        } else {
+            std::size_t next = all.find_first_not_of(" \t", close);
+            if (next == std::string::npos || all[next] != '(')
+                return std::nullopt;
+            open = next;
+            close = matchingClose(all, open);
+        }
+        if (open == std::string::npos || close == std::string::npos || open <= from)
+            return std::nullopt;
+        std::string text = all.substr(from, close + 1 - from);
+        open -= from;
+        // The callee's last name is the op's: `torch.cat`, `x.mean`, `F.relu` (relu_ too).
+        std::size_t end = open;
+        while (end > 0 && std::isspace(static_cast<unsigned char>(text[end - 1])))
+            --end;
+        std::size_t start = end;
+        while (start > 0 && identifierChar(text[start - 1]))
+            --start;
+        std::string callee = text.substr(start, end - start);
+        if (callee.empty() || (callee != opName && callee + "_" != opName))
+            return std::nullopt;
+        std::vector<WrittenArgument> written;
+        for (const std::string& item :
+             splitTopLevel(text.substr(open + 1, text.size() - open - 2))) {
+            std::string value = stripped(item);
+            if (value.empty() || value[0] == '*')
+                return std::nullopt;
+            WrittenArgument a;
+            std::size_t name = 0;
+            while (name < value.size() && identifierChar(value[name]))
+                ++name;
+            std::size_t equals = value.find_first_not_of(" \t\n", name);
+            if (name > 0 && equals != std::string::npos && value[equals] == '=' &&
+                (equals + 1 >= value.size() || value[equals + 1] != '=')) {
+                a.keyword = value.substr(0, name);
+                value = stripped(value.substr(equals + 1));
+            }
+            a.text = value;
+            written.push_back(std::move(a));
+        }
+        return written;
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+}
+
 std::string SourceSpelling::originalText(const jit::Node* n) {
     try {
         std::optional<jit::SourceRange> original = n->sourceRange().findSourceRangeThatGenerated();

@@ -26,6 +26,17 @@ public:
     // for the Tensor property), or "" for the model's own code.
     std::string builtinDefinition(const torch::jit::Node* n);
 
+    // The arguments of the call `n` came from, as the model's code wrote them: the keyword of
+    // each (`dim` for `dim=1`, "" when positional) and its text. nullopt when no source was
+    // kept, the text is not a call of `opName` (a Python operator, an inlined builtin), or it
+    // unpacks (`*xs`).
+    struct WrittenArgument {
+        std::string keyword;
+        std::string text;
+    };
+    std::optional<std::vector<WrittenArgument>> writtenArguments(const torch::jit::Node* n,
+                                                                 const std::string& opName);
+
     // The text of the model's own code that `n` came from, or "" if none was kept.
     std::string originalText(const torch::jit::Node* n);
     // Whether `a` and `b` came from the same place in the model's code (one expression).

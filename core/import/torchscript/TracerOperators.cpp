@@ -325,7 +325,8 @@ void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
     if (schema && !schema->overload_name().empty())
         node.schema += "." + schema->overload_name();
     if (schema) {
-        addArguments(node, n, 0, *schema, frame);
+        if (!addWrittenArguments(node, n, *schema, frame, opName))
+            addArguments(node, n, 0, *schema, frame);
     } else {
         for (const jit::Value* input : n->inputs())
             node.args.push_back(dataOf(frame, input).arg);
@@ -389,6 +390,87 @@ void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
         frame[n->output()].arg = dataOf(frame, n->input(0)).arg;
 }
 
+namespace {
+
+// An argument as torch.fx shows it: a dtype by its name (TorchScript holds its number).
+Argument shownArgument(const Argument& arg, const std::optional<c10::IValue>& constant,
+                       const c10::Argument& formal) {
+    if (constant && constant->isInt() && isScalarTypeArgument(formal))
+        return Argument::ofRepr(scalarTypeRepr(constant->toInt()));
+    return arg;
+}
+
+} // namespace
+
+bool Tracer::atDefault(const std::optional<c10::IValue>& constant, const c10::Argument& formal) {
+    return constant && formal.default_value() &&
+           literalOf(*formal.default_value()) == literalOf(*constant);
+}
+
+// Fills args and kwargs as the model's code wrote the call, when its source was kept and says so
+// unambiguously: torch.fx records `torch.cat(xs, dim=1)` with kwargs {dim: 1} and
+// `x.mean((2, 3))` with a tuple, where TorchScript keeps only the schema's order and int[].
+// False (nothing filled) when the text does not account for every input the node has.
+bool Tracer::addWrittenArguments(Node& node, const jit::Node* n, const c10::FunctionSchema& schema,
+                                 const Frame& frame, const std::string& opName) {
+    auto written = sourceSpelling_.writtenArguments(n, opName);
+    if (!written)
+        return false;
+    Spelling spelling = sourceSpelling_.at(n, opName);
+    const auto& formals = schema.arguments();
+    if (spelling == Spelling::Unknown || formals.size() != n->inputs().size())
+        return false;
+    const std::size_t offset = spelling == Spelling::Method ? 1 : 0; // x.mean(...): x is self
+    std::vector<int> writtenAt(formals.size(), -1);
+    std::size_t positional = offset;
+    for (std::size_t k = 0; k < written->size(); ++k) {
+        const std::string& keyword = (*written)[k].keyword;
+        std::size_t f = positional;
+        if (keyword.empty()) {
+            if (f >= formals.size() || formals[f].kwarg_only())
+                return false;
+            ++positional;
+        } else {
+            f = offset;
+            while (f < formals.size() && formals[f].name() != keyword)
+                ++f;
+            if (f >= formals.size() || writtenAt[f] >= 0)
+                return false;
+        }
+        writtenAt[f] = static_cast<int>(k);
+    }
+    // What the code did not write must be the default: else the text does not say where the
+    // input came from (`x.view(a, b)` packs two written arguments into one int[]).
+    for (std::size_t f = offset; f < formals.size(); ++f)
+        if (writtenAt[f] < 0 && !atDefault(dataOf(frame, n->inputs()[f]).constant, formals[f]))
+            return false;
+    auto shown = [&](std::size_t f) {
+        const Binding& b = dataOf(frame, n->inputs()[f]);
+        Argument a = shownArgument(b.arg, b.constant, formals[f]);
+        if (writtenAt[f] < 0 || a.kind != Argument::Kind::List)
+            return a;
+        const std::string& text = (*written)[static_cast<std::size_t>(writtenAt[f])].text;
+        // `(2, 3)` written where the schema takes int[]: torch.fx keeps the tuple.
+        if (text.front() == '(')
+            a.kind = Argument::Kind::Tuple;
+        // `x.mean(0)`: TorchScript widens the number to the int[1] the schema takes.
+        bool number = text.find_first_not_of("-0123456789") == std::string::npos;
+        if (number && a.items.size() == 1)
+            return Argument(a.items[0]);
+        return a;
+    };
+    node.args.clear();
+    node.kwargs.clear();
+    for (std::size_t f = 0; f < positional; ++f)
+        node.args.push_back(shown(f));
+    for (const auto& w : *written)
+        if (!w.keyword.empty())
+            for (std::size_t f = offset; f < formals.size(); ++f)
+                if (formals[f].name() == w.keyword)
+                    node.kwargs.push_back({w.keyword, shown(f)});
+    return true;
+}
+
 // Fills args and kwargs the way Python code would have written the call: keyword-only
 // arguments as kwargs, and arguments left at their default value dropped.
 void Tracer::addArguments(Node& node, const jit::Node* n, std::size_t first,
@@ -400,21 +482,19 @@ void Tracer::addArguments(Node& node, const jit::Node* n, std::size_t first,
         const Binding& b = dataOf(frame, n->inputs()[i]);
         std::size_t f = i - first;
         Argument value = b.arg;
-        bool atDefault = false;
+        bool isAtDefault = false;
         if (f < formals.size()) {
             const c10::Argument& formal = formals[f];
-            if (b.constant && b.constant->isInt() && isScalarTypeArgument(formal))
-                value = Argument::ofRepr(scalarTypeRepr(b.constant->toInt()));
-            atDefault = b.constant && formal.default_value() &&
-                        literalOf(*formal.default_value()) == literalOf(*b.constant);
+            value = shownArgument(b.arg, b.constant, formal);
+            isAtDefault = atDefault(b.constant, formal);
             if (formal.kwarg_only()) {
-                if (!atDefault)
+                if (!isAtDefault)
                     node.kwargs.push_back({formal.name(), value});
                 continue;
             }
         }
         positional.push_back(value);
-        isDefault.push_back(atDefault);
+        isDefault.push_back(isAtDefault);
     }
     while (!isDefault.empty() && isDefault.back()) {
         isDefault.pop_back();

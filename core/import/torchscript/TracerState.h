@@ -64,6 +64,7 @@ private:
     void traceNode(const torch::jit::Node* n, Frame& frame);
     static std::string baseName(const std::string& debugName);
     static Argument literalOf(const c10::IValue& v);
+    static bool atDefault(const std::optional<c10::IValue>& constant, const c10::Argument& formal);
     static Binding data(Argument arg, ValueSource source,
                         std::optional<c10::IValue> constant = std::nullopt);
     static Binding constant(const c10::IValue& v);
@@ -94,6 +95,9 @@ private:
     bool subscriptContinues(const torch::jit::Node* n, const Frame& frame);
     std::string tensorAttributeRead(const torch::jit::Node* n);
     void traceOperator(const torch::jit::Node* n, Frame& frame);
+    bool addWrittenArguments(Node& node, const torch::jit::Node* n,
+                             const c10::FunctionSchema& schema, const Frame& frame,
+                             const std::string& opName);
     void addArguments(Node& node, const torch::jit::Node* n, std::size_t first,
                       const c10::FunctionSchema& schema, const Frame& frame);
 

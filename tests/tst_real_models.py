@@ -1,0 +1,153 @@
+"""The kinds of models people bring that are not plain float graphs (issue 24), saved by PyTorch
+2.6 in this process and opened by fxtrace, against PyTorch itself:
+- FX graph mode quantization (prepare_fx/convert_fx) of a model of our own that holds each
+  quantized construct (a fused conv-bn-relu, per-channel weights, quantized add_relu and cat,
+  a quantized linear, quantize_per_tensor and dequantize) and of torchvision's resnet18 and
+  mobilenet_v3_small, scripted and traced: `fxtrace graph` of the scripted archive equals
+  print(symbolic_trace(gm).graph), the run's outputs are torch.equal to gm(x), and a quantized
+  node's JSON shows its dtype, scale, zero point, int range and dequantized statistics as the
+  tensor PyTorch computes.
+Run by CTest as python_real_models (FXTRACE names the built fxtrace).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import warnings
+from pathlib import Path
+
+import torch
+import torch.fx
+import torchvision
+from torch.ao.quantization import get_default_qconfig_mapping
+from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
+
+WORK = Path(tempfile.mkdtemp(prefix="tst_real_models-"))
+FXTRACE = os.environ["FXTRACE"]
+
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+    return condition
+
+
+def fxtrace(*args):
+    return subprocess.run([FXTRACE, *map(str, args)], capture_output=True, text=True, timeout=600)
+
+
+class QuantMix(torch.nn.Module):
+    """Each construct FX quantization rewrites: conv-bn-relu (fused, per-channel weights), a
+    residual add with relu (quantized::add_relu), cat (a quantized op), mean, linear."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1),
+                                        torch.nn.BatchNorm2d(8), torch.nn.ReLU())
+        self.branch = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.side = torch.nn.Conv2d(8, 4, 1)
+        self.fc = torch.nn.Linear(12, 5)
+
+    def forward(self, x):
+        x = self.stem(x)
+        y = torch.relu(self.branch(x) + x)
+        z = torch.cat([y, self.side(y)], dim=1)
+        return self.fc(z.mean((2, 3)))
+
+
+def fx_quantized(model, x):
+    prepared = prepare_fx(model.eval(), get_default_qconfig_mapping("x86"), (x,))
+    torch.manual_seed(1)
+    for _ in range(4):  # calibration, on inputs like x
+        prepared(torch.randn_like(x))
+    return convert_fx(prepared)
+
+
+def fx_quantized_models():
+    torch.manual_seed(0)
+    yield "quant_mix", fx_quantized(QuantMix(), torch.randn(2, 3, 12, 12)), torch.randn(2, 3, 12, 12)
+    for name in ("resnet18", "mobilenet_v3_small"):
+        torch.manual_seed(0)
+        model = getattr(torchvision.models, name)(weights=None)
+        x = torch.randn(1, 3, 64, 64)
+        yield f"{name}_fx_quantized", fx_quantized(model, x), x
+
+
+def quantized_tensor_json(value, reference):
+    """The JSON fxtrace wrote for a quantized value against the tensor PyTorch computed."""
+    q = value.get("quantization", {})
+    ints = reference.int_repr()
+    real = reference.dequantize()
+    return (value.get("dtype") == str(reference.dtype).removeprefix("torch.")
+            and q.get("qscheme") == str(reference.qscheme()).removeprefix("torch.")
+            and q.get("scale_min") == reference.q_scale()
+            and q.get("zero_point_min") == reference.q_zero_point()
+            and q.get("int_min") == int(ints.min()) and q.get("int_max") == int(ints.max())
+            and value["stats"]["min"] == float(real.min())
+            and value["stats"]["max"] == float(real.max()))
+
+
+def check_fx_quantized(name, gm, x):
+    started = time.monotonic()
+    input_file = WORK / f"{name}_input.pt"
+    torch.save(x, input_file)
+    expected = gm(x)
+    for kind in ("scripted", "traced"):
+        archive = WORK / f"{name}_{kind}.pt"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            saved = torch.jit.script(gm) if kind == "scripted" else torch.jit.trace(gm, x)
+        saved.save(str(archive))
+        if kind == "scripted":
+            # A trace records the scales as numbers where torch.fx reads the buffers: only
+            # the scripted archive can print as torch.fx does.
+            graph = fxtrace("graph", archive)
+            printed = str(torch.fx.symbolic_trace(gm).graph) + "\n"
+            check(graph.returncode == 0 and graph.stdout == printed,
+                  f"{name} ({kind}): the graph is not torch.fx's:\n{graph.stdout}{graph.stderr}")
+        outputs, document = WORK / f"{name}_{kind}_out.pt", WORK / f"{name}_{kind}.json"
+        run = fxtrace("run", archive, "--input", f"file:{input_file}", "--save-outputs", outputs,
+                      "--json", document)
+        if not check(run.returncode == 0 and "Outputs equal: True" in run.stdout,
+                     f"{name} ({kind}): run failed:\n{run.stdout[-2000:]}{run.stderr}"):
+            continue
+        got = torch.load(outputs)
+        got = got[0] if isinstance(got, tuple) and len(got) == 1 else got
+        check(torch.equal(got, expected), f"{name} ({kind}): outputs differ from gm(x)")
+        nodes = {n["name"]: n for n in json.loads(document.read_text())["nodes"]}
+        quantize = nodes.get("quantize_per_tensor", {}).get("meta", {}).get("value", {})
+        scale = gm.get_buffer(next(n.target for n in gm.graph.nodes
+                                   if n.op == "get_attr" and "scale" in n.target))
+        zero_point = gm.get_buffer(next(n.target for n in gm.graph.nodes
+                                        if n.op == "get_attr" and "zero_point" in n.target))
+        reference = torch.quantize_per_tensor(x, scale, zero_point, torch.quint8)
+        check(quantized_tensor_json(quantize, reference),
+              f"{name} ({kind}): the quantized input's JSON {quantize} is not {reference.q_scale()}, "
+              f"{reference.q_zero_point()}")
+    print(f"ok   {name}: {len(gm.graph.nodes)} nodes, scripted and traced "
+          f"({time.monotonic() - started:.1f} s)")
+
+
+def main():
+    passed = failed = 0
+    groups = [(name, check_fx_quantized, (name, gm, x)) for name, gm, x in fx_quantized_models()]
+    for name, run, args in groups:
+        before = len(failures)
+        try:
+            run(*args)
+        except Exception:
+            check(False, f"{name}: {traceback.format_exc()}")
+        passed, failed = (passed + 1, failed) if len(failures) == before else (passed, failed + 1)
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -10,6 +10,7 @@
 #include "Examples.h"
 #include "ExportedModel.h"
 #include "ModelPrivate.h"
+#include "QuantizedDecomposed.h"
 #include "Versions.h"
 
 namespace fxview {
@@ -163,6 +164,7 @@ LoadResult loadModel(const std::string& source) {
     // ms on its first call) and, on LibTorch 2.6, hangs for minutes on a traced vit_b_16's second
     // forward (in Python too). So methods run unoptimised, as the archive wrote them.
     torch::jit::setGraphExecutorOptimize(false);
+    registerQuantizedDecomposedOps(); // before reading: archives that call them load
     const std::string examplePrefix = "example:";
     if (source.rfind(examplePrefix, 0) == 0)
         return loadExample(source, source.substr(examplePrefix.size()));

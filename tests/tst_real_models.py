@@ -7,6 +7,11 @@
   print(symbolic_trace(gm).graph), the run's outputs are torch.equal to gm(x), and a quantized
   node's JSON shows its dtype, scale, zero point, int range and dequantized statistics as the
   tensor PyTorch computes.
+- PT2E quantization (prepare_pt2e/convert_pt2e with the XNNPACK quantizer, per-channel weights:
+  PyTorch's recommended flow) of QuantMix and of torchvision's resnet18, saved as a .pt2 and as a
+  traced TorchScript archive: both call quantized_decomposed ops, which only PyTorch's Python
+  defines; `fxtrace graph` of the .pt2 equals print(torch.export.load(f).graph) and the runs'
+  outputs are torch.equal to torch.export.load(f).module()(x).
 Run by CTest as python_real_models (FXTRACE names the built fxtrace).
 """
 
@@ -135,9 +140,61 @@ def check_fx_quantized(name, gm, x):
           f"({time.monotonic() - started:.1f} s)")
 
 
+def pt2e_quantized(model, x):
+    from torch.ao.quantization.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torch.ao.quantization.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+
+    captured = torch.export.export_for_training(model.eval(), (x,)).module()
+    quantizer = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=True))
+    prepared = prepare_pt2e(captured, quantizer)
+    torch.manual_seed(1)
+    for _ in range(4):
+        prepared(torch.randn_like(x))
+    return convert_pt2e(prepared)
+
+
+def pt2e_quantized_models():
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, 12, 12)
+    yield "quant_mix_pt2e", pt2e_quantized(QuantMix(), x), x
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 64, 64)
+    yield "resnet18_pt2e", pt2e_quantized(torchvision.models.resnet18(weights=None), x), x
+
+
+def check_pt2e(name, gm, x):
+    started = time.monotonic()
+    input_file = WORK / f"{name}_input.pt"
+    torch.save(x, input_file)
+    program = WORK / f"{name}.pt2"
+    torch.export.save(torch.export.export(gm, (x,)), program)
+    loaded = torch.export.load(program)
+    expected = loaded.module()(x)
+    graph = fxtrace("graph", program)
+    check(graph.returncode == 0 and graph.stdout == str(loaded.graph) + "\n",
+          f"{name}: the .pt2's graph is not PyTorch's:\n{graph.stdout[-1500:]}{graph.stderr}")
+    archive = WORK / f"{name}_traced.pt"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.trace(gm, x).save(str(archive))
+    for path in (program, archive):
+        outputs = WORK / f"{path.name}_out.pt"
+        run = fxtrace("run", path, "--input", f"file:{input_file}", "--save-outputs", outputs)
+        if not check(run.returncode == 0, f"{path.name}: run failed:\n{run.stdout[-2000:]}{run.stderr}"):
+            continue
+        got, want = torch.load(outputs), expected
+        got = got[0] if isinstance(got, tuple) and len(got) == 1 else got
+        want = want[0] if isinstance(want, (tuple, list)) and len(want) == 1 else want
+        check(torch.equal(got, want), f"{path.name}: outputs differ from the program's module()")
+    print(f"ok   {name}: .pt2 and traced, {len(loaded.graph.nodes)} nodes "
+          f"({time.monotonic() - started:.1f} s)")
+
+
 def main():
     passed = failed = 0
     groups = [(name, check_fx_quantized, (name, gm, x)) for name, gm, x in fx_quantized_models()]
+    groups += [(name, check_pt2e, (name, gm, x)) for name, gm, x in pt2e_quantized_models()]
     for name, run, args in groups:
         before = len(failures)
         try:

@@ -1,0 +1,219 @@
+// Each op is the ATen calls of its Python definition in PyTorch 2.6's
+// torch/ao/quantization/fx/_decomposed.py, in the same order and with the same Python number
+// types (a float scale is a double, `1.0 / scales` is reciprocal() * 1.0), so that the results are
+// bit for bit PyTorch's. The checks raise the assertions' messages.
+
+#include "QuantizedDecomposed.h"
+
+#include <ATen/ATen.h>
+#include <torch/library.h>
+
+#include <limits>
+#include <optional>
+
+namespace fxview {
+
+namespace {
+
+using at::Tensor;
+
+// _DTYPE_TO_QVALUE_BOUNDS: the dtypes these ops know, with their value ranges.
+std::optional<std::pair<std::int64_t, std::int64_t>> valueBounds(at::ScalarType dtype) {
+    switch (dtype) {
+    case at::kByte:
+        return std::make_pair(0, 255);
+    case at::kChar:
+        return std::make_pair(-128, 127);
+    case at::kUInt16:
+        return std::make_pair(0, 65535);
+    case at::kShort:
+        return std::make_pair(-32768, 32767);
+    case at::kInt:
+        return std::make_pair(std::numeric_limits<std::int32_t>::min(),
+                              std::numeric_limits<std::int32_t>::max());
+    case at::kFloat8_e5m2:
+        return std::make_pair(-57344, 57344);
+    case at::kFloat8_e4m3fn:
+        return std::make_pair(-448, 448);
+    default:
+        return std::nullopt;
+    }
+}
+
+// _quant_min_max_bounds_check.
+void checkBounds(std::int64_t quantMin, std::int64_t quantMax, at::ScalarType dtype) {
+    auto bounds = valueBounds(dtype);
+    TORCH_CHECK(bounds, "Unsupported dtype: ", c10::toString(dtype));
+    TORCH_CHECK(quantMin >= bounds->first,
+                "quant_min out of bound for dtype, quant_min_lower_bound: ", bounds->first,
+                " quant_min: ", quantMin);
+    TORCH_CHECK(quantMax <= bounds->second,
+                "quant_max out of bound for dtype, quant_max_upper_bound: ", bounds->second,
+                " quant_max: ", quantMax);
+}
+
+Tensor asFloat32(const Tensor& input) {
+    Tensor x = input.scalar_type() == at::kHalf || input.scalar_type() == at::kBFloat16
+                   ? input.to(at::kFloat)
+                   : input;
+    TORCH_CHECK(x.scalar_type() == at::kFloat,
+                "Expecting input to have dtype torch.float32, but got dtype: ",
+                c10::toString(x.scalar_type()));
+    return x;
+}
+
+// A one-element tensor's .item(), as Python gives it: an int stays an int, a float a double.
+at::Scalar item(const Tensor& t, const char* name) {
+    TORCH_CHECK(t.numel() == 1, "Expecting ", name,
+                " tensor to be one element, but received : ", t.numel());
+    return t.item();
+}
+
+Tensor quantizePerTensorOf(const Tensor& input, double scale, const at::Scalar& zeroPoint,
+                           std::int64_t quantMin, std::int64_t quantMax, at::ScalarType dtype) {
+    Tensor x = asFloat32(input);
+    checkBounds(quantMin, quantMax, dtype);
+    double invScale = 1.0 / scale;
+    return at::clamp(at::round(x * invScale) + zeroPoint, at::Scalar(quantMin),
+                     at::Scalar(quantMax))
+        .to(dtype);
+}
+
+Tensor quantizePerTensor(const Tensor& input, double scale, std::int64_t zeroPoint,
+                         std::int64_t quantMin, std::int64_t quantMax, at::ScalarType dtype) {
+    return quantizePerTensorOf(input, scale, zeroPoint, quantMin, quantMax, dtype);
+}
+
+Tensor quantizePerTensorTensor(const Tensor& input, const Tensor& scale, const Tensor& zeroPoint,
+                               std::int64_t quantMin, std::int64_t quantMax, at::ScalarType dtype) {
+    at::Scalar zp = item(zeroPoint, "zero_point");
+    return quantizePerTensorOf(input, item(scale, "scale").toDouble(), zp, quantMin, quantMax,
+                               dtype);
+}
+
+Tensor quantizePerTensorTensor2(const Tensor& input, const Tensor& scale, const Tensor& zeroPoint,
+                                const Tensor& quantMin, const Tensor& quantMax,
+                                at::ScalarType dtype) {
+    at::Scalar zp = item(zeroPoint, "zero_point");
+    return quantizePerTensorOf(input, item(scale, "scale").toDouble(), zp, quantMin.item().toLong(),
+                               quantMax.item().toLong(), dtype);
+}
+
+Tensor dequantizePerTensorOf(const Tensor& input, double scale, const at::Scalar& zeroPoint,
+                             at::ScalarType dtype, std::optional<at::ScalarType> outDtype) {
+    TORCH_CHECK(input.scalar_type() == dtype,
+                "Expecting input to have dtype: ", c10::toString(dtype), ", but got ",
+                c10::toString(input.scalar_type()));
+    TORCH_CHECK(valueBounds(dtype),
+                "Unsupported dtype in dequantize_per_tensor: ", c10::toString(dtype));
+    return (input.to(outDtype.value_or(at::kFloat)) - zeroPoint) * scale;
+}
+
+Tensor dequantizePerTensor(const Tensor& input, double scale, std::int64_t zeroPoint, std::int64_t,
+                           std::int64_t, at::ScalarType dtype,
+                           std::optional<at::ScalarType> outDtype) {
+    return dequantizePerTensorOf(input, scale, zeroPoint, dtype, outDtype);
+}
+
+Tensor dequantizePerTensorTensor(const Tensor& input, const Tensor& scale, const Tensor& zeroPoint,
+                                 std::int64_t, std::int64_t, at::ScalarType dtype,
+                                 std::optional<at::ScalarType> outDtype) {
+    at::Scalar zp = item(zeroPoint, "zero_point");
+    return dequantizePerTensorOf(input, item(scale, "scale").toDouble(), zp, dtype, outDtype);
+}
+
+Tensor dequantizePerTensorTensor2(const Tensor& input, const Tensor& scale, const Tensor& zeroPoint,
+                                  const Tensor&, const Tensor&, at::ScalarType dtype,
+                                  std::optional<at::ScalarType> outDtype) {
+    at::Scalar zp = item(zeroPoint, "zero_point");
+    return dequantizePerTensorOf(input, item(scale, "scale").toDouble(), zp, dtype, outDtype);
+}
+
+// _permute_to_axis_zero: the permutation swapping `axis` and 0 (its own inverse).
+std::vector<std::int64_t> axisToZero(std::int64_t dims, std::int64_t axis) {
+    std::vector<std::int64_t> order(static_cast<std::size_t>(dims));
+    for (std::int64_t i = 0; i < dims; ++i)
+        order[static_cast<std::size_t>(i)] = i;
+    order[static_cast<std::size_t>(axis)] = 0;
+    order[0] = axis;
+    return order;
+}
+
+std::vector<std::int64_t> channelShape(std::int64_t dims, const Tensor& scales) {
+    std::vector<std::int64_t> shape(static_cast<std::size_t>(dims), 1);
+    shape[0] = scales.size(0);
+    return shape;
+}
+
+Tensor quantizePerChannel(const Tensor& input, const Tensor& scales, const Tensor& zeroPoints,
+                          std::int64_t axis, std::int64_t quantMin, std::int64_t quantMax,
+                          at::ScalarType dtype) {
+    Tensor x = asFloat32(input);
+    TORCH_CHECK(axis < x.dim(), "Expecting axis to be < ", x.dim());
+    checkBounds(quantMin, quantMax, dtype);
+    std::vector<std::int64_t> order = axisToZero(x.dim(), axis);
+    x = x.permute(order);
+    std::vector<std::int64_t> shape = channelShape(x.dim(), scales);
+    Tensor s = scales.view(shape), zp = zeroPoints.view(shape);
+    Tensor res = at::clamp(at::round(x * (s.reciprocal() * 1.0)) + zp, at::Scalar(quantMin),
+                           at::Scalar(quantMax));
+    return res.permute(order).to(dtype);
+}
+
+Tensor dequantizePerChannel(const Tensor& input, const Tensor& scales,
+                            const std::optional<Tensor>& zeroPoints, std::int64_t axis,
+                            std::int64_t quantMin, std::int64_t quantMax, at::ScalarType dtype,
+                            std::optional<at::ScalarType> outDtype) {
+    TORCH_CHECK(input.scalar_type() == dtype, "Expecting input to have dtype ",
+                c10::toString(dtype), ", but got dtype: ", c10::toString(input.scalar_type()));
+    TORCH_CHECK(axis < input.dim(), "Expecting axis to be < ", input.dim());
+    checkBounds(quantMin, quantMax, dtype);
+    std::vector<std::int64_t> order = axisToZero(input.dim(), axis);
+    Tensor x = input.permute(order);
+    std::vector<std::int64_t> shape = channelShape(x.dim(), scales);
+    Tensor s = scales.view(shape);
+    Tensor res = zeroPoints && zeroPoints->defined() ? (x - zeroPoints->view(shape)) * s : x * s;
+    return res.to(outDtype.value_or(at::kFloat)).permute(order);
+}
+
+} // namespace
+
+void registerQuantizedDecomposedOps() {
+    static const bool registered = [] {
+        // Kept for the process's life: the dispatcher holds the registrations while they live.
+        static torch::Library library(torch::Library::DEF, "quantized_decomposed", std::nullopt,
+                                      __FILE__, __LINE__);
+        library.def("quantize_per_tensor(Tensor input, float scale, int zero_point, int "
+                    "quant_min, int quant_max, ScalarType dtype) -> Tensor",
+                    TORCH_FN(quantizePerTensor));
+        library.def("quantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, "
+                    "int quant_min, int quant_max, ScalarType dtype) -> Tensor",
+                    TORCH_FN(quantizePerTensorTensor));
+        library.def("quantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor zero_point, "
+                    "Tensor quant_min, Tensor quant_max, ScalarType dtype) -> Tensor",
+                    TORCH_FN(quantizePerTensorTensor2));
+        library.def("dequantize_per_tensor(Tensor input, float scale, int zero_point, int "
+                    "quant_min, int quant_max, ScalarType dtype, *, ScalarType? out_dtype=None) "
+                    "-> Tensor",
+                    TORCH_FN(dequantizePerTensor));
+        library.def("dequantize_per_tensor.tensor(Tensor input, Tensor scale, Tensor zero_point, "
+                    "int quant_min, int quant_max, ScalarType dtype, *, ScalarType? "
+                    "out_dtype=None) -> Tensor",
+                    TORCH_FN(dequantizePerTensorTensor));
+        library.def("dequantize_per_tensor.tensor2(Tensor input, Tensor scale, Tensor "
+                    "zero_point, Tensor quant_min, Tensor quant_max, ScalarType dtype, *, "
+                    "ScalarType? out_dtype=None) -> Tensor",
+                    TORCH_FN(dequantizePerTensorTensor2));
+        library.def("quantize_per_channel(Tensor input, Tensor scales, Tensor zero_points, int "
+                    "axis, int quant_min, int quant_max, ScalarType dtype) -> Tensor",
+                    TORCH_FN(quantizePerChannel));
+        library.def("dequantize_per_channel(Tensor input, Tensor scales, Tensor? zero_points, "
+                    "int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? "
+                    "out_dtype=None) -> Tensor",
+                    TORCH_FN(dequantizePerChannel));
+        return true;
+    }();
+    (void)registered;
+}
+
+} // namespace fxview

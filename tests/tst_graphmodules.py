@@ -17,7 +17,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import warnings
 from pathlib import Path
 
@@ -31,7 +30,9 @@ from fxview import fxgraph, wire
 from fxview.live import Session
 
 sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
+sys.path.insert(0, str(Path(__file__).parent))
 import live_models  # noqa: E402 - TinyNet, the person's pass, ShapeBranch: shared with tst_live
+from checks import check, run_groups  # noqa: E402
 
 WORK = Path(tempfile.mkdtemp(prefix="tst_graphmodules-"))
 
@@ -95,16 +96,6 @@ def graph_modules():
         (torch.randn(3, 4),)
     gm, x = quantized()
     yield "fx_quantized", gm, (x,)
-
-
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL:", message)
-    return condition
 
 
 def shapes_from_json(document):
@@ -174,18 +165,9 @@ def check_fallback_to_export():
 
 
 def main():
-    passed = failed = 0
     groups = [(name, check_graph_module, (name, gm, args)) for name, gm, args in graph_modules()]
     groups.append(("fallback", check_fallback_to_export, ()))
-    for name, run, args in groups:
-        before = len(failures)
-        try:
-            run(*args)
-        except Exception:
-            check(False, f"{name}: {traceback.format_exc()}")
-        passed, failed = (passed + 1, failed) if len(failures) == before else (passed, failed + 1)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return run_groups(groups)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 import warnings
 from pathlib import Path
 
@@ -31,18 +30,11 @@ import torchvision
 from torch.ao.quantization import get_default_qconfig_mapping
 from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
 
+sys.path.insert(0, str(Path(__file__).parent))
+from checks import check, run_groups  # noqa: E402
+
 WORK = Path(tempfile.mkdtemp(prefix="tst_real_models-"))
 FXTRACE = os.environ["FXTRACE"]
-
-failures = []
-
-
-def check(condition, message):
-    if not condition:
-        failures.append(message)
-        print("FAIL:", message)
-    return condition
-
 
 def fxtrace(*args):
     return subprocess.run([FXTRACE, *map(str, args)], capture_output=True, text=True, timeout=600)
@@ -192,18 +184,9 @@ def check_pt2e(name, gm, x):
 
 
 def main():
-    passed = failed = 0
     groups = [(name, check_fx_quantized, (name, gm, x)) for name, gm, x in fx_quantized_models()]
     groups += [(name, check_pt2e, (name, gm, x)) for name, gm, x in pt2e_quantized_models()]
-    for name, run, args in groups:
-        before = len(failures)
-        try:
-            run(*args)
-        except Exception:
-            check(False, f"{name}: {traceback.format_exc()}")
-        passed, failed = (passed + 1, failed) if len(failures) == before else (passed, failed + 1)
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return run_groups(groups)
 
 
 if __name__ == "__main__":

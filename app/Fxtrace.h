@@ -43,6 +43,7 @@ struct Options {
     double timeLimit = 0;
     std::int64_t memoryLimit = 0;
     bool inProcess = false;
+    std::vector<std::string> opLibraries; // --ops LIB.so: libraries of custom ops, loaded first
     // --attach FD: export what a live engine (the person's Python) serves on this socket
     int attachFd = -1;
 };

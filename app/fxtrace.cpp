@@ -115,7 +115,10 @@ std::string modelHelp() {
         "cap, as the app's engine):\n"
         "  --time-limit SECONDS  stop it after SECONDS, with a sentence naming the node\n"
         "  --memory-limit SIZE   the most memory it may use, e.g. 8G, 512M (default half the RAM)\n"
-        "  --in-process          run the model in fxtrace's own process, unconfined (debugging)\n";
+        "  --in-process          run the model in fxtrace's own process, unconfined (debugging)\n"
+        "  --ops LIB.so          load a library of custom ops first, as torch.ops.load_library\n"
+        "                        (torchvision's and torchaudio's are loaded when a model calls\n"
+        "                        them); once per library\n";
     return text;
 }
 
@@ -192,7 +195,7 @@ std::string memoryHint(const std::string& failure, const Options& options) {
 
 int run(const Options& options) {
     reportStage("loading the model");
-    LoadResult loaded = loadModel(options.model);
+    LoadResult loaded = loadModel(options.model, options.opLibraries);
     if (!loaded.ok()) {
         std::cerr << loaded.error << "\n";
         return kModelFailed;
@@ -408,6 +411,10 @@ int main(int argc, char** argv) {
             }
         } else if (a == "--in-process") {
             options.inProcess = true;
+        } else if (a == "--ops") {
+            if (i + 1 == args.size())
+                return usageError("--ops needs the path of a shared library");
+            options.opLibraries.push_back(args[++i]);
         } else if (!a.empty() && a[0] == '-') {
             return usageError("unknown option '" + a + "' for " + options.command);
         } else if (options.model.empty()) {

@@ -4,7 +4,9 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QSettings>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -53,6 +55,12 @@ struct CommandLine {
         "take the model from the live engine on this socket (an inherited file descriptor or a "
         "Unix socket's path, as fxview.show passes: the model lives in that Python process)",
         "SOCKET"};
+    QCommandLineOption ops{"ops",
+                           "load a library of custom ops before the model, as "
+                           "torch.ops.load_library (torchvision's and torchaudio's are loaded "
+                           "when a model calls them); once per library, remembered with File > "
+                           "Load Op Library",
+                           "LIB.so"};
     QCommandLineOption reportOpenTime{
         "report-open-time", "print the time from process start to the graph painted, then quit"};
     QCommandLineOption reportFirstStep{
@@ -74,6 +82,7 @@ struct CommandLine {
         parser.addOption(inProcess);
         parser.addOption(memoryLimit);
         parser.addOption(attach);
+        parser.addOption(ops);
         parser.addOption(reportOpenTime);
         parser.addOption(reportFirstStep);
     }
@@ -169,6 +178,12 @@ int main(int argc, char** argv) {
         if (parser.positionalArguments().isEmpty())
             model = "python:live";
     }
+    // The libraries File > Load Op Library remembered, then those given now.
+    for (const QString& path :
+         QSettings().value("engine/opLibraries").toStringList() + parser.values(commandLine.ops))
+        if (std::find(engine.opLibraries.begin(), engine.opLibraries.end(), path.toStdString()) ==
+            engine.opLibraries.end())
+            engine.opLibraries.push_back(path.toStdString());
     fxview::Engine::setSettings(engine);
 
     fxview::MainWindow window;

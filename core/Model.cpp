@@ -1,6 +1,7 @@
 #include "Model.h"
 
 #include <regex>
+#include <set>
 #include <stdexcept>
 
 #include <torch/csrc/jit/runtime/graph_executor.h>
@@ -10,6 +11,7 @@
 #include "Examples.h"
 #include "ExportedModel.h"
 #include "ModelPrivate.h"
+#include "OpLibraries.h"
 #include "QuantizedDecomposed.h"
 #include "Versions.h"
 
@@ -138,8 +140,10 @@ std::string explainLoadFailure(const std::string& source, const std::string& why
     if (std::regex_search(why, m, std::regex(R"(Unknown builtin op: ([A-Za-z0-9_:]+))")))
         return "Cannot open '" + source + "': its code calls " + m[1].str() + ", an op that " +
                runsOn +
-               ", does not have; it was saved by a newer PyTorch or with a custom op, so "
-               "open it with an fxview built on that PyTorch's LibTorch.";
+               ", does not have and no library fxview knows provides; if it is a custom op, "
+               "load the library that registers it (fxtrace --ops LIB.so, File > Load Op "
+               "Library in the app); if the archive was saved by a newer PyTorch, open it with "
+               "an fxview built on that PyTorch's LibTorch.";
     if (std::regex_search(why, m,
                           std::regex(R"(file with version (\d+), but the maximum supported )"
                                      R"(version for reading is (\d+))")))
@@ -157,7 +161,7 @@ std::string explainLoadFailure(const std::string& source, const std::string& why
 
 } // namespace
 
-LoadResult loadModel(const std::string& source) {
+LoadResult loadModel(const std::string& source, const std::vector<std::string>& opLibraries) {
     // LibTorch's graph executor rewrites a method's graph on its second call (profiling, then
     // optimisation). fxview runs what the archive says, node by node, and checks it against forward
     // called again and again: the optimiser adds nothing on CPU but a pause (tinynet's fc1 took 64
@@ -165,6 +169,9 @@ LoadResult loadModel(const std::string& source) {
     // forward (in Python too). So methods run unoptimised, as the archive wrote them.
     torch::jit::setGraphExecutorOptimize(false);
     registerQuantizedDecomposedOps(); // before reading: archives that call them load
+    for (const std::string& library : opLibraries)
+        if (std::string error = loadOpLibrary(library); !error.empty())
+            return failure(error);
     const std::string examplePrefix = "example:";
     if (source.rfind(examplePrefix, 0) == 0)
         return loadExample(source, source.substr(examplePrefix.size()));
@@ -187,21 +194,29 @@ LoadResult loadModel(const std::string& source) {
     // LibTorch throws c10::Error, std::runtime_error (from the unpickler), torch::jit::ErrorReport
     // and others: no exception of any type may escape.
     std::string why = "an unknown error";
-    try {
-        auto d = std::make_unique<Model::Private>();
-        d->source = source;
-        // restore_shapes: a traced archive's forward gets back the shapes and dtypes it was
-        // traced with (traced_inputs.pkl), the best default input there is.
-        torch::jit::ExtraFilesMap extra;
-        d->module = torch::jit::import_ir_module(std::make_shared<torch::jit::CompilationUnit>(),
-                                                 source, c10::Device(c10::kCPU), extra,
-                                                 /*load_debug_files=*/true,
-                                                 /*restore_shapes=*/check.tracedInputs);
-        d->module.eval();
-        return {std::make_shared<Model>(std::move(d)), {}};
-    } catch (const std::exception& e) {
-        why = firstLineOf(e);
-    } catch (...) {
+    std::set<std::string> loadedFor; // op namespaces whose package library was loaded
+    for (;;) {
+        try {
+            auto d = std::make_unique<Model::Private>();
+            d->source = source;
+            // restore_shapes: a traced archive's forward gets back the shapes and dtypes it was
+            // traced with (traced_inputs.pkl), the best default input there is.
+            torch::jit::ExtraFilesMap extra;
+            d->module = torch::jit::import_ir_module(
+                std::make_shared<torch::jit::CompilationUnit>(), source, c10::Device(c10::kCPU),
+                extra, /*load_debug_files=*/true, /*restore_shapes=*/check.tracedInputs);
+            d->module.eval();
+            return {std::make_shared<Model>(std::move(d)), {}};
+        } catch (const std::exception& e) {
+            why = firstLineOf(e);
+        } catch (...) {
+        }
+        // An op of torchvision's or torchaudio's: their package's library registers it; then
+        // the archive is read again (its code is compiled as it is read).
+        std::smatch m;
+        if (!std::regex_search(why, m, std::regex(R"(Unknown builtin op: ([A-Za-z0-9_]+)::)")) ||
+            !loadedFor.insert(m[1].str()).second || !loadPackagedOpLibrary(m[1].str()))
+            break;
     }
     return failure(explainLoadFailure(source, why));
 }

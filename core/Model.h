@@ -35,8 +35,10 @@ struct LoadResult {
     bool ok() const { return model != nullptr; }
 };
 
-// Opens `source`: a TorchScript archive (.pt/.pth/.zip from torch.jit.save) or "example:NAME".
-// Never throws; anything that is not a loadable TorchScript model comes back as `error`.
-LoadResult loadModel(const std::string& source);
+// Opens `source`: a TorchScript archive (.pt/.pth/.zip from torch.jit.save), a torch.export
+// program (.pt2) or "example:NAME", after loading the op libraries `opLibraries` (a person's own
+// ops, as torch.ops.load_library). torchvision's and torchaudio's ops are loaded when the model
+// calls them. Never throws; anything that is not a loadable model comes back as `error`.
+LoadResult loadModel(const std::string& source, const std::vector<std::string>& opLibraries = {});
 
 } // namespace fxview

@@ -113,7 +113,8 @@ void samples() {
     };
     put(EngineMessage::Hello,
         encode(EngineHello{42, true, "confinement", "tempDir", 1 << 20, true, "runtime"}));
-    put(EngineMessage::Open, encode(OpenRequest{"source", {sampleSpec()}, 9, "origin"}));
+    put(EngineMessage::Open,
+        encode(OpenRequest{"source", {sampleSpec()}, 9, "origin", {"opLibraries"}}));
     put(EngineMessage::Progress, encode(ProgressNote{"stage", 55}));
     put(EngineMessage::Running, encode(std::string("Running")));
     put(EngineMessage::Opened, encode(OpenedModel{"className",

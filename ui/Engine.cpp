@@ -464,6 +464,12 @@ void Engine::setSettings(const EngineSettings& settings) {
     sharedSettings() = settings;
 }
 
+void Engine::addOpLibrary(const std::string& path) {
+    std::vector<std::string>& libraries = sharedSettings().opLibraries;
+    if (std::find(libraries.begin(), libraries.end(), path) == libraries.end())
+        libraries.push_back(path);
+}
+
 Engine::Engine(QObject* parent)
     : QObject(parent), worker_(new EngineWorker(this, sharedSettings())) {
     qRegisterMetaType<fxview::LoadedModel>();
@@ -516,7 +522,8 @@ int Engine::load(const QString& source, const std::vector<InputSpec>& inputs, qu
                  const QString& origin, std::optional<std::set<std::string>> openScopes) {
     cancelLoad();
     loading_ = std::make_shared<LoadTicket>(++loads_);
-    OpenRequest request{source.toStdString(), inputs, seed, origin.toStdString()};
+    OpenRequest request{source.toStdString(), inputs, seed, origin.toStdString(),
+                        sharedSettings().opLibraries};
     post([request, font = layoutFont_, ticket = loading_, openScopes](EngineWorker& w) {
         w.load(request, font, ticket, openScopes);
     });

@@ -102,6 +102,8 @@ public:
     // How engines are started (fxview's --in-process and --memory-limit): read by each Engine
     // when it is made.
     static void setSettings(const EngineSettings& settings);
+    // Adds a library of custom ops that every later load loads first (no-op if listed).
+    static void addOpLibrary(const std::string& path);
 
     // Loads, traces and lays out a model; returns the id that its progress and its
     // LoadedModel carry. A load still going is cancelled: the newest request wins.

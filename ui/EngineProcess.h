@@ -12,6 +12,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "EngineProtocol.h"
 
@@ -23,6 +24,9 @@ struct EngineSettings {
     // fxview --attach FD: a connected socket to a live engine (the person's Python process,
     // python/fxview/live.py) that serves the first model the window opens; -1 for none.
     int attachFd = -1;
+    // Libraries of custom ops (--ops, File > Load Op Library), loaded by the engine before the
+    // model: read at each load, so that one added later applies to the next.
+    std::vector<std::string> opLibraries;
 };
 
 // The engine's server run on a thread for --in-process. Only an executable that links LibTorch

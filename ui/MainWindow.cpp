@@ -269,6 +269,21 @@ void MainWindow::buildActions() {
         if (!error.isEmpty())
             QMessageBox::warning(this, "Export failed", error);
     });
+    file->addAction("Load Op &Library…", this, [this] {
+        // A person's own ops (TORCH_LIBRARY), as torch.ops.load_library: remembered, loaded
+        // before every model from now on, and the model open now is opened again with them.
+        QString path = QFileDialog::getOpenFileName(this, "Load a library of custom ops", QString(),
+                                                    "Shared libraries (*.so*)");
+        if (path.isEmpty())
+            return;
+        QSettings settings;
+        QStringList libraries = settings.value("engine/opLibraries").toStringList();
+        if (!libraries.contains(path))
+            settings.setValue("engine/opLibraries", libraries << path);
+        Engine::addOpLibrary(path.toStdString());
+        if (!source_.isEmpty())
+            openModel(source_);
+    });
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 

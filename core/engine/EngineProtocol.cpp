@@ -19,6 +19,7 @@ template <typename Io> void walk(Io& io, OpenRequest& m) {
     io(m.inputs);
     io(m.seed);
     io(m.origin);
+    io(m.opLibraries);
 }
 template <typename Io> void walk(Io& io, ProgressNote& m) {
     io(m.stage);

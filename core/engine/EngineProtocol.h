@@ -59,6 +59,7 @@ struct OpenRequest {
     std::vector<InputSpec> inputs;
     std::uint64_t seed = 0;
     std::string origin; // "as given", "applied last time": for the note beside given inputs
+    std::vector<std::string> opLibraries; // loaded first (--ops): the model's custom ops
 };
 
 struct ProgressNote {

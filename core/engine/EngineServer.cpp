@@ -109,7 +109,7 @@ private:
 
     void open(const OpenRequest& request) {
         progress("Loading " + fileName(request.source), 5);
-        LoadResult loaded = loadModel(request.source);
+        LoadResult loaded = loadModel(request.source, request.opLibraries);
         if (!loaded.ok())
             return send(EngineMessage::OpenFailed, encode(loaded.error));
         progress("Tracing " + loaded.model->className(), 40);

@@ -138,7 +138,7 @@ class EngineHello:
 @_struct
 class OpenRequest:
     FIELDS = [("source", "str", ""), ("inputs", ("vec", InputSpec), list), ("seed", "int", 0),
-              ("origin", "str", "")]
+              ("origin", "str", ""), ("opLibraries", ("vec", "str"), list)]
 
 
 @_struct

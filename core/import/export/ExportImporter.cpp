@@ -14,6 +14,7 @@
 
 #include "ModelPrivate.h"
 #include "NodeNamer.h"
+#include "OpLibraries.h"
 #include "PlanPrivate.h"
 #include "RunRecord.h"
 #include "SymbolicOps.h"
@@ -325,8 +326,12 @@ private:
             return;
         }
         std::shared_ptr<jit::Operator> op;
-        if (auto name = operatorName(n.target))
+        if (auto name = operatorName(n.target)) {
             op = jit::findOperatorFor(*name);
+            // torchvision::nms, torchaudio::...: their package's library registers them.
+            if (!op && loadPackagedOpLibrary(name->name.substr(0, name->name.find("::"))))
+                op = jit::findOperatorFor(*name);
+        }
         std::map<std::string, const ExportedValue*> actual;
         for (const auto& [argName, value] : n.inputs)
             actual[argName] = &value;

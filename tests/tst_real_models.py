@@ -12,6 +12,12 @@
   traced TorchScript archive: both call quantized_decomposed ops, which only PyTorch's Python
   defines; `fxtrace graph` of the .pt2 equals print(torch.export.load(f).graph) and the runs'
   outputs are torch.equal to torch.export.load(f).module()(x).
+- Library ops: a model of our own calling torchvision's nms and roi_align, one calling
+  torchaudio's lfilter (torchaudio::_lfilter), and torchvision's scripted Faster R-CNN (nms,
+  a TorchScript class ImageList, a module setting its own attribute in forward): they open with
+  the libraries the packages install, and run torch.equal to forward. `--ops` loads a library
+  given by path, and a path that is no library is refused with a sentence.
+- A module setting its own attribute in forward prints as symbolic_trace records it.
 Run by CTest as python_real_models (FXTRACE names the built fxtrace).
 """
 
@@ -26,6 +32,7 @@ from pathlib import Path
 
 import torch
 import torch.fx
+import torchaudio
 import torchvision
 from torch.ao.quantization import get_default_qconfig_mapping
 from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
@@ -183,9 +190,107 @@ def check_pt2e(name, gm, x):
           f"({time.monotonic() - started:.1f} s)")
 
 
+class Boxes(torch.nn.Module):
+    """torchvision's ops as detection heads call them."""
+
+    def forward(self, feats, boxes, scores):
+        keep = torchvision.ops.nms(boxes, scores, 0.5)
+        pooled = torchvision.ops.roi_align(feats, [boxes[keep]], output_size=(2, 2),
+                                           spatial_scale=0.5)
+        return pooled.flatten(1), keep
+
+
+class Filter(torch.nn.Module):
+    """torchaudio's lfilter, which calls torchaudio::_lfilter."""
+
+    def forward(self, x):
+        return torchaudio.functional.lfilter(x, torch.tensor([1.0, -0.5]),
+                                             torch.tensor([0.5, 0.5]))
+
+
+class Remembers(torch.nn.Module):
+    """Sets its own attribute in forward and reads it back, as AnchorGenerator does."""
+
+    def __init__(self):
+        super().__init__()
+        self.scale = torch.nn.Parameter(torch.tensor(2.0))
+        self.cache = [torch.zeros(1)]
+
+    def forward(self, x):
+        self.cache = [x * self.scale, x + 1]
+        return self.cache[0] - self.cache[1]
+
+
+def library_models():
+    torch.manual_seed(0)
+    xy = torch.rand(6, 2) * 20
+    boxes = torch.cat([xy, xy + torch.rand(6, 2) * 10 + 1], 1)
+    yield "boxes", Boxes(), (torch.randn(1, 4, 16, 16), boxes, torch.rand(6))
+    yield "lfilter", Filter(), (torch.randn(2, 50),)
+    yield "remembers", Remembers(), (torch.randn(3, 4),)
+    torch.manual_seed(0)
+    detector = torchvision.models.detection.fasterrcnn_mobilenet_v3_large_320_fpn(
+        weights=None, weights_backbone=None, box_score_thresh=0.0)
+    yield "fasterrcnn_mobilenet_v3_large_320_fpn", detector, ([torch.rand(3, 120, 160)],)
+
+
+def flat(value):
+    """A nested output's tensors in order (dict values by key order)."""
+    if isinstance(value, torch.Tensor):
+        return [value]
+    if isinstance(value, dict):
+        return [t for k in value for t in flat(value[k])]
+    if isinstance(value, (tuple, list)):
+        return [t for item in value for t in flat(item)]
+    return []
+
+
+def check_library_model(name, model, args):
+    started = time.monotonic()
+    model = model.eval()
+    archive, input_file, outputs = (WORK / f"{name}.pt", WORK / f"{name}_input.pt",
+                                    WORK / f"{name}_out.pt")
+    scripted = torch.jit.script(model)
+    scripted.save(str(archive))
+    torch.save(args, input_file)
+    with torch.no_grad():
+        expected = scripted(*args)
+        if name == "remembers":
+            printed = str(torch.fx.symbolic_trace(Remembers()).graph) + "\n"
+            graph = fxtrace("graph", archive)
+            check(graph.stdout == printed, f"{name}: the graph is not torch.fx's:\n{graph.stdout}")
+    run = fxtrace("run", archive, "--input", f"file:{input_file}", "--save-outputs", outputs)
+    if not check(run.returncode == 0, f"{name}: run failed:\n{run.stdout[-2000:]}{run.stderr}"):
+        return
+    # A typed dict in the outputs is pickled with TorchScript's type tags (as torch.jit.save
+    # writes them), which torch.load reads with weights_only=False.
+    got = torch.load(outputs, weights_only=False)
+    got = got[0] if isinstance(got, tuple) and len(got) == 1 else got
+    want, have = flat(expected), flat(got)
+    check(len(want) == len(have) and all(torch.equal(a, b) for a, b in zip(want, have)),
+          f"{name}: outputs differ from forward ({len(have)} tensors, {len(want)} expected)")
+    print(f"ok   {name}: {len(want)} output tensors equal ({time.monotonic() - started:.1f} s)")
+
+
+def check_ops_flag():
+    library = Path(torchaudio.__file__).parent / "lib" / "libtorchaudio.so"
+    archive = WORK / "lfilter.pt"
+    given = fxtrace("graph", archive, "--ops", library)
+    check(given.returncode == 0, f"--ops {library}: {given.stderr}")
+    bogus = WORK / "not_a_library.so"
+    bogus.write_text("not a shared library")
+    refused = fxtrace("graph", archive, "--ops", bogus)
+    check(refused.returncode == 1 and refused.stderr.startswith(
+        f"Cannot load the op library '{bogus}': ") and refused.stderr.count("\n") == 1,
+        f"--ops with a bad library: exit {refused.returncode}, {refused.stderr!r}")
+    print("ok   --ops: a library by path, and a file that is none refused")
+
+
 def main():
     groups = [(name, check_fx_quantized, (name, gm, x)) for name, gm, x in fx_quantized_models()]
     groups += [(name, check_pt2e, (name, gm, x)) for name, gm, x in pt2e_quantized_models()]
+    groups += [(name, check_library_model, (name, m, args)) for name, m, args in library_models()]
+    groups.append(("--ops", check_ops_flag, ()))
     return run_groups(groups)
 
 

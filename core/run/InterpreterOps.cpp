@@ -68,6 +68,30 @@ jit::Operation interpreterOperation(const jit::Node* n) {
             jit::push(stack, c10::ivalue::Tuple::create(std::move(items)));
         });
     }
+    case c10::prim::CreateObject: { // a TorchScript class's instance (torchvision's ImageList)
+        auto type = n->output()->type()->expect<c10::ClassType>();
+        return jit::Operation([type](jit::Stack& stack) {
+            jit::push(stack, c10::ivalue::Object::create(
+                                 c10::StrongTypePtr(type->compilation_unit(), type),
+                                 type->numAttributes()));
+        });
+    }
+    case c10::prim::GetAttr: { // an attribute of such an object (LOADATTR)
+        auto type = n->input()->type()->expect<c10::ClassType>();
+        std::size_t slot = type->getAttributeSlot(n->s(c10::attr::name));
+        return jit::Operation([slot](jit::Stack& stack) {
+            auto object = jit::pop(stack).toObject();
+            jit::push(stack, object->getSlot(slot));
+        });
+    }
+    case c10::prim::SetAttr: { // STOREATTR
+        auto type = n->inputs()[0]->type()->expect<c10::ClassType>();
+        std::size_t slot = type->getAttributeSlot(n->s(c10::attr::name));
+        return jit::Operation([slot](jit::Stack& stack) {
+            c10::IValue value = jit::pop(stack);
+            jit::pop(stack).toObject()->setSlot(slot, std::move(value));
+        });
+    }
     default:
         return n->getOperation();
     }

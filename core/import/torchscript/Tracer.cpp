@@ -108,6 +108,8 @@ void Tracer::traceNode(const jit::Node* n, Frame& frame) {
         return traceConstant(n, frame);
     if (kind == c10::prim::GetAttr)
         return traceGetAttr(n, frame);
+    if (kind == c10::prim::SetAttr)
+        return traceSetAttr(n, frame);
     if (kind == c10::prim::CallMethod)
         return traceCallMethod(n, frame);
     if (kind == c10::prim::CallFunction)

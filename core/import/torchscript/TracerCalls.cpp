@@ -66,6 +66,11 @@ void Tracer::traceGetAttr(const jit::Node* n, Frame& frame) {
         traceOperator(n, frame); // an attribute of a TorchScript class object
         return;
     }
+    // Set earlier in this forward (see traceSetAttr): Python reads back what was set.
+    if (auto set = setAttributes_.find(joinPath(owner.path, field)); set != setAttributes_.end()) {
+        frame[n->output()] = set->second;
+        return;
+    }
     c10::IValue value = owner.module.attr(field);
     std::string path = joinPath(owner.path, field);
     if (value.isModule()) {
@@ -92,6 +97,23 @@ void Tracer::traceGetAttr(const jit::Node* n, Frame& frame) {
         // training flags, sizes, use_res_connect...: plain Python values in torch.fx
         frame[n->output()] = constant(value);
     }
+}
+
+// A module that sets its own attribute in forward (torchvision's AnchorGenerator:
+// `self.cell_anchors = [a.to(dtype, device) for a in self.cell_anchors]`): as when torch.fx runs
+// the Python, the assignment records no node and later reads of the attribute see the value
+// set. Set inside a branch or loop body, the value read later would depend on the run: refused.
+void Tracer::traceSetAttr(const jit::Node* n, Frame& frame) {
+    const Binding& owner = lookup(frame, n->inputs()[0]);
+    if (owner.kind != Binding::Kind::Module) {
+        traceOperator(n, frame); // an attribute of a TorchScript class object
+        return;
+    }
+    const std::string path = joinPath(owner.path, n->s(c10::attr::name));
+    if (runtimeBlocks_ > 0)
+        throw TraceError("the module attribute '" + path +
+                         "' is set inside a branch or loop, which fxview cannot follow yet");
+    setAttributes_[path] = dataOf(frame, n->inputs()[1]);
 }
 
 // Attributes not read yet (see traceGetAttr) are read when `n` uses them, in its argument
@@ -139,6 +161,11 @@ void Tracer::traceCallMethod(const jit::Node* n, Frame& frame) {
     const Binding& self = lookup(frame, n->inputs()[0]);
     const std::string method = n->s(c10::attr::name);
     if (self.kind != Binding::Kind::Module) {
+        // A method of a TorchScript class object (ImageList.to): inlined, as Python runs it.
+        auto cls = n->inputs()[0]->type()->cast<c10::ClassType>();
+        jit::Function* fn = cls ? cls->findMethod(method) : nullptr;
+        if (fn && fn->isGraphFunction())
+            return inlineCall(*jit::toGraphFunction(*fn).graph(), n, 0, frame);
         traceOperator(n, frame);
         return;
     }

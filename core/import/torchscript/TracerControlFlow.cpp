@@ -100,7 +100,9 @@ Block Tracer::traceBlock(const jit::Block* block, const std::string& label,
     std::vector<int>* savedSteps = outSteps_;
     out_ = &result.nodes;
     outSteps_ = &steps.steps;
+    ++runtimeBlocks_;
     traceNodes(block, frame);
+    --runtimeBlocks_;
     for (const jit::Value* v : block->outputs()) {
         result.results.push_back(dataOf(frame, v).arg);
         steps.results.push_back(dataOf(frame, v).source);

@@ -310,6 +310,23 @@ std::string Tracer::tensorAttributeRead(const jit::Node* n) {
 }
 
 void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
+    // `items[0]` of a list literal Python holds: the item itself, no node (as in torch.fx).
+    if (n->kind() == c10::aten::__getitem__ && n->inputs().size() == 2) {
+        const Binding& list = dataOf(frame, n->inputs()[0]);
+        const Binding& index = dataOf(frame, n->inputs()[1]);
+        if ((list.source.kind == ValueSource::Kind::List ||
+             list.source.kind == ValueSource::Kind::Tuple) &&
+            index.constant && index.constant->isInt()) {
+            auto size = static_cast<std::int64_t>(list.source.items.size());
+            std::int64_t i = index.constant->toInt();
+            i = i < 0 ? i + size : i;
+            if (i >= 0 && i < size && list.arg.items.size() == list.source.items.size()) {
+                auto at = static_cast<std::size_t>(i);
+                frame[n->output()] = data(list.arg.items[at], list.source.items[at]);
+                return;
+            }
+        }
+    }
     if (foldable(n, frame)) {
         std::vector<c10::IValue> values = evaluate(n, frame);
         for (std::size_t i = 0; i < n->outputs().size(); ++i)

@@ -103,6 +103,7 @@ private:
 
     // TracerCalls.cpp: attributes, and the calls that are kept or inlined.
     void traceGetAttr(const torch::jit::Node* n, Frame& frame);
+    void traceSetAttr(const torch::jit::Node* n, Frame& frame);
     void readPendingAttributes(const torch::jit::Node* n, Frame& frame);
     Binding attributeNode(const std::string& path, const c10::IValue& value);
     void traceCallMethod(const torch::jit::Node* n, Frame& frame);
@@ -143,8 +144,10 @@ private:
         std::string path;
         c10::IValue attribute;
     };
-    std::vector<PendingAttribute> pendingAttributes_; // in the order the graph reads them
-    std::vector<std::string> assertMessages_;         // the nodes formatting torch._assert messages
+    std::vector<PendingAttribute> pendingAttributes_;        // in the order the graph reads them
+    std::unordered_map<std::string, Binding> setAttributes_; // module path.field -> value set
+    int runtimeBlocks_ = 0; // depth inside branches and loop bodies that run at run time
+    std::vector<std::string> assertMessages_; // the nodes formatting torch._assert messages
     // Where the nodes emitted now come from: the TorchScript node being traced, and the calls
     // it was inlined through (outermost first), for each node's source lines.
     const torch::jit::Node* current_ = nullptr;

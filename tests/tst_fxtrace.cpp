@@ -445,9 +445,9 @@ void TestFxtrace::exportDepthOfAnExportedProgram() {
 
 void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {
     QTest::addColumn<QString>("name");
-    for (const char* name :
-         {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2", "transformer_block",
-          "dynamic_batch", "cond", "linear", "counter", "counter_core", "masked_scores", "gather"})
+    for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2",
+                             "transformer_block", "dynamic_batch", "cond", "linear", "counter",
+                             "counter_core", "masked_scores", "gather", "nested_outputs"})
         QTest::newRow(name) << name;
 }
 
@@ -464,9 +464,9 @@ void TestFxtrace::exportedGraphPrintsLikePyTorch() {
 void TestFxtrace::exportedRunEqualsItsModule_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("variant"); // "": the example input, by default; "_1": another
-    for (const char* name :
-         {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2", "transformer_block",
-          "dynamic_batch", "cond", "linear", "counter", "counter_core", "masked_scores", "gather"})
+    for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2",
+                             "transformer_block", "dynamic_batch", "cond", "linear", "counter",
+                             "counter_core", "masked_scores", "gather", "nested_outputs"})
         QTest::newRow(name) << name << "";
     QTest::newRow("dynamic_batch at batch 17") << "dynamic_batch"
                                                << "_1";
@@ -495,11 +495,17 @@ void TestFxtrace::exportedRunEqualsItsModule() {
     python.start(FXVIEW_PYTHON_PATH,
                  {"-c",
                   "import sys, torch\n"
+                  "def same(a, b):\n"
+                  "    if isinstance(a, torch.Tensor):\n"
+                  "        return isinstance(b, torch.Tensor) and torch.equal(a, b)\n"
+                  "    if isinstance(a, dict):\n"
+                  "        return isinstance(b, dict) and list(a) == list(b) and "
+                  "all(same(a[k], b[k]) for k in a)\n"
+                  "    return isinstance(a, tuple) == isinstance(b, tuple) and len(a) == len(b) "
+                  "and all(same(x, y) for x, y in zip(a, b))\n"
                   "out = torch.load(sys.argv[1])\n"
                   "ref = torch.load(sys.argv[2])\n"
-                  "ref = ref if isinstance(ref, (tuple, list)) else (ref,)\n"
-                  "assert isinstance(out, tuple) and len(out) == len(ref), out\n"
-                  "assert all(torch.equal(a, b) for a, b in zip(out, ref))\n"
+                  "assert same(out, ref), (out, ref)\n"
                   "print('equal')\n",
                   saved,
                   QString::fromStdString(base + "_pt2_reference" + variant.toStdString() + ".pt")});

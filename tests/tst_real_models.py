@@ -18,6 +18,9 @@
   the libraries the packages install, and run torch.equal to forward. `--ops` loads a library
   given by path, and a path that is no library is refused with a sentence.
 - A module setting its own attribute in forward prints as symbolic_trace records it.
+- torchvision's segmentation program (lraspp_mobilenet_v3_large) as a .pt2: `--save-outputs`
+  holds what ep.module() returns, the OrderedDict(out=...) its out_spec says, readable by
+  torch.load's default weights_only=True.
 Run by CTest as python_real_models (FXTRACE names the built fxtrace).
 """
 
@@ -262,14 +265,32 @@ def check_library_model(name, model, args):
     run = fxtrace("run", archive, "--input", f"file:{input_file}", "--save-outputs", outputs)
     if not check(run.returncode == 0, f"{name}: run failed:\n{run.stdout[-2000:]}{run.stderr}"):
         return
-    # A typed dict in the outputs is pickled with TorchScript's type tags (as torch.jit.save
-    # writes them), which torch.load reads with weights_only=False.
-    got = torch.load(outputs, weights_only=False)
+    got = torch.load(outputs)  # weights_only=True, torch.load's default
     got = got[0] if isinstance(got, tuple) and len(got) == 1 else got
     want, have = flat(expected), flat(got)
     check(len(want) == len(have) and all(torch.equal(a, b) for a, b in zip(want, have)),
           f"{name}: outputs differ from forward ({len(have)} tensors, {len(want)} expected)")
     print(f"ok   {name}: {len(want)} output tensors equal ({time.monotonic() - started:.1f} s)")
+
+
+def check_segmentation_outputs():
+    started = time.monotonic()
+    torch.manual_seed(0)
+    model = torchvision.models.segmentation.lraspp_mobilenet_v3_large(
+        weights=None, weights_backbone=None).eval()
+    x = torch.randn(1, 3, 64, 64)
+    program, outputs = WORK / "lraspp.pt2", WORK / "lraspp_out.pt"
+    torch.export.save(torch.export.export(model, (x,)), program)
+    with torch.no_grad():
+        expected = torch.export.load(program).module()(x)
+    run = fxtrace("run", program, "--save-outputs", outputs)
+    if not check(run.returncode == 0, f"lraspp: run failed:\n{run.stdout[-2000:]}{run.stderr}"):
+        return
+    got = torch.load(outputs)  # weights_only=True, torch.load's default
+    check(isinstance(got, dict) and list(got) == list(expected) == ["out"] and
+          torch.equal(got["out"], expected["out"]), f"lraspp: {type(got)} is not {type(expected)}")
+    print(f"ok   lraspp_mobilenet_v3_large.pt2: outputs as ep.module() returns them "
+          f"({time.monotonic() - started:.1f} s)")
 
 
 def check_ops_flag():
@@ -291,6 +312,7 @@ def main():
     groups += [(name, check_pt2e, (name, gm, x)) for name, gm, x in pt2e_quantized_models()]
     groups += [(name, check_library_model, (name, m, args)) for name, m, args in library_models()]
     groups.append(("--ops", check_ops_flag, ()))
+    groups.append(("segmentation", check_segmentation_outputs, ()))
     return run_groups(groups)
 
 

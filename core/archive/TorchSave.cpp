@@ -1,7 +1,9 @@
 #include "TorchSave.h"
 
 #include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/import_read.h>
+#include <torch/csrc/jit/serialization/pickler.h>
 
 #include <cstring>
 
@@ -159,6 +161,29 @@ c10::ScalarType scalarTypeOfExported(int code) {
     default:
         return c10::kFloat;
     }
+}
+
+std::vector<char> torchSaveBytes(const c10::IValue& value) {
+    // torch::jit::pickle_save, with the Pickler's tag_aggregates off.
+    std::vector<char> pickled;
+    torch::jit::Pickler pickler(
+        [&](const char* bytes, std::size_t size) {
+            pickled.insert(pickled.end(), bytes, bytes + size);
+        },
+        nullptr, nullptr, nullptr, nullptr, /*tag_aggregates=*/false);
+    pickler.protocol();
+    pickler.pushIValue(value);
+    pickler.stop();
+    std::vector<char> archive;
+    caffe2::serialize::PyTorchStreamWriter writer([&](const void* bytes, std::size_t size) {
+        const char* from = static_cast<const char*>(bytes);
+        archive.insert(archive.end(), from, from + size);
+        return size;
+    });
+    torch::jit::writeArchiveAndTensors("data", pickled.data(), pickled.size(), pickler.tensorData(),
+                                       writer);
+    writer.writeEndOfFile();
+    return archive;
 }
 
 } // namespace fxview

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include <torch/script.h>
 
@@ -18,6 +19,11 @@ c10::IValue readTorchSave(const std::string& bytes, const std::string& what);
 // `path` (a stored member of a .pt2), read through a read-only mapping: name -> tensor.
 std::map<std::string, at::Tensor> readTensorDict(const std::string& path, std::uint64_t offset,
                                                  std::uint64_t length, const std::string& what);
+
+// `value` as torch.save writes it (a zip holding data.pkl and data/N), without the type tags
+// TorchScript's own pickles carry (restore_type_tag), so that Python's torch.load reads it with
+// its default weights_only=True: a dict of outputs comes back a plain dict.
+std::vector<char> torchSaveBytes(const c10::IValue& value);
 
 // schema.py's ScalarType code -> LibTorch's.
 c10::ScalarType scalarTypeOfExported(int code);

@@ -93,7 +93,9 @@ void writeValue(JsonWriter& w, const ValueSummary& v) {
             }
             w.key("nan").value(v.nanCount).key("inf").value(v.infCount).endObject();
         }
-    } else if (v.type == "tuple" || v.type == "list") {
+    } else if (v.type == "tuple" || v.type == "list" || v.type == "dict") {
+        if (v.type == "dict") // its keys, as str() joined by ", "
+            w.key("keys").value(v.value);
         w.key("items").beginArray();
         for (const ValueSummary& item : v.items)
             writeValue(w, item);

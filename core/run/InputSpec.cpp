@@ -89,6 +89,15 @@ std::string formatShape(const std::vector<std::int64_t>& shape) {
 std::string shortDescription(const ValueSummary& v) {
     if (v.type == "Tensor")
         return formatShape(v.shape);
+    if (v.type == "dict") { // its keys are `value`, str() joined by ", " (as Python's summary)
+        std::string out, keys = v.value;
+        for (std::size_t i = 0; i < v.items.size(); ++i) {
+            std::size_t comma = keys.find(", ");
+            out += (i ? ", " : "") + keys.substr(0, comma) + ": " + shortDescription(v.items[i]);
+            keys = comma == std::string::npos ? "" : keys.substr(comma + 2);
+        }
+        return "{" + out + "}";
+    }
     if (v.type == "tuple" || v.type == "list") {
         std::string out;
         for (std::size_t i = 0; i < v.items.size(); ++i)

@@ -19,6 +19,7 @@
 #include "InterpreterPrivate.h"
 #include "ModelPrivate.h"
 #include "PlanPrivate.h"
+#include "TorchSave.h"
 #include "TorchValues.h"
 #include "TracerPrivate.h"
 
@@ -280,7 +281,7 @@ std::string Interpreter::saveOutputs(const std::string& path) const {
     // outputs, and so does the file.
     c10::IValue saved = d->output;
     for (const Node& n : d->graph.nodes)
-        if (n.op == Op::Output && !n.outputRoles.empty() && saved.isTuple()) {
+        if (n.op == Op::Output && !n.outputRoles.empty() && saved.isTuple() && !d->outputShaped) {
             std::vector<c10::IValue> user;
             const auto& items = saved.toTupleRef().elements();
             for (std::size_t i = 0; i < items.size() && i < n.outputRoles.size(); ++i)
@@ -289,7 +290,7 @@ std::string Interpreter::saveOutputs(const std::string& path) const {
             saved = c10::ivalue::Tuple::create(std::move(user));
         }
     try {
-        std::vector<char> bytes = torch::jit::pickle_save(saved); // torch.save's zip format
+        std::vector<char> bytes = torchSaveBytes(saved); // torch.save's zip format
         std::ofstream file(path, std::ios::binary);
         file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
         if (file)

@@ -54,6 +54,7 @@ struct Interpreter::Private {
     bool failed = false;
     bool finished = false;
     c10::IValue output;
+    bool outputShaped = false; // output is ep.module()'s return already (Step::shapeOutput)
     std::string last;
     // stepInto: the module's own interpreter, and the call_module step it runs for.
     std::unique_ptr<Interpreter> child;

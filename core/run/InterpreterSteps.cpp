@@ -239,6 +239,9 @@ bool Interpreter::Private::runSimple(int id) {
             break;
         case Step::Kind::Output:
             value = resolve(s.inputs[0]);
+            if (s.shapeOutput)
+                value = s.shapeOutput(value);
+            outputShaped = static_cast<bool>(s.shapeOutput);
             output = value;
             break;
         case Step::Kind::If:

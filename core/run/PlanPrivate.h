@@ -81,6 +81,9 @@ struct Step {
     c10::IValue attribute;                    // Attribute: the parameter, buffer or tensor constant
     // Attribute read when it first runs, not when the graph is made: a .pt2's weights.
     std::function<c10::IValue()> loadAttribute;
+    // Output of a .pt2: what ep.module() returns made from the graph's flat outputs (the user
+    // outputs in their out_spec structure); unset: the flat tuple is the value.
+    std::function<c10::IValue(const c10::IValue&)> shapeOutput;
     int index = 0;                 // Placeholder: which input; GetItem: which item
     int unpacked = -1;             // GetItem of `a, b = items`: how many items there must be
     std::vector<StepBlock> blocks; // If: the branches; Loop: the body

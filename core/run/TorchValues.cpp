@@ -305,6 +305,17 @@ ValueSummary summarize(const c10::IValue& value, bool withStats) {
             value.isTuple() ? value.toTupleRef().elements().vec() : value.toListRef().vec();
         for (const c10::IValue& item : items)
             s.items.push_back(summarize(item, withStats));
+    } else if (value.isGenericDict()) {
+        // As Python's summary: the values as items, the keys as str() joined.
+        s.type = "dict";
+        for (const auto& item : value.toGenericDict()) {
+            const c10::IValue& key = item.key();
+            std::string text = key.isString() ? key.toStringRef()
+                               : key.isInt()  ? std::to_string(key.toInt())
+                                              : key.type()->repr_str();
+            s.value += (s.value.empty() ? "" : ", ") + text;
+            s.items.push_back(summarize(item.value(), withStats));
+        }
     } else if (value.isNone()) {
         s.type = "None";
         s.value = "None";

@@ -526,6 +526,58 @@ private:
         return {path, entry.substr(c2 + 1)};
     }
 
+    // ep.module()'s return from the graph's flat outputs: the user outputs (the buffers the
+    // program mutates are applied, not returned) in the out_spec's structure. Unset when the
+    // program keeps no structure fxview rebuilds, or it does not match the outputs.
+    std::function<c10::IValue(const c10::IValue&)> outputShaper() const {
+        const ExportedProgram& program = model_.program;
+        if (!program.outputTree)
+            return {};
+        std::vector<std::size_t> user;
+        for (std::size_t i = 0; i < program.outputs.size(); ++i)
+            if (program.outputs[i].kind == ExportedOutput::Kind::UserOutput)
+                user.push_back(i);
+        if (program.outputTree->leaves() != user.size())
+            return {};
+        return [tree = *program.outputTree, user](const c10::IValue& all) {
+            const auto& items = all.toTupleRef().elements();
+            std::vector<c10::IValue> flat;
+            for (std::size_t i : user)
+                flat.push_back(items.at(i));
+            std::size_t next = 0;
+            return rebuilt(tree, flat, next);
+        };
+    }
+
+    static c10::IValue rebuilt(const OutputTree& tree, const std::vector<c10::IValue>& flat,
+                               std::size_t& next) {
+        using K = OutputTree::Kind;
+        if (tree.kind == K::Leaf)
+            return flat.at(next++);
+        std::vector<c10::IValue> items;
+        for (const OutputTree& child : tree.children)
+            items.push_back(rebuilt(child, flat, next));
+        if (tree.kind == K::Tuple)
+            return c10::ivalue::Tuple::create(std::move(items));
+        if (tree.kind == K::List) {
+            c10::impl::GenericList list(c10::AnyType::get());
+            for (c10::IValue& item : items)
+                list.push_back(std::move(item));
+            return list;
+        }
+        c10::TypePtr keyType =
+            tree.intKeys ? c10::TypePtr(c10::IntType::get()) : c10::TypePtr(c10::StringType::get());
+        c10::impl::GenericDict dict(keyType, c10::AnyType::get());
+        for (std::size_t i = 0; i < items.size(); ++i) {
+            if (tree.intKeys)
+                dict.insert(static_cast<std::int64_t>(std::stoll(tree.keys[i])),
+                            std::move(items[i]));
+            else
+                dict.insert(tree.keys[i], std::move(items[i]));
+        }
+        return dict;
+    }
+
     void output() {
         Node node;
         node.op = Op::Output;
@@ -550,6 +602,7 @@ private:
         Step step;
         step.kind = Step::Kind::Output;
         step.inputs = {tuple};
+        step.shapeOutput = outputShaper();
         emit(std::move(node), std::move(step), Naming::Fresh);
     }
 };

@@ -227,6 +227,63 @@ ExportedInput inputOf(const Json& spec) {
     return in;
 }
 
+// One node of a serialized pytree spec ({"type", "context", "children_spec"}); nullopt for a
+// container fxview cannot rebuild (a person's registered class): the outputs then stay flat.
+std::optional<OutputTree> treeOf(const Json& spec, int depth) {
+    if (depth > kMaxGraphNesting || !spec.is_object())
+        return std::nullopt;
+    OutputTree tree;
+    const Json& type = spec.at("type");
+    const Json& children = spec.at("children_spec");
+    if (type.is_null())
+        return children.empty() ? std::optional<OutputTree>(tree) : std::nullopt;
+    const std::string name = type.get<std::string>();
+    using K = OutputTree::Kind;
+    if (name == "builtins.tuple" || name == "collections.namedtuple" ||
+        name.rfind("torch.return_types.", 0) == 0) {
+        tree.kind = K::Tuple;
+    } else if (name == "builtins.list") {
+        tree.kind = K::List;
+    } else if (name == "builtins.dict" || name == "collections.OrderedDict") {
+        tree.kind = K::Dict;
+        Json keys = Json::parse(spec.at("context").get<std::string>());
+        // A c10::Dict has one key type: all strings, or all ints, else the outputs stay flat.
+        tree.intKeys = !keys.empty() && keys[0].is_number_integer();
+        for (const Json& key : keys) {
+            if (tree.intKeys != key.is_number_integer() || (!tree.intKeys && !key.is_string()))
+                return std::nullopt;
+            tree.keys.push_back(tree.intKeys ? std::to_string(key.get<std::int64_t>())
+                                             : key.get<std::string>());
+        }
+    } else {
+        return std::nullopt;
+    }
+    for (const Json& child : children) {
+        std::optional<OutputTree> c = treeOf(child, depth + 1);
+        if (!c)
+            return std::nullopt;
+        tree.children.push_back(std::move(*c));
+    }
+    if (tree.kind == K::Dict && tree.keys.size() != tree.children.size())
+        return std::nullopt;
+    return tree;
+}
+
+// [protocol, spec], as torch.utils._pytree.treespec_dumps writes it.
+std::optional<OutputTree> outputTreeOf(const Json& module) {
+    if (!module.contains("module_call_graph") || !module["module_call_graph"].is_array() ||
+        module["module_call_graph"].empty())
+        return std::nullopt;
+    const Json& signature = module["module_call_graph"][0].value("signature", Json());
+    if (!signature.is_object() || !signature.contains("out_spec") ||
+        !signature["out_spec"].is_string())
+        return std::nullopt;
+    Json dumped = Json::parse(signature["out_spec"].get<std::string>());
+    if (!dumped.is_array() || dumped.size() != 2 || dumped[0] != 1)
+        return std::nullopt;
+    return treeOf(dumped[1], 0);
+}
+
 ExportedOutput outputOf(const Json& spec) {
     using K = ExportedOutput::Kind;
     ExportedOutput out;
@@ -316,6 +373,7 @@ ExportedProgram parseExportedProgram(const std::string& written) {
         for (const Json& spec : module.at("signature").at("output_specs"))
             p.outputs.push_back(outputOf(spec));
         p.graph = graphOf(graph, 0);
+        p.outputTree = outputTreeOf(module);
         for (const auto& [name, meta] : graph.at("tensor_values").items()) {
             ExportedTensorMeta m;
             m.dtype = intOf<int>(meta.at("dtype"));
@@ -436,6 +494,15 @@ Argument exportedArgument(const ExportedValue& v) {
         return Argument::ofRepr("<" + v.text + ">");
     }
     return Argument::none();
+}
+
+std::size_t OutputTree::leaves() const {
+    if (kind == Kind::Leaf)
+        return 1;
+    std::size_t n = 0;
+    for (const OutputTree& c : children)
+        n += c.leaves();
+    return n;
 }
 
 } // namespace fxview

@@ -97,6 +97,17 @@ struct ExportedRange {
     std::optional<std::int64_t> max; // none: unbounded
 };
 
+// How ep.module() puts the flat user outputs back together: torch.utils._pytree's spec
+// (graph_module.module_call_graph[0].signature.out_spec). A leaf is one output.
+struct OutputTree {
+    enum class Kind { Leaf, Tuple, List, Dict };
+    Kind kind = Kind::Leaf;
+    std::vector<std::string> keys; // Dict: its keys, in order (ints in decimal)
+    bool intKeys = false;          // Dict: the keys are ints (else strings)
+    std::vector<OutputTree> children;
+    std::size_t leaves() const;
+};
+
 struct ExportedProgram {
     int schemaMajor = 0, schemaMinor = 0;
     std::string torchVersion;
@@ -105,6 +116,9 @@ struct ExportedProgram {
     ExportedGraph graph;
     std::map<std::string, ExportedTensorMeta> tensors; // of the top graph
     std::map<std::string, ExportedRange> ranges;       // symbol -> range_constraints' range
+    // The user outputs' structure, when the program keeps one fxview can rebuild (tuples,
+    // lists, dicts, OrderedDicts and namedtuples, as a tuple); none: the flat tuple.
+    std::optional<OutputTree> outputTree;
 };
 
 // The schema major version this reader follows (PyTorch 2.6 writes 8.2).

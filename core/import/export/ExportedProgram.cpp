@@ -269,8 +269,9 @@ std::optional<OutputTree> treeOf(const Json& spec, int depth) {
     return tree;
 }
 
-// [protocol, spec], as torch.utils._pytree.treespec_dumps writes it.
-std::optional<OutputTree> outputTreeOf(const Json& module) {
+// [protocol, spec], as torch.utils._pytree.treespec_dumps writes it. A spec fxview cannot read
+// leaves the outputs flat rather than refusing a program whose graph is fine.
+std::optional<OutputTree> outputTreeOf(const Json& module) try {
     if (!module.contains("module_call_graph") || !module["module_call_graph"].is_array() ||
         module["module_call_graph"].empty())
         return std::nullopt;
@@ -282,6 +283,8 @@ std::optional<OutputTree> outputTreeOf(const Json& module) {
     if (!dumped.is_array() || dumped.size() != 2 || dumped[0] != 1)
         return std::nullopt;
     return treeOf(dumped[1], 0);
+} catch (const std::exception&) {
+    return std::nullopt;
 }
 
 ExportedOutput outputOf(const Json& spec) {

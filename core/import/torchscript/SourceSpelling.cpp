@@ -126,39 +126,29 @@ std::string SourceSpelling::attributeRead(const jit::Node* n) {
 
 namespace {
 
-// The position of the bracket opening the one that closes at `close`, strings skipped, looking
-// no further back than `from`.
-std::size_t matchingOpen(const std::string& text, std::size_t from, std::size_t close) {
+// The bracket paired with the one at `at` (an opener's closer, a closer's opener), scanning
+// forward from `from` with strings skipped; npos when it has none.
+std::size_t partner(const std::string& text, std::size_t from, std::size_t at) {
     std::vector<std::size_t> opens;
     char quote = 0;
-    for (std::size_t i = from; i < close; ++i) {
+    for (std::size_t i = from; i < text.size(); ++i) {
         char c = text[i];
-        if (quote)
+        if (quote) {
             quote = c == quote ? 0 : quote;
-        else if (c == '\'' || c == '"')
+        } else if (c == '\'' || c == '"') {
             quote = c;
-        else if (c == '(' || c == '[' || c == '{')
+        } else if (c == '(' || c == '[' || c == '{') {
             opens.push_back(i);
-        else if ((c == ')' || c == ']' || c == '}') && !opens.empty())
+        } else if (c == ')' || c == ']' || c == '}') {
+            if (opens.empty())
+                return std::string::npos;
+            std::size_t open = opens.back();
             opens.pop_back();
-    }
-    return quote || opens.empty() ? std::string::npos : opens.back();
-}
-
-// The position of the bracket closing the one that opens at `open`, strings skipped.
-std::size_t matchingClose(const std::string& text, std::size_t open) {
-    int depth = 0;
-    char quote = 0;
-    for (std::size_t i = open; i < text.size(); ++i) {
-        char c = text[i];
-        if (quote)
-            quote = c == quote ? 0 : quote;
-        else if (c == '\'' || c == '"')
-            quote = c;
-        else if (c == '(' || c == '[' || c == '{')
-            ++depth;
-        else if ((c == ')' || c == ']' || c == '}') && --depth == 0)
-            return i;
+            if (i == at)
+                return open;
+            if (open == at)
+                return i;
+        }
     }
     return std::string::npos;
 }
@@ -207,14 +197,14 @@ SourceSpelling::writtenArguments(const jit::Node* n, const std::string& opName) 
             --close;
         std::size_t open = std::string::npos;
         if (close > from && all[close - 1] == ')') {
-            open = matchingOpen(all, from, close - 1);
+            open = partner(all, from, close - 1);
             --close;
         } else {
             std::size_t next = all.find_first_not_of(" \t", close);
             if (next == std::string::npos || all[next] != '(')
                 return std::nullopt;
             open = next;
-            close = matchingClose(all, open);
+            close = partner(all, open, open);
         }
         if (open == std::string::npos || close == std::string::npos || open <= from)
             return std::nullopt;

@@ -8,6 +8,8 @@
 
 #include <cctype>
 
+#include "PythonText.h"
+
 namespace fxview {
 
 namespace jit = torch::jit;
@@ -31,50 +33,10 @@ std::string typeName(const std::string& name) {
     return name;
 }
 
-// The text between `open` (an opening parenthesis) and its match, split at top-level commas.
-std::vector<std::string> topLevelItems(const std::string& text, std::size_t open,
-                                       std::size_t& close) {
-    std::vector<std::string> items(1);
-    int depth = 0;
-    char quote = 0;
-    for (std::size_t i = open + 1; i < text.size(); ++i) {
-        char c = text[i];
-        if (quote) {
-            quote = c == quote ? 0 : quote;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '(' || c == '[' || c == '{') {
-            ++depth;
-        } else if (c == ')' || c == ']' || c == '}') {
-            if (depth-- == 0) {
-                close = i;
-                return items;
-            }
-        } else if (c == ',' && depth == 0) {
-            items.emplace_back();
-            continue;
-        } else if (c == '#') { // a comment up to the end of its line
-            while (i + 1 < text.size() && text[i + 1] != '\n')
-                ++i;
-            continue;
-        }
-        items.back() += c;
-    }
-    close = std::string::npos;
-    return {};
-}
-
-std::string trimmed(const std::string& s) {
-    std::size_t begin = s.find_first_not_of(" \t\r\n\\");
-    if (begin == std::string::npos)
-        return {};
-    return s.substr(begin, s.find_last_not_of(" \t\r\n\\") - begin + 1);
-}
-
 } // namespace
 
 std::string fxTypeRepr(const std::string& annotation) {
-    std::string text = trimmed(annotation), out;
+    std::string text = stripped(annotation), out;
     for (std::size_t i = 0; i < text.size();) {
         char c = text[i];
         if (c == '\'' || c == '"') { // a string annotation: repr() of the string
@@ -120,13 +82,14 @@ std::vector<std::string> parameterAnnotations(const jit::Graph& graph,
             std::size_t def = all.rfind("def " + function + "(", original->start());
             if (def == std::string::npos)
                 return {};
-            std::size_t close = 0;
-            std::vector<std::string> params = topLevelItems(all, def + 4 + function.size(), close);
-            if (close == std::string::npos || params.empty())
+            std::size_t open = def + 4 + function.size();
+            std::size_t close = bracketPartner(all, open, open);
+            if (close == std::string::npos)
                 return {};
+            std::vector<std::string> params = topLevelItems(all.substr(open + 1, close - open - 1));
             std::vector<std::string> annotations;
             for (std::size_t i = 0; i < params.size(); ++i) {
-                std::string param = trimmed(params[i]);
+                std::string param = stripped(params[i]);
                 if (param.empty() || (i == 0 && param == "self"))
                     continue;
                 // `name : annotation = default`: the annotation ends at the default's `=`.

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <optional>
 
+#include "PythonText.h"
+
 namespace fxview {
 
 namespace jit = torch::jit;
@@ -28,13 +30,6 @@ std::string wholeText(const jit::SourceRange& range) {
            identifierChar(all[end]))
         ++end;
     return all.substr(range.start(), end - range.start());
-}
-
-std::string stripped(const std::string& s) {
-    std::size_t begin = s.find_first_not_of(" \t\r\n");
-    if (begin == std::string::npos)
-        return {};
-    return s.substr(begin, s.find_last_not_of(" \t\r\n") - begin + 1);
 }
 
 } // namespace
@@ -124,61 +119,6 @@ std::string SourceSpelling::attributeRead(const jit::Node* n) {
     }
 }
 
-namespace {
-
-// The bracket paired with the one at `at` (an opener's closer, a closer's opener), scanning
-// forward from `from` with strings skipped; npos when it has none.
-std::size_t partner(const std::string& text, std::size_t from, std::size_t at) {
-    std::vector<std::size_t> opens;
-    char quote = 0;
-    for (std::size_t i = from; i < text.size(); ++i) {
-        char c = text[i];
-        if (quote) {
-            quote = c == quote ? 0 : quote;
-        } else if (c == '\'' || c == '"') {
-            quote = c;
-        } else if (c == '(' || c == '[' || c == '{') {
-            opens.push_back(i);
-        } else if (c == ')' || c == ']' || c == '}') {
-            if (opens.empty())
-                return std::string::npos;
-            std::size_t open = opens.back();
-            opens.pop_back();
-            if (i == at)
-                return open;
-            if (open == at)
-                return i;
-        }
-    }
-    return std::string::npos;
-}
-
-std::vector<std::string> splitTopLevel(const std::string& inside) {
-    std::vector<std::string> items(1);
-    int depth = 0;
-    char quote = 0;
-    for (char c : inside) {
-        if (quote)
-            quote = c == quote ? 0 : quote;
-        else if (c == '\'' || c == '"')
-            quote = c;
-        else if (c == '(' || c == '[' || c == '{')
-            ++depth;
-        else if (c == ')' || c == ']' || c == '}')
-            --depth;
-        else if (c == ',' && depth == 0) {
-            items.emplace_back();
-            continue;
-        }
-        items.back() += c;
-    }
-    if (stripped(items.back()).empty()) // `f(a, b,)` or `f()`
-        items.pop_back();
-    return items;
-}
-
-} // namespace
-
 std::optional<std::vector<SourceSpelling::WrittenArgument>>
 SourceSpelling::writtenArguments(const jit::Node* n, const std::string& opName) {
     try {
@@ -197,14 +137,14 @@ SourceSpelling::writtenArguments(const jit::Node* n, const std::string& opName) 
             --close;
         std::size_t open = std::string::npos;
         if (close > from && all[close - 1] == ')') {
-            open = partner(all, from, close - 1);
+            open = bracketPartner(all, from, close - 1);
             --close;
         } else {
             std::size_t next = all.find_first_not_of(" \t", close);
             if (next == std::string::npos || all[next] != '(')
                 return std::nullopt;
             open = next;
-            close = partner(all, open, open);
+            close = bracketPartner(all, open, open);
         }
         if (open == std::string::npos || close == std::string::npos || open <= from)
             return std::nullopt;
@@ -222,7 +162,7 @@ SourceSpelling::writtenArguments(const jit::Node* n, const std::string& opName) 
             return std::nullopt;
         std::vector<WrittenArgument> written;
         for (const std::string& item :
-             splitTopLevel(text.substr(open + 1, text.size() - open - 2))) {
+             topLevelItems(text.substr(open + 1, text.size() - open - 2))) {
             std::string value = stripped(item);
             if (value.empty() || value[0] == '*')
                 return std::nullopt;

@@ -39,6 +39,7 @@ struct Options {
     bool transparent = false;
     int depth = -1;                  // --depth: scopes deeper than this drawn as boxes
     std::vector<std::string> expand; // --expand: scopes opened on top of --depth
+    bool showWeights = false;        // --show-weights: weights as boxes of their own
     // the engine process (any command)
     double timeLimit = 0;
     std::int64_t memoryLimit = 0;

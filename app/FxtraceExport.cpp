@@ -104,7 +104,8 @@ int drawAndWrite(const Options& options, const ExportContent& content) {
         for (const std::string& path : ScopeTree::chain(scope))
             open.insert(path);
     }
-    auto view = std::make_shared<ScopeView>(collapseScopes(graph, scopes, open));
+    auto view =
+        std::make_shared<ScopeView>(collapseScopes(graph, scopes, open, options.showWeights));
 
     LayoutOptions layoutOptions;
     layoutOptions.showHidden = options.showHidden;
@@ -112,9 +113,12 @@ int drawAndWrite(const Options& options, const ExportContent& content) {
     scene.setTheme(theme);
     // A scene without a view draws no box and no − on its frames: exports of the whole graph stay
     // as they were before scopes could close.
-    QString layoutError =
-        scene.show(view->graph, GraphScene::layOut(view->graph, scene.font(), layoutOptions),
-                   view->collapsed() ? view : nullptr);
+    // Laid out in pieces through a cache, as the app lays out a model it opens: the picture is
+    // the one the graph view shows.
+    LayoutCache pieces;
+    QString layoutError = scene.show(
+        view->graph, GraphScene::layOut(view->graph, scene.font(), layoutOptions, &pieces),
+        view->collapsed() ? view : nullptr);
     if (!layoutError.isEmpty()) {
         std::cerr << layoutError.toStdString() << "\n";
         return kModelFailed;

@@ -80,7 +80,7 @@ const std::vector<Command>& commands() {
         {"export",
          "fxtrace export MODEL -o FILE [--format F] [--input SPEC]... [--seed N] "
          "[--run | --step N] [--depth N] [--expand SCOPE]... [--scale S] [--theme light|dark] "
-         "[--transparent] [--show-hidden] [--attach SOCKET]",
+         "[--transparent] [--show-hidden] [--show-weights] [--attach SOCKET]",
          "Draws the graph (Graphviz dot layout) and writes it as PNG, SVG, PDF, DOT, JSON or\n"
          "text, exactly as the graph view shows it. Needs no display.\n"
          "  -o, --output FILE   the file to write; its extension picks the format (.txt: the\n"
@@ -97,6 +97,8 @@ const std::vector<Command>& commands() {
          "  --theme T           light (default) or dark\n"
          "  --transparent       PNG/SVG without a background\n"
          "  --show-hidden       draw the hidden guard nodes too\n"
+         "  --show-weights      draw each weight as a box of its own (by default a weight one\n"
+         "                      node reads is a line in that node's box, as in the app)\n"
          "  --attach SOCKET     export the model a live engine serves on this socket (a file\n"
          "                      descriptor or a Unix socket's path, as fxview.export passes)\n"},
     };
@@ -322,6 +324,8 @@ int main(int argc, char** argv) {
             return kOk;
         } else if (a == "--show-hidden" && options.command != "json") {
             options.showHidden = true;
+        } else if (a == "--show-weights" && options.command == "export") {
+            options.showWeights = true;
         } else if ((a == "-o" || a == "--output") && options.command == "export") {
             if (i + 1 == args.size())
                 return usageError(a + " needs a file name");

@@ -425,21 +425,44 @@ void TestFxtrace::exportExpandOpensOneScope() {
     QCOMPARE(fxtrace({"export", lm, "--depth", "x", "-o", path}).exitCode, 2);
 }
 
-// A .pt2's scopes come from nn_module_stack; its weights, placeholders at the top, go into the
-// box that alone reads them.
+// A .pt2's scopes come from nn_module_stack; its weights, placeholders at the top, are lines in
+// the box of the node reading them (--show-weights: boxes of their own), or go into the box of
+// the closed scope that alone reads them.
 void TestFxtrace::exportDepthOfAnExportedProgram() {
     QTemporaryDir dir;
     QString path = dir.filePath("r.svg");
     const QString model = QString::fromStdString(fixture("resnet18.pt2"));
     QCOMPARE(fxtrace({"export", model, "-o", path}).exitCode, 0);
     QString whole = QString::fromUtf8(readFile(path.toStdString()));
+    QVERIFY(!whole.contains(">p_getattr_l__self___layer1___0___conv1_weight<"));
+    QVERIFY(whole.contains(">weight [64, 64, 3, 3]<"));
+    QVERIFY(whole.contains(">running_mean [512]<"));
+    // No wider than the TorchScript picture, whose call_modules hold their weights.
+    QString scripted = dir.filePath("s.svg");
+    QCOMPARE(
+        fxtrace({"export", QString::fromStdString(fixture("resnet18_scripted.pt")), "-o", scripted})
+            .exitCode,
+        0);
+    auto widthOf = [](const QString& svg) {
+        QRegularExpressionMatch m = QRegularExpression("<svg[^>]* width=\"([0-9.]+)").match(svg);
+        return m.hasMatch() ? m.captured(1).toDouble() : -1.0;
+    };
+    const double exported = widthOf(whole);
+    const double traced = widthOf(QString::fromUtf8(readFile(scripted.toStdString())));
+    QVERIFY2(exported > 0 && exported <= traced,
+             qPrintable(QString("%1 > %2").arg(exported).arg(traced)));
+    QCOMPARE(fxtrace({"export", model, "--show-weights", "-o", path}).exitCode, 0);
+    whole = QString::fromUtf8(readFile(path.toStdString()));
     QVERIFY(whole.contains(">p_getattr_l__self___layer1___0___conv1_weight<"));
+    QVERIFY(!whole.contains(">weight [64, 64, 3, 3]<"));
     QCOMPARE(fxtrace({"export", model, "--depth", "1", "--run", "-o", path}).exitCode, 0);
     QString svg = QString::fromUtf8(readFile(path.toStdString()));
     for (const char* box : {">layer1.0<", ">layer1.1<", ">layer4.1<"})
         QVERIFY2(svg.contains(box), box);
     QVERIFY(!svg.contains(">p_getattr_l__self___layer1___0___conv1_weight<"));
-    QVERIFY(svg.contains(">p_conv1_weight<")); // conv1 is open at depth 1: its weight is drawn
+    // conv1 is open at depth 1: its weight is drawn in the box of the conv2d reading it.
+    QVERIFY(!svg.contains(">p_conv1_weight<"));
+    QVERIFY(svg.contains(">weight [64, 3, 7, 7]<"));
     QVERIFY(svg.contains(">[1, 64, 16, 16] → [1, 64, 16, 16]<"));
 }
 

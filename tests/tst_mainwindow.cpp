@@ -85,6 +85,7 @@ private slots:
     void outputThatDiffersFromForwardIsLoud();
     void modelWarningsReachTheStatusBar();
     void stepsThroughAnExportedProgram();
+    void weightsAreDrawnInsideTheirReaders();
 
 private:
     std::unique_ptr<MainWindow> window_;
@@ -659,21 +660,29 @@ void TestMainWindow::stepIntoShowsTheModulesGraph() {
     QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
     QVERIFY(!window_->scene()->nodeItem("fc2"));
     QVERIFY(window_->run().inside);
-    QCOMPARE(window_->scene()->nodeCount(), window_->run().inside->graph.nodeCount());
+    // Its weight and bias are lines in the box of the linear reading them.
+    int weights = 0;
+    for (const Node& n : window_->run().inside->graph.nodes)
+        weights += n.drawnInside;
+    QCOMPARE(weights, 2);
+    QCOMPARE(window_->scene()->nodeCount(), window_->run().inside->graph.nodeCount() - weights);
     QVERIFY(settledStatus(*window_).contains("inside fc1"));
     QVERIFY(window_->bannerText().contains("torch.nn.Linear"));
     NodeItem* current = window_->scene()->nodeItem(window_->currentNode());
     QVERIFY(current);
     QCOMPARE(current->runState(), NodeItem::State::Current);
-    // The Linear's own nodes: its weight and bias (get_attr), then the computation.
-    QStringList shapes;
-    for (int i = 0; i < 3; ++i) {
-        press(*window_, QKeySequence(Qt::Key_F10));
-        QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
-        QVERIFY(window_->run().inside);
-        shapes << window_->scene()->nodeItem(window_->currentNode())->shapeText();
-    }
-    QCOMPARE(shapes, (QStringList{"[8, 4] float32", "[8] float32", "[3, 8] float32"}));
+    // The Linear's own nodes: its weight and bias (get_attr) run with the computation reading
+    // them, in whose box they are drawn.
+    press(*window_, QKeySequence(Qt::Key_F10));
+    QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
+    QVERIFY(window_->run().inside);
+    QCOMPARE(window_->currentNode(), QString("linear"));
+    QCOMPARE(window_->scene()->nodeItem("linear")->shapeText(), QString("[3, 8] float32"));
+    QCOMPARE(window_->nodeList()
+                 ->findItems("weight", Qt::MatchExactly | Qt::MatchRecursive, 1)
+                 .value(0)
+                 ->text(3),
+             QString("[8, 4]"));
     press(*window_, QKeySequence(Qt::SHIFT | Qt::Key_F11));
     QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
     QVERIFY(!window_->run().inside);
@@ -718,7 +727,7 @@ void TestMainWindow::stepsSkipHiddenGuards() {
               QKeySequence(steps % 2 ? Qt::Key_F10 : Qt::Key_F11)); // F10 on x, F11 on dim
         QVERIFY(settle(*window_));
         if (!window_->run().finished)
-            QVERIFY2(window_->scene()->nodeItem(window_->currentNode()),
+            QVERIFY2(window_->scene()->nodeItem(window_->drawnAs(window_->currentNode())),
                      qPrintable(window_->currentNode()));
     }
     QVERIFY(window_->run().finished);
@@ -904,9 +913,16 @@ void TestMainWindow::stepsThroughAnExportedProgram() {
     QCOMPARE(current, (QStringList{"x", "linear", "relu", "linear_1", "output"}));
     QVERIFY(window_->run().finished);
     QVERIFY(settledStatus(*window_).contains("finished"));
-    // The weights ran with the first step, without a step of their own.
-    QCOMPARE(window_->scene()->nodeItem("p_fc1_weight")->shapeText(), QString("[8, 4] float32"));
-    QCOMPARE(window_->scene()->nodeItem("p_fc1_weight")->runState(), NodeItem::State::Done);
+    // The weights ran with the first step, without a step of their own; each is a line in the
+    // box of the node reading it, and a row under the node list's "weights".
+    QVERIFY(!window_->scene()->nodeItem("p_fc1_weight"));
+    QCOMPARE(window_->drawnAs("p_fc1_weight"), QString("linear"));
+    QCOMPARE(rowOf("p_fc1_weight")->text(3), QString("[8, 4]"));
+    QCOMPARE(rowOf("p_fc1_weight")->parent(), rowOf("weights"));
+    QCOMPARE(rowOf("weights")->childCount(), 4);
+    QVERIFY(!rowOf("weights")->isExpanded());
+    const Node* linear = window_->scene()->graph().find("linear");
+    QCOMPARE(NodeItem::weightLines(*linear), (QStringList{"weight [8, 4]", "bias [8]"}));
     QCOMPARE(window_->scene()->nodeItem("x")->shapeText(), QString("[3, 4] float32"));
     QCOMPARE(window_->scene()->nodeItem("linear")->shapeText(), QString("[3, 8] float32"));
     QCOMPARE(window_->scene()->nodeItem("linear_1")->shapeText(), QString("[3, 2] float32"));
@@ -948,3 +964,44 @@ int main(int argc, char** argv) {
 }
 
 #include "tst_mainwindow.moc"
+
+// A .pt2's 122 weights are lines in the boxes of the nodes reading them: resnet18.pt2 is drawn
+// no wider than its TorchScript picture (whose call_modules hold their weights). View ▸ Weights
+// as Nodes brings the boxes back; "Graph as text" stays PyTorch's print either way.
+void TestMainWindow::weightsAreDrawnInsideTheirReaders() {
+    window_->openModel(QString::fromStdString(fixture("resnet18_scripted.pt")));
+    QVERIFY(waitFor(window_.get(), SIGNAL(modelShown())));
+    QVERIFY(settle(*window_));
+    const double scripted = window_->scene()->itemsBoundingRect().width();
+    window_->openModel(QString::fromStdString(fixture("resnet18.pt2")));
+    QVERIFY(waitFor(window_.get(), SIGNAL(modelShown())));
+    QVERIFY(settle(*window_));
+    const double exported = window_->scene()->itemsBoundingRect().width();
+    QVERIFY2(exported <= scripted, qPrintable(QString("%1 > %2").arg(exported).arg(scripted)));
+    QVERIFY(!window_->scene()->nodeItem("p_conv1_weight"));
+    QCOMPARE(window_->drawnAs("p_conv1_weight"), QString("conv2d"));
+    QCOMPARE(window_->drawnAs("b_bn1_running_var"), QString("batch_norm"));
+    const Node* bn = window_->scene()->graph().find("batch_norm");
+    QCOMPARE(NodeItem::weightLines(*bn),
+             (QStringList{"weight [64]", "bias [64]", "running_mean [64]", "running_var [64]"}));
+    auto* text =
+        qobject_cast<QPlainTextEdit*>(window_->findChild<QDockWidget*>("graphText")->widget());
+    QVERIFY(text);
+    const QString printed = text->toPlainText();
+    QVERIFY(
+        printed.contains("%p_conv1_weight : [num_users=1] = placeholder[target=p_conv1_weight]"));
+
+    QAction* toggle = nullptr;
+    for (QAction* a : window_->findChildren<QAction*>())
+        if (a->text() == "&Weights as Nodes")
+            toggle = a;
+    QVERIFY(toggle);
+    QVERIFY(!toggle->isChecked());
+    toggle->trigger();
+    QVERIFY(window_->scene()->nodeItem("p_conv1_weight"));
+    QVERIFY(window_->scene()->graph().find("batch_norm")->weightsInside.empty());
+    QVERIFY(window_->scene()->itemsBoundingRect().width() > 5 * scripted);
+    QCOMPARE(text->toPlainText(), printed);
+    toggle->trigger();
+    QVERIFY(!window_->scene()->nodeItem("p_conv1_weight"));
+}

@@ -109,6 +109,12 @@ public:
             current_->kill();
     }
 
+    void setWeightsAsNodes(bool on) {
+        if (on != weightsAsNodes_)
+            moduleLayouts_.clear(); // laid out the other way
+        weightsAsNodes_ = on;
+    }
+
     void executedPath(const QFont& font) {
         font_ = font;
         if (EngineProcess* engine = liveCurrent())
@@ -161,6 +167,7 @@ private:
     bool reloading_ = false;
     bool saidUnconfined_ = false;
     QFont font_;
+    bool weightsAsNodes_ = false; // the View menu's: weights as boxes, or inside their readers'
     std::unordered_map<std::string, GraphLayout> moduleLayouts_; // by module path, this model's
     std::string running_; // the node the current engine last said it was at
 
@@ -307,8 +314,8 @@ private:
             if (!kept.empty() || openScopes_->empty())
                 model.openScopes = kept;
         }
-        auto view =
-            std::make_shared<ScopeView>(collapseScopes(m.graph, model.scopes, model.openScopes));
+        auto view = std::make_shared<ScopeView>(
+            collapseScopes(m.graph, model.scopes, model.openScopes, weightsAsNodes_));
         model.layoutCache = std::make_shared<LayoutCache>();
         model.layout = GraphScene::layOut(view->graph, font_, {}, model.layoutCache.get());
         model.view = std::move(view);
@@ -388,6 +395,8 @@ private:
         case EngineMessage::Path: {
             ExecutedView view;
             static_cast<PathState&>(view) = decoded<PathState>(payload);
+            if (!weightsAsNodes_)
+                drawWeightsInside(view.graph);
             view.layout = GraphScene::layOut(view.graph, font_);
             emitDone([e = engine_, view] { emit e->executedPathReady(view); });
             break;
@@ -409,6 +418,8 @@ private:
             // Each module's graph is laid out once per model.
             auto frame = std::make_shared<ModuleFrame>();
             static_cast<FrameState&>(*frame) = std::move(*inside);
+            if (!weightsAsNodes_)
+                drawWeightsInside(frame->graph);
             auto laid = moduleLayouts_.find(frame->node);
             if (laid == moduleLayouts_.end())
                 laid = moduleLayouts_.emplace(frame->node, GraphScene::layOut(frame->graph, font_))
@@ -540,6 +551,12 @@ bool Engine::cancelLoad() {
 
 void Engine::requestExecutedPath() {
     post([font = layoutFont_](EngineWorker& w) { w.executedPath(font); });
+}
+
+void Engine::setWeightsAsNodes(bool on) {
+    // Not a job (nothing is answered): queued before whatever is posted after it.
+    QMetaObject::invokeMethod(
+        worker_, [w = worker_, on] { w->setWeightsAsNodes(on); }, Qt::QueuedConnection);
 }
 
 void Engine::setInputs(const std::vector<InputSpec>& inputs, quint64 seed) {

@@ -117,6 +117,9 @@ public:
     bool cancelLoad();
     // The font the scene measures boxes with: layout happens on the engine's side.
     void setLayoutFont(const QFont& font) { layoutFont_ = font; }
+    // Whether later loads and executed paths draw weights as boxes of their own (View ▸ Weights
+    // as Nodes) or inside the box of the node reading them (drawWeightsInside).
+    void setWeightsAsNodes(bool on);
     // Asks for the executed path of the run so far; answered by executedPathReady.
     void requestExecutedPath();
     void setInputs(const std::vector<InputSpec>& inputs, quint64 seed);

@@ -82,6 +82,15 @@ QString GraphScene::show(const Graph& graph, GraphLayout layout,
     return {};
 }
 
+QString GraphScene::drawnAs(const QString& node) const {
+    const std::string name = node.toStdString();
+    if (view_)
+        return QString::fromStdString(view_->shownName(name));
+    const Node* n = graph_.find(name);
+    return n && n->drawnInside && !n->users.empty() ? QString::fromStdString(n->users.front())
+                                                    : node;
+}
+
 ClusterItem* GraphScene::clusterItem(const QString& id) const {
     for (ClusterItem* c : clusters_)
         if (c->id() == id)
@@ -110,12 +119,12 @@ NodeItem::State boxState(ScopeRun::State state) {
 void GraphScene::syncRun(const RecordLookup& recordOf, const QString& currentNode,
                          bool edgeShapes) {
     QHash<QString, QString> shapes;
-    const std::string current = currentNode.toStdString();
+    // A weight drawn inside its reader's box is current there (Node::drawnInside).
+    const QString current = drawnAs(currentNode);
     for (auto it = nodes_.begin(); it != nodes_.end(); ++it) {
         if (const ScopeBox* box = view_ ? view_->box(it.key().toStdString()) : nullptr) {
             // A box is running while its current node is inside, done once that has left.
-            ScopeRun run =
-                scopeRun(*box, recordOf, view_->shownName(current) == it.key().toStdString());
+            ScopeRun run = scopeRun(*box, recordOf, current == it.key());
             it.value()->setRunState(boxState(run.state), QString::fromStdString(run.shapes));
             continue;
         }
@@ -147,7 +156,7 @@ void GraphScene::syncRun(const RecordLookup& recordOf, const QString& currentNod
             if (std::string note = controlFlowNote(*r); !note.empty())
                 shape += (shape.isEmpty() ? "" : " · ") + QString::fromStdString(note);
         }
-        if (it.key() == currentNode && state != NodeItem::State::Failed)
+        if (it.key() == current && state != NodeItem::State::Failed)
             state = NodeItem::State::Current;
         it.value()->setRunState(state, shape);
         if (r && r->state == NodeState::Done)

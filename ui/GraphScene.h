@@ -46,6 +46,10 @@ public:
     QString show(const Graph& graph, GraphLayout layout,
                  std::shared_ptr<const ScopeView> view = nullptr);
     const ScopeView* scopeView() const { return view_.get(); }
+    const Graph& graph() const { return graph_; } // the graph drawn
+    // The item `node` is drawn as: itself, the box of the closed scope it is in, or the box of
+    // the node reading it when it is a weight drawn inside (ScopeView::shownName).
+    QString drawnAs(const QString& node) const;
     static QFont defaultFont();
 
     // Shows a run: each node's state and output shape, the current node highlighted, and the

@@ -191,7 +191,7 @@ void MainWindow::buildDocks() {
             filter(nodeList_->topLevelItem(i));
     });
     connect(nodeList_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
-        if (!item)
+        if (!item || item == weightsRow_)
             return;
         QString name = item->text(1);
         if (scopeRows_.value(name) == item) {

@@ -81,6 +81,9 @@ public:
     void setScopeOpen(const QString& scope, bool open);
     void collapseToDepth(int depth);
     void expandAll();
+    // View ▸ Weights as Nodes: weights as boxes of their own, or as lines in their readers' boxes
+    // (the default); remembered.
+    void setWeightsAsNodes(bool on);
     QStringList openScopes() const;
     // The box a node is drawn inside, or the node itself when it is drawn.
     QString drawnAs(const QString& node) const;
@@ -166,10 +169,12 @@ private:
     RunSnapshot run_;
     ExecutedView executed_;
     bool executedMode_ = false;
+    bool weightsAsNodes_ = false;
     QString shownModule_; // the module Step Into is in, whose graph the scene shows, or ""
     QSet<QString> breakpoints_;
     QSet<QString> warned_; // nodes whose warnings.warn this run has shown
     QHash<QString, QTreeWidgetItem*> nodeRows_, scopeRows_; // the node list's, by name and path
+    QTreeWidgetItem* weightsRow_ = nullptr; // the node list's row holding the weights, if any
     bool syncingTree_ = false; // the tree follows the graph: its expand signals are not the user's
 };
 

@@ -25,6 +25,8 @@ namespace fxview {
 
 namespace {
 
+const char* const kWeightsAsNodesKey = "view/weightsAsNodes";
+
 QString scopesKey(const QString& source) {
     return "scopes/" + source;
 }
@@ -53,9 +55,7 @@ QStringList MainWindow::openScopes() const {
 }
 
 QString MainWindow::drawnAs(const QString& node) const {
-    if (!model_.view || executedMode_ || !shownModule_.isEmpty())
-        return node;
-    return QString::fromStdString(model_.view->shownName(node.toStdString()));
+    return scene_->drawnAs(node);
 }
 
 // The model's graph as its scopes say: closed ones as boxes, the text printed from that view.
@@ -80,6 +80,15 @@ void MainWindow::setScopeOpen(const QString& scope, bool open) {
         next.erase(scope.toStdString());
     if (next != model_.openScopes)
         showScopes(next, scope, open);
+}
+
+void MainWindow::setWeightsAsNodes(bool on) {
+    QSettings().setValue(kWeightsAsNodesKey, on);
+    engine_->setWeightsAsNodes(on);
+    weightsAsNodes_ = on;
+    showScopes(model_.openScopes, {}, false);
+    if (executedMode_)
+        engine_->requestExecutedPath(); // drawn again on arrival
 }
 
 void MainWindow::collapseToDepth(int depth) {
@@ -111,7 +120,8 @@ void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, b
     QPointF onScreen = before.isNull() ? QPointF() : QPointF(view_->mapFromScene(before.topLeft()));
 
     model_.openScopes = open;
-    auto view = std::make_shared<ScopeView>(collapseScopes(model_.graph, model_.scopes, open));
+    auto view = std::make_shared<ScopeView>(
+        collapseScopes(model_.graph, model_.scopes, open, weightsAsNodes_));
     model_.layout = GraphScene::layOut(view->graph, scene_->font(), {}, model_.layoutCache.get());
     model_.view = view;
     QSettings().setValue(scopesKey(source_), toList(open));
@@ -186,17 +196,37 @@ void MainWindow::fillNodeList(const Graph& graph, bool withScopes) {
         scopeRows_.insert(path, row);
         return row;
     };
+    // A .pt2 lifts every parameter, buffer and constant to a placeholder before the inputs:
+    // under one row, closed, they leave the first screen to the inputs and the work.
+    weightsRow_ = nullptr;
+    int weights = 0;
     graph.forEachNode([&](const Node& n, int) {
         if (n.hidden)
             return;
         auto* item = new QTreeWidgetItem({opName(n.op), QString::fromStdString(n.name),
                                           QString::fromStdString(n.target), QString()});
-        if (QTreeWidgetItem* parent = withScopes ? rowOf(n.scope) : nullptr)
+        if (n.op == Op::Placeholder && !n.isInput()) {
+            if (!weightsRow_) {
+                weightsRow_ = new QTreeWidgetItem({QString(), "weights", QString(), QString()});
+                QFont font = weightsRow_->font(1);
+                font.setItalic(true);
+                weightsRow_->setFont(1, font);
+                nodeList_->addTopLevelItem(weightsRow_);
+                nodeList_->setRootIsDecorated(true);
+            }
+            weightsRow_->addChild(item);
+            ++weights;
+        } else if (QTreeWidgetItem* parent = withScopes ? rowOf(n.scope) : nullptr) {
             parent->addChild(item);
-        else
+        } else {
             nodeList_->addTopLevelItem(item);
+        }
         nodeRows_.insert(item->text(1), item);
     });
+    if (weightsRow_)
+        weightsRow_->setText(2, QString("%1 parameter%2, buffer%2 and constant%2")
+                                    .arg(weights)
+                                    .arg(weights == 1 ? "" : "s"));
     syncNodeListScopes();
     nodeList_->header()->resizeSections(QHeaderView::ResizeToContents);
 }
@@ -238,6 +268,14 @@ void MainWindow::buildScopeActions(QMenu* view) {
     });
     view->addAction("E&xpand All", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Plus), this,
                     [this] { expandAll(); });
+    QAction* weights =
+        view->addAction("&Weights as Nodes", this, [this](bool on) { setWeightsAsNodes(on); });
+    weights->setCheckable(true);
+    weights->setChecked(QSettings().value(kWeightsAsNodesKey).toBool());
+    weights->setStatusTip("Draw each parameter, buffer and constant as a box of its own, not as a "
+                          "line in the box of the node that reads it");
+    weightsAsNodes_ = weights->isChecked();
+    engine_->setWeightsAsNodes(weightsAsNodes_);
     connect(scene_, &GraphScene::scopeToggled, this,
             [this](const QString& scope, bool open) { setScopeOpen(scope, open); });
     connect(nodeList_, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* row) {

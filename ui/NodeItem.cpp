@@ -22,7 +22,11 @@ QString titleOf(const Node& n) {
     return QString::fromStdString(n.collapsedNodes > 0 ? n.target : n.name);
 }
 
-QString opLineOf(const Node& n) {
+// `fullTarget` false: an ATen overload without the prefix all of them share and without the
+// name of the overload that has none in the schema registry ("aten::conv2d"): as exact, and a
+// .pt2's boxes are then as narrow as the call_modules of its TorchScript picture. The tooltip
+// keeps torch.fx's whole name.
+QString opLineOf(const Node& n, bool fullTarget = false) {
     if (n.collapsedNodes > 0) {
         QString count =
             QString("%1 node%2").arg(n.collapsedNodes).arg(n.collapsedNodes == 1 ? "" : "s");
@@ -34,15 +38,45 @@ QString opLineOf(const Node& n) {
     if (n.op == Op::Placeholder || n.op == Op::Output)
         return op;
     QString target = QString::fromStdString(n.moduleType.empty() ? n.target : n.moduleType);
+    if (!fullTarget && target.startsWith("torch.ops.")) {
+        target.remove(0, 10);
+        if (target.endsWith(".default"))
+            target.chop(8);
+    }
     return op + " · " + target;
+}
+
+// A weight's attribute name without its module path ("layer1.0.conv1.weight" -> "weight"):
+// the box it sits in says whose it is. The whole path where two would read the same.
+QString weightLabel(const Node& reader, const HeldTensor& weight) {
+    auto leaf = [](const std::string& path) { return path.substr(path.rfind('.') + 1); };
+    int same = 0;
+    for (const HeldTensor& w : reader.weightsInside)
+        same += leaf(w.name) == leaf(weight.name);
+    return QString::fromStdString(same > 1 ? weight.name : leaf(weight.name));
 }
 
 } // namespace
 
+QStringList NodeItem::weightLines(const Node& node) {
+    QStringList lines;
+    const int count = static_cast<int>(node.weightsInside.size());
+    for (int i = 0; i < count; ++i) {
+        if (i == kWeightLines - 1 && count > kWeightLines) {
+            lines << QString("+ %1 more weights").arg(count - i);
+            break;
+        }
+        const HeldTensor& w = node.weightsInside[i];
+        lines << weightLabel(node, w) + " " + QString::fromStdString(formatShape(w.shape));
+    }
+    return lines;
+}
+
 NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, const SceneStyle* style)
     : name_(QString::fromStdString(node.name)), title_(titleOf(node)),
       scope_(node.collapsedNodes > 0 ? QString::fromStdString(node.target) : QString()),
-      opLine_(opLineOf(node)), op_(node.op), box_(box), theme_(theme), style_(style) {
+      opLine_(opLineOf(node)), weights_(weightLines(node)), op_(node.op), box_(box), theme_(theme),
+      style_(style) {
     // The box was measured for this line; eliding (a second text layout) is for narrower boxes.
     double room = box.width() - 2 * kPadding;
     opLineShown_ = style_->textWidth(opLine_) <= room
@@ -53,8 +87,14 @@ NodeItem::NodeItem(const Node& node, const QRectF& box, const Theme* theme, cons
     setFlag(ItemIsSelectable);
     setAcceptHoverEvents(true);
     setZValue(2);
-    setToolTip(isScopeBox() ? title_ + "\n" + opLine_ + "\nDouble-click or + to expand"
-                            : name_ + "\n" + opLine_);
+    QString weights;
+    for (const HeldTensor& w : node.weightsInside)
+        weights +=
+            QString("\n%1 %2 %3")
+                .arg(QString::fromStdString(w.name), QString::fromStdString(formatShape(w.shape)),
+                     QString::fromStdString(w.dtype));
+    setToolTip(isScopeBox() ? title_ + "\n" + opLine_ + weights + "\nDouble-click or + to expand"
+                            : name_ + "\n" + opLineOf(node, true) + weights);
 }
 
 QRectF NodeItem::toggleRect() const {
@@ -70,10 +110,13 @@ QSizeF NodeItem::sizeFor(const Node& node, const SceneStyle& style) {
     double shapes = node.collapsedNodes > 0 ? style.shapeLineWidth * 1.6 : style.shapeLineWidth;
     double width = std::max({style.boldMetrics.horizontalAdvance(titleOf(node)) + 2 * extra,
                              style.textWidth(opLineOf(node)), shapes});
+    const QStringList weights = weightLines(node);
+    for (const QString& line : weights)
+        width = std::max(width, style.textWidth(line));
     // Rounded up with a little slack: Graphviz keeps whole points, and text must never be
     // elided in a box that was measured for it.
     return QSizeF(std::ceil(std::max(kMinWidth, width + 2 * kPadding + 4)),
-                  std::ceil(3 * style.lineSpacing + 2 * kPadding - 4));
+                  std::ceil((3 + weights.size()) * style.lineSpacing + 2 * kPadding - 4));
 }
 
 void NodeItem::setRunState(State state, const QString& shape) {
@@ -171,6 +214,17 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(t.mutedText);
     row.translate(0, line);
     painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, opLineShown_);
+    if (!weights_.isEmpty()) {
+        // A rule between what the node is and what it holds, as a parameter table would.
+        painter->setPen(QPen(t.border, 0.5));
+        painter->drawLine(QPointF(kPadding, row.bottom() + 1),
+                          QPointF(row.right(), row.bottom() + 1));
+        painter->setPen(t.mutedText);
+        for (const QString& weight : weights_) {
+            row.translate(0, line);
+            painter->drawText(row, Qt::AlignLeft | Qt::AlignVCenter, weight);
+        }
+    }
     if (!shape_.isEmpty()) {
         row.translate(0, line);
         painter->setPen(state_ == State::Failed ? t.failed : text);

@@ -3,7 +3,8 @@
 // and — once a run produced it — its output shape and dtype. It mirrors a core Node and holds
 // only what it draws; GraphScene::syncRun() refreshes it. A collapsed module scope (a node with
 // collapsedNodes, ScopeView.h) is drawn as a stacked box with its path, class and node count,
-// the shapes flowing in and out, and a + that opens it.
+// the shapes flowing in and out, and a + that opens it. A node that reads weights drawn inside
+// it (Node::weightsInside) lists them, a line each, between its op line and its shape line.
 
 #include <QFont>
 #include <QGraphicsItem>
@@ -21,9 +22,13 @@ public:
 
     NodeItem(const Node& node, const QRectF& box, const Theme* theme, const SceneStyle* style);
 
-    // The box a node needs with `font`: three lines (name, op and target, shape), the shape
-    // line reserved from the start so a run never changes the layout.
+    // The box a node needs with `font`: three lines (name, op and target, shape) and one per
+    // weight listed, the shape line reserved from the start so a run never changes the layout.
     static QSizeF sizeFor(const Node& node, const SceneStyle& style);
+    // The lines listing the weights drawn inside `node`: "weight [64, 3, 7, 7]", at most
+    // kWeightLines (the last then says how many more).
+    static QStringList weightLines(const Node& node);
+    static constexpr int kWeightLines = 4;
 
     const QString& name() const { return name_; }
     // The module path a collapsed scope's box stands for ("layers.0"); "" for a node.
@@ -49,6 +54,7 @@ protected:
 
 private:
     QString name_, title_, scope_, opLine_, shape_;
+    QStringList weights_;
     QString opLineShown_, shapeShown_; // elided to the box once, not in every paint
     Op op_;
     QRectF box_;

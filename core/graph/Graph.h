@@ -111,6 +111,11 @@ struct Node {
     // A collapsed module scope drawn as one call_module (ScopeView.h): how many shown nodes it
     // stands for; 0 for every node of a traced graph.
     int collapsedNodes = 0;
+    // The picture's, never an importer's (drawWeightsInside, ScopeView.h): a weight drawn as a
+    // line inside the box of the one node that reads it, or not at all when nothing reads it...
+    bool drawnInside = false;
+    // ...and on that reader, the weights its box lists, in graph order.
+    std::vector<HeldTensor> weightsInside;
 
     bool isInput() const {
         return op == Op::Placeholder && placeholderKind == PlaceholderKind::Input;

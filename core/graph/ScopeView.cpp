@@ -100,7 +100,53 @@ void foldWeights(const Graph& graph, ScopeView& view, std::vector<std::string>& 
                 order.end());
 }
 
+bool isWeight(const Node& n) {
+    return ((n.op == Op::Placeholder && !n.isInput()) || n.op == Op::GetAttr) && !n.hidden &&
+           n.tensors.size() == 1; // a tensor, not a module or a packed-params object
+}
+
+// One list of nodes (the graph's, or a block's): a weight's reader must be beside it.
+void drawInside(std::vector<Node>& nodes, int& count) {
+    std::unordered_map<std::string, std::size_t> at;
+    for (std::size_t i = 0; i < nodes.size(); ++i)
+        at[nodes[i].name] = i;
+    for (Node& weight : nodes) {
+        if (!isWeight(weight) || weight.users.size() > 1)
+            continue;
+        if (!weight.users.empty()) {
+            auto reader = at.find(weight.users.front());
+            if (reader == at.end())
+                continue;
+            Node& r = nodes[reader->second];
+            if (r.hidden || isWeight(r))
+                continue;
+            r.weightsInside.push_back(weight.tensors.front());
+        }
+        weight.drawnInside = true;
+        ++count;
+    }
+    for (Node& n : nodes)
+        for (Block& b : n.blocks)
+            drawInside(b.nodes, count);
+}
+
+void mapReaders(const std::vector<Node>& nodes,
+                std::unordered_map<std::string, std::string>& readerOf) {
+    for (const Node& n : nodes) {
+        if (n.drawnInside && !n.users.empty())
+            readerOf[n.name] = n.users.front();
+        for (const Block& b : n.blocks)
+            mapReaders(b.nodes, readerOf);
+    }
+}
+
 } // namespace
+
+int drawWeightsInside(Graph& graph) {
+    int count = 0;
+    drawInside(graph.nodes, count);
+    return count;
+}
 
 const ScopeBox* ScopeView::box(const std::string& name) const {
     auto it = boxes.find(name);
@@ -109,7 +155,10 @@ const ScopeBox* ScopeView::box(const std::string& name) const {
 
 const std::string& ScopeView::shownName(const std::string& node) const {
     auto it = boxOf.find(node);
-    return it == boxOf.end() ? node : it->second;
+    if (it != boxOf.end())
+        return it->second;
+    auto reader = weightReader.find(node);
+    return reader == weightReader.end() ? node : shownName(reader->second);
 }
 
 std::string ScopeView::boxFor(const std::string& scope) const {
@@ -133,8 +182,23 @@ std::vector<std::string> ScopeView::valuesOf(const std::string& from, const std:
     return it == edgeValues.end() ? std::vector<std::string>{from} : it->second;
 }
 
+namespace {
+
+ScopeView collapsed(const Graph& graph, const ScopeTree& tree, const std::set<std::string>& open);
+
+} // namespace
+
 ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
-                         const std::set<std::string>& open) {
+                         const std::set<std::string>& open, bool weightsAsNodes) {
+    ScopeView view = collapsed(graph, tree, open);
+    if (!weightsAsNodes && drawWeightsInside(view.graph) > 0)
+        mapReaders(view.graph.nodes, view.weightReader);
+    return view;
+}
+
+namespace {
+
+ScopeView collapsed(const Graph& graph, const ScopeTree& tree, const std::set<std::string>& open) {
     ScopeView view;
     view.graph.modelClass = graph.modelClass;
     NodeNamer namer;
@@ -231,6 +295,8 @@ ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
     view.graph.recomputeUsers();
     return view;
 }
+
+} // namespace
 
 ScopeRun scopeRun(const ScopeBox& box,
                   const std::function<const NodeRecord*(const std::string&)>& recordOf,

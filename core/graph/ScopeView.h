@@ -44,7 +44,10 @@ struct ScopeView {
 
     bool collapsed() const { return !boxes.empty(); }
     const ScopeBox* box(const std::string& name) const;
-    // The name the picture shows `node` under: itself, or the box it is inside.
+    // Weights drawn inside the box of the node that reads them (drawWeightsInside) -> that node.
+    std::unordered_map<std::string, std::string> weightReader;
+    // The name the picture shows `node` under: itself, the box it is inside, or the node whose
+    // box lists it.
     const std::string& shownName(const std::string& node) const;
     // The box node drawn for `scope` (its first, if it was called twice), or "" when the scope
     // is open or inside another box.
@@ -56,9 +59,17 @@ struct ScopeView {
 };
 
 // Closes every scope not in `open` (whose parents are): `open` empty is everything collapsed to
-// the top-level scopes, tree.allOpen() the whole graph.
+// the top-level scopes, tree.allOpen() the whole graph. Weights are drawn inside their readers'
+// boxes (drawWeightsInside) unless `weightsAsNodes`.
 ScopeView collapseScopes(const Graph& graph, const ScopeTree& tree,
-                         const std::set<std::string>& open);
+                         const std::set<std::string>& open, bool weightsAsNodes = false);
+
+// A weight (a .pt2's parameter, buffer or constant placeholder, or a get_attr of a tensor) that
+// one node reads is drawn as a line in that node's box, as Netron draws them, and one nothing
+// reads is not drawn: as boxes of their own, resnet18.pt2's 122 make a row 20 times as wide as
+// the model. Only the picture's flags change (Node::drawnInside, Node::weightsInside): the graph
+// and its text stay PyTorch's. Returns the weights no longer drawn as boxes.
+int drawWeightsInside(Graph& graph);
 
 // A box's run state, derived from its members' records: not run, running (the current node is
 // inside it: `currentInside`), done, failed; with the shapes flowing in and out once known.

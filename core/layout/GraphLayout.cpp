@@ -127,10 +127,11 @@ private:
     std::unordered_map<std::string, Agnode_t*> nodes_;
     std::unordered_map<Agnode_t*, std::string> names_;
     std::map<std::string, Agraph_t*> clusterByKey_;
+    std::map<std::string, int> runs_; // a scope's subgraph key -> how many runs it has had
     std::map<Agraph_t*, ClusterBox> clusterInfo_;
     std::set<Agedge_t*> resultEdges_;
 
-    bool shown(const Node& n) const { return options_.showHidden || !n.hidden; }
+    bool shown(const Node& n) const { return options_.draws(n); }
 
     Agraph_t* cluster(Agraph_t* parent, const std::string& key, const ClusterBox& info) {
         auto it = clusterByKey_.find(key);
@@ -149,24 +150,55 @@ private:
         return sub;
     }
 
-    // The subgraph for `scope` ("layer1.0") inside `root`, making layer1 then layer1.0.
-    Agraph_t* scopeCluster(Agraph_t* root, const std::string& rootKey, const std::string& scope) {
-        Agraph_t* current = root ? root : g_;
-        for (const std::string& path : ScopeTree::chain(scope)) {
-            ClusterBox info;
-            info.id = path;
-            info.label = path;
-            current = cluster(current, rootKey + "|" + path, info);
+    // The scope subgraphs each shown node of `nodes` goes in, outermost first: (path, key). A
+    // scope is one subgraph for each run of its nodes: a module called twice with other work
+    // between the calls (torch.export records resnet's one `relu` module around both relus of a
+    // block) as one cluster would have to hold both ends of that work, and dot then pushes every
+    // later cluster off to the side.
+    using Homes = std::vector<std::vector<std::pair<std::string, std::string>>>;
+    Homes scopeHomes(const std::vector<Node>& nodes, const std::string& rootKey,
+                     std::map<std::string, int>& members) {
+        Homes homes;
+        const std::string* previous = nullptr; // the scope of the node drawn before
+        for (const Node& n : nodes) {
+            if (!shown(n))
+                continue;
+            homes.emplace_back();
+            for (const std::string& path : ScopeTree::chain(n.scope)) {
+                const std::string key = rootKey + "|" + path;
+                const bool continues =
+                    previous &&
+                    (*previous == path || previous->compare(0, path.size() + 1, path + ".") == 0);
+                int& run = runs_[key];
+                if (!continues)
+                    ++run;
+                homes.back().emplace_back(path, key + "#" + std::to_string(run));
+                ++members[homes.back().back().second];
+            }
+            previous = &n.scope;
         }
-        return current;
+        return homes;
     }
 
     void addNodes(const std::vector<Node>& nodes, Agraph_t* within, const std::string& key,
                   const std::function<PointF(const Node&)>& boxSize) {
+        std::map<std::string, int> members;
+        const Homes homes = scopeHomes(nodes, key, members);
+        std::size_t shownIndex = 0;
         for (const Node& n : nodes) {
             if (!shown(n))
                 continue;
-            Agraph_t* home = scopeCluster(within, key, n.scope);
+            // A frame around one box says nothing the box does not (a leaf module's call, as
+            // torch.fx draws call_module): only runs of two or more nodes are framed.
+            Agraph_t* home = within ? within : g_;
+            for (const auto& [path, run] : homes[shownIndex++]) {
+                if (members[run] < 2)
+                    continue;
+                ClusterBox info;
+                info.id = path;
+                info.label = path;
+                home = cluster(home, run, info);
+            }
             Agnode_t* a = agnode(home, const_cast<char*>(n.name.c_str()), 1);
             nodes_[n.name] = a;
             names_[a] = n.name;
@@ -381,7 +413,7 @@ std::string contentKey(const Graph& part, const std::function<PointF(const Node&
                        const LayoutOptions& options, bool big) {
     std::string key = big ? "B" : "s";
     part.forEachNode([&](const Node& n, int depth) {
-        if (!options.showHidden && n.hidden)
+        if (!options.draws(n))
             return;
         PointF size = boxSize(n);
         key += "\n" + std::to_string(depth) + n.name + "|" + n.scope + "|" +

@@ -61,6 +61,9 @@ struct GraphLayout {
 
 struct LayoutOptions {
     bool showHidden = false;
+    // Whether `n` is a box of the picture: hidden nodes only when asked for, and never a weight
+    // its reader's box lists (Node::drawnInside).
+    bool draws(const Node& n) const { return (showHidden || !n.hidden) && !n.drawnInside; }
 };
 
 // The pieces of a graph laid out before (LayoutSegments.h), by what they hold: laying out a graph

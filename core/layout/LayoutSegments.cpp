@@ -10,7 +10,7 @@ namespace fxview {
 namespace {
 
 bool shown(const Node& n, const LayoutOptions& options) {
-    return options.showHidden || !n.hidden;
+    return options.draws(n);
 }
 
 // Every shown node's name mapped to the position of the top-level node it belongs to (itself,

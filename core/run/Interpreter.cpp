@@ -222,7 +222,7 @@ std::string Interpreter::lastNode() const {
 std::string Interpreter::nextNode() const {
     if (d->child)
         return d->stepAt(d->childStep).name + "." + d->child->nextNode();
-    int id = d->nextStep();
+    int id = d->nextShownStep();
     return id < 0 ? std::string() : d->stepAt(id).name;
 }
 

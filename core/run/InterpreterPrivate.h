@@ -87,6 +87,9 @@ struct Interpreter::Private {
     bool lastWasHidden() const;
     bool goOn(const std::string& next) const { return !beforeNode || beforeNode(next); }
     int nextStep() const;
+    // The step a person's next step stops at: the next one, past guards and weights that run
+    // along with it (in this block; the next one itself where the block ends first).
+    int nextShownStep() const;
     StopReason stopState() const;
     StopReason advance();
     void completeChild();

@@ -34,11 +34,13 @@ c10::IValue packOutputs(torch::jit::Stack& stack, int outputs) {
     return c10::ivalue::Tuple::create(std::move(values));
 }
 
-// Nodes a step runs along with the next one a person steps to: hidden guards, and a
-// torch.export program's parameter, buffer and constant placeholders (weights, not inputs:
-// resnet18 has 62 of them before its input).
+// Nodes a step runs along with the next one a person steps to: hidden guards, and weights —
+// a torch.export program's parameter, buffer and constant placeholders (resnet18 has 62 of them
+// before its input) and a get_attr of a tensor — which the picture draws inside the box of the
+// node reading them: a step of their own would change nothing a person sees.
 bool runsAlong(const Node* n) {
-    return n && (n->hidden || (n->op == Op::Placeholder && !n->isInput()));
+    return n && (n->hidden || (n->op == Op::Placeholder && !n->isInput()) ||
+                 (n->op == Op::GetAttr && n->tensors.size() == 1));
 }
 
 } // namespace
@@ -397,6 +399,17 @@ int Interpreter::Private::nextStep() const {
         return -1;
     const Frame& f = frames.back();
     return (*f.steps)[f.pc];
+}
+
+int Interpreter::Private::nextShownStep() const {
+    int id = nextStep();
+    if (id < 0)
+        return id;
+    const Frame& f = frames.back();
+    for (std::size_t pc = f.pc; pc < f.steps->size(); ++pc)
+        if (int ahead = (*f.steps)[pc]; !runsAlong(nodeOf[static_cast<std::size_t>(ahead)]))
+            return ahead;
+    return id;
 }
 
 StopReason Interpreter::Private::stopState() const {

@@ -275,10 +275,13 @@ FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorFo
 }
 
 std::string functionalName(const std::string& qualifiedName) {
-    const std::string prefix = "__torch__.torch.nn.functional.";
-    if (qualifiedName.rfind(prefix, 0) != 0)
+    // Without __torch__ and the mangling TorchScript adds where a function was compiled twice
+    // (F.interpolate called with other argument types: functional.___torch_mangle_1).
+    const std::string python = pythonClassName(qualifiedName);
+    const std::string prefix = "torch.nn.functional.";
+    if (python.rfind(prefix, 0) != 0)
         return {};
-    std::string rest = qualifiedName.substr(prefix.size());
+    std::string rest = python.substr(prefix.size());
     if (rest.find('.') != std::string::npos)
         return {};
     // F.max_pool2d and its kin are boolean_dispatch objects named after the public function;

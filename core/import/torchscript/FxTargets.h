@@ -2,7 +2,10 @@
 // How torch.fx would name the call behind a TorchScript operator: `x + y` compiles to aten::add
 // but torch.fx records operator.add; torch.flatten stays torch.flatten; x.view(...) is a method.
 
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "Graph.h"
 
@@ -46,6 +49,19 @@ std::string functionalName(const std::string& qualifiedName);
 // symbolic_trace records one call_function for it ("__torch__.torchvision.ops.stochastic_depth.
 // stochastic_depth" -> "torchvision.ops.stochastic_depth.stochastic_depth"), or "".
 std::string fxWrappedFunction(const std::string& qualifiedName);
+
+// How a torch.nn.functional function hands itself to __torch_function__, which is the call
+// torch.fx records: `handle_torch_function(interpolate, (input,), input, size=size, ...)` is
+// args (input,) and every keyword, defaults included. By the name of the function's `def`
+// (`_max_pool2d` for F.max_pool2d); FunctionalCalls.cpp, generated from PyTorch's source.
+struct FunctionalCall {
+    std::vector<std::string> positional;                       // parameter names
+    std::vector<std::pair<std::string, std::string>> keywords; // keyword -> parameter name
+    // Defaults as Python has them (`padding=0` where TorchScript's schema holds [0, 0]): what
+    // torch.fx records for a parameter the call left out.
+    std::map<std::string, Argument> defaults;
+};
+const std::map<std::string, FunctionalCall>& functionalCalls();
 
 // "__torch__.torch.nn.modules.linear.___torch_mangle_3.Linear" -> "torch.nn.modules.linear.Linear"
 std::string pythonClassName(const std::string& torchScriptClass);

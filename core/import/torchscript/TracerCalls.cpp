@@ -243,7 +243,10 @@ void Tracer::traceCallFunction(const jit::Node* n, Frame& frame) {
         node.op = Op::CallFunction;
         node.target = functional.empty() ? wrapped : "torch.nn.functional." + functional;
         node.schema = qualified;
-        addArguments(node, n, 1, fn.function->getSchema(), frame);
+        const std::string python = pythonClassName(qualified);
+        if (functional.empty() || !addFunctionalArguments(node, n, fn.function->getSchema(), frame,
+                                                          python.substr(python.rfind('.') + 1)))
+            addArguments(node, n, 1, fn.function->getSchema(), frame);
         Step step;
         step.kind = Step::Kind::Function;
         step.function = fn.function;

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 
 #include "FxTargets.h"
 #include "InterpreterOps.h"
@@ -417,6 +418,24 @@ Argument shownArgument(const Argument& arg, const std::optional<c10::IValue>& co
     return arg;
 }
 
+// A list argument as the code wrote it: torch.fx keeps `(2, 3)` written where the schema takes
+// int[] a tuple, and `x.mean(0)` or `F.max_pool2d(x, 2)` the number TorchScript widened to the
+// int[1] or int[2] the schema takes.
+Argument asWritten(Argument a, const std::string& text) {
+    if (a.kind != Argument::Kind::List || text.empty())
+        return a;
+    if (text.front() == '(')
+        a.kind = Argument::Kind::Tuple;
+    bool number = text.find_first_not_of("-0123456789") == std::string::npos;
+    bool repeated =
+        !a.items.empty() && std::all_of(a.items.begin(), a.items.end(),
+                                        [&](const Argument& i) { return i == a.items[0]; });
+    if (number && repeated && a.items[0].kind == Argument::Kind::Int &&
+        std::to_string(a.items[0].integer) == text)
+        return Argument(a.items[0]);
+    return a;
+}
+
 } // namespace
 
 bool Tracer::atDefault(const std::optional<c10::IValue>& constant, const c10::Argument& formal) {
@@ -464,17 +483,9 @@ bool Tracer::addWrittenArguments(Node& node, const jit::Node* n, const c10::Func
     auto shown = [&](std::size_t f) {
         const Binding& b = dataOf(frame, n->inputs()[f]);
         Argument a = shownArgument(b.arg, b.constant, formals[f]);
-        if (writtenAt[f] < 0 || a.kind != Argument::Kind::List)
-            return a;
-        const std::string& text = (*written)[static_cast<std::size_t>(writtenAt[f])].text;
-        // `(2, 3)` written where the schema takes int[]: torch.fx keeps the tuple.
-        if (text.front() == '(')
-            a.kind = Argument::Kind::Tuple;
-        // `x.mean(0)`: TorchScript widens the number to the int[1] the schema takes.
-        bool number = text.find_first_not_of("-0123456789") == std::string::npos;
-        if (number && a.items.size() == 1)
-            return Argument(a.items[0]);
-        return a;
+        return writtenAt[f] < 0
+                   ? a
+                   : asWritten(a, (*written)[static_cast<std::size_t>(writtenAt[f])].text);
     };
     node.args.clear();
     node.kwargs.clear();
@@ -518,6 +529,64 @@ void Tracer::addArguments(Node& node, const jit::Node* n, std::size_t first,
         positional.pop_back();
     }
     node.args = std::move(positional);
+}
+
+// Fills args and kwargs of a torch.nn.functional call (a prim::CallFunction, its inputs from 1)
+// as the function hands itself to __torch_function__, which is what torch.fx records: every
+// keyword it passes, defaults included (FunctionalCalls.cpp). False (nothing filled) for a
+// function the table does not know, or a parameter the compiled schema does not have.
+bool Tracer::addFunctionalArguments(Node& node, const jit::Node* n,
+                                    const c10::FunctionSchema& schema, const Frame& frame,
+                                    const std::string& function) {
+    auto call = functionalCalls().find(function);
+    if (call == functionalCalls().end())
+        return false;
+    const auto& formals = schema.arguments();
+    // The call as written (`F.max_pool2d(up, 2)`), where the source was kept: what it wrote is
+    // shown as written, what it left out as Python's default.
+    std::map<std::string, std::string> written;
+    const std::string name = function.front() == '_' ? function.substr(1) : function;
+    if (auto spelled = sourceSpelling_.writtenArguments(n, name)) {
+        std::size_t position = 0;
+        for (const auto& w : *spelled) {
+            if (!w.keyword.empty())
+                written[w.keyword] = w.text;
+            else if (position < formals.size())
+                written[formals[position++].name()] = w.text;
+        }
+    }
+    auto valueOf = [&](const std::string& parameter) -> std::optional<Argument> {
+        for (std::size_t f = 0; f < formals.size() && f + 1 < n->inputs().size(); ++f) {
+            if (formals[f].name() != parameter)
+                continue;
+            const Binding& b = dataOf(frame, n->inputs()[f + 1]);
+            Argument value = shownArgument(b.arg, b.constant, formals[f]);
+            if (auto text = written.find(parameter); text != written.end())
+                return asWritten(value, text->second);
+            auto python = call->second.defaults.find(parameter);
+            if (python != call->second.defaults.end() && atDefault(b.constant, formals[f]))
+                return python->second;
+            return value;
+        }
+        return std::nullopt;
+    };
+    std::vector<Argument> args;
+    std::vector<KeywordArgument> kwargs;
+    for (const std::string& parameter : call->second.positional) {
+        std::optional<Argument> value = valueOf(parameter);
+        if (!value)
+            return false;
+        args.push_back(*value);
+    }
+    for (const auto& [keyword, parameter] : call->second.keywords) {
+        std::optional<Argument> value = valueOf(parameter);
+        if (!value)
+            return false;
+        kwargs.push_back({keyword, *value});
+    }
+    node.args = std::move(args);
+    node.kwargs = std::move(kwargs);
+    return true;
 }
 
 } // namespace fxview

@@ -100,6 +100,9 @@ private:
                              const std::string& opName);
     void addArguments(Node& node, const torch::jit::Node* n, std::size_t first,
                       const c10::FunctionSchema& schema, const Frame& frame);
+    bool addFunctionalArguments(Node& node, const torch::jit::Node* n,
+                                const c10::FunctionSchema& schema, const Frame& frame,
+                                const std::string& function);
 
     // TracerCalls.cpp: attributes, and the calls that are kept or inlined.
     void traceGetAttr(const torch::jit::Node* n, Frame& frame);

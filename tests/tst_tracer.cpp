@@ -54,6 +54,7 @@ private slots:
     void tracedAndScriptedAgree();
     void scopesAndModuleTypes();
     void controlFlowKeptAsBlocks();
+    void callsOnAModulePickedByAnIfAreBranches();
     void raiseGuardsHiddenByDefault();
     void jsonFormat();
     void nodesKnowTheirSourceLine_data();
@@ -121,6 +122,8 @@ void TestTracer::printingRulesEqualTorchFx_data() {
     // torch.nn.functional calls whole, with the keywords they hand to __torch_function__; an
     // assert's formatted message inside the _assert; no node for a warning.
     QTest::newRow("functional calls") << "functional_calls";
+    // Modules passed to methods and functions, in tuples, behind an interface: followed.
+    QTest::newRow("modules as values") << "modules_as_values";
 }
 
 void TestTracer::printingRulesEqualTorchFx() {
@@ -327,3 +330,29 @@ void TestTracer::exportedStackTracesAreKept() {
 
 QTEST_APPLESS_MAIN(TestTracer)
 #include "tst_tracer.moc"
+
+// `m = self.a if <data> else self.b`: no value of the graph is a module, so each call on m is an
+// if on the same condition with a branch per module, as the interpreter's dispatch runs it.
+void TestTracer::callsOnAModulePickedByAnIfAreBranches() {
+    Graph g = tracedGraph(fixture("module_picked_by_if_scripted.pt"));
+    std::vector<const Node*> ifs;
+    for (const Node& n : g.nodes)
+        if (n.target == "prim::If")
+            ifs.push_back(&n);
+    QCOMPARE(ifs.size(), std::size_t(2)); // m.forward(x) and m.fc(x)
+    for (const Node* n : ifs) {
+        QCOMPARE(n->args.size(), std::size_t(1));
+        QCOMPARE(n->args[0], ifs[0]->args[0]); // the one condition
+        QCOMPARE(n->blocks.size(), std::size_t(2));
+    }
+    auto targets = [](const Block& b) {
+        std::vector<std::string> out;
+        for (const Node& n : b.nodes)
+            out.push_back(n.target);
+        return out;
+    };
+    QCOMPARE(targets(ifs[0]->blocks[0]), (std::vector<std::string>{"a.fc", "torch.tanh"}));
+    QCOMPARE(targets(ifs[0]->blocks[1]), (std::vector<std::string>{"b.fc", "torch.tanh"}));
+    QCOMPARE(targets(ifs[1]->blocks[0]), (std::vector<std::string>{"a.fc"}));
+    QCOMPARE(targets(ifs[1]->blocks[1]), (std::vector<std::string>{"b.fc"}));
+}

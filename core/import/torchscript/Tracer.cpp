@@ -114,6 +114,8 @@ void Tracer::traceNode(const jit::Node* n, Frame& frame) {
         return traceCallMethod(n, frame);
     if (kind == c10::prim::CallFunction)
         return traceCallFunction(n, frame);
+    if (traceObjectNode(n, frame))
+        return;
     if (kind == c10::prim::ListConstruct && mutatedElsewhere(n))
         return traceOperator(n, frame); // a real list object, shared by every use
     if (kind == c10::prim::ListConstruct || kind == c10::prim::TupleConstruct)
@@ -135,6 +137,50 @@ void Tracer::traceNode(const jit::Node* n, Frame& frame) {
     if (kind == c10::prim::Loop)
         return traceLoop(n, frame);
     traceOperator(n, frame);
+}
+
+bool Tracer::traceObjectNode(const jit::Node* n, Frame& frame) {
+    const c10::Symbol kind = n->kind();
+    auto isObject = [&](const jit::Value* v) {
+        auto it = frame.find(v);
+        return it != frame.end() && it->second.kind != Binding::Kind::Data;
+    };
+    if (kind == c10::prim::TupleConstruct || kind == c10::prim::ListConstruct) {
+        if (std::none_of(n->inputs().begin(), n->inputs().end(), isObject))
+            return false;
+        Binding group;
+        group.kind = Binding::Kind::Group;
+        for (const jit::Value* input : n->inputs())
+            group.items.push_back(lookup(frame, input));
+        frame[n->output()] = std::move(group);
+        return true;
+    }
+    const bool unpack = kind == c10::prim::TupleUnpack || kind == c10::prim::ListUnpack;
+    const bool index = kind == c10::prim::TupleIndex || kind == c10::aten::__getitem__;
+    if ((!unpack && !index) || n->inputs().empty() || !isObject(n->inputs()[0]))
+        return false;
+    const Binding& group = lookup(frame, n->inputs()[0]);
+    if (group.kind != Binding::Kind::Group)
+        throw TraceError("a module or function is unpacked or indexed without being in a tuple");
+    if (unpack) {
+        if (group.items.size() != n->outputs().size())
+            throw TraceError("a tuple of modules is unpacked into another number of names");
+        for (std::size_t i = 0; i < n->outputs().size(); ++i)
+            frame[n->outputs()[i]] = group.items[i];
+        return true;
+    }
+    const Binding& at = dataOf(frame, n->inputs()[1]);
+    if (!at.constant || !at.constant->isInt())
+        throw TraceError("a tuple of modules is indexed by a value known only at run time, "
+                         "which torch.fx cannot record");
+    std::int64_t i = at.constant->toInt();
+    const auto size = static_cast<std::int64_t>(group.items.size());
+    if (i < 0)
+        i += size;
+    if (i < 0 || i >= size)
+        throw TraceError("a tuple of modules is indexed past its end");
+    frame[n->output()] = group.items[static_cast<std::size_t>(i)];
+    return true;
 }
 
 std::string Tracer::baseName(const std::string& debugName) {
@@ -246,15 +292,21 @@ Tracer::Binding Tracer::emitValue(Node node, const std::string& candidate, Step 
 // out of a tuple through getitem nodes, as torch.fx does for `a, b = f(x)`.
 void Tracer::emitFor(const jit::Node* n, Node node, const std::string& candidate, Step step,
                      Frame& frame) {
-    step.outputs = static_cast<int>(n->outputs().size());
+    emitValues({n->outputs().begin(), n->outputs().end()}, std::move(node), candidate,
+               std::move(step), frame);
+}
+
+void Tracer::emitValues(const std::vector<const jit::Value*>& outputs, Node node,
+                        const std::string& candidate, Step step, Frame& frame) {
+    step.outputs = static_cast<int>(outputs.size());
     Binding value = emitValue(std::move(node), candidate, std::move(step));
-    if (n->outputs().size() == 1) {
-        frame[n->outputs()[0]] = value;
+    if (outputs.size() == 1) {
+        frame[outputs[0]] = value;
         return;
     }
-    for (std::size_t i = 0; i < n->outputs().size(); ++i)
-        if (!n->outputs()[i]->uses().empty())
-            frame[n->outputs()[i]] = getItem(value, i);
+    for (std::size_t i = 0; i < outputs.size(); ++i)
+        if (!outputs[i]->uses().empty())
+            frame[outputs[i]] = getItem(value, i);
 }
 
 // Item `index` of a tuple or list; `unpacked`, when it is one of `a, b = items`: how many

@@ -62,6 +62,22 @@ const jit::Value* elidedIdentityArgument(const jit::Node* n, const jit::Graph& c
 void Tracer::traceGetAttr(const jit::Node* n, Frame& frame) {
     const Binding& owner = lookup(frame, n->input());
     const std::string field = n->s(c10::attr::name);
+    if (owner.kind == Binding::Kind::Choice) {
+        // `m.fc` of the module an if picked: the fc each branch's module has, if modules.
+        const Binding picked = owner; // `owner` is the frame's entry, rebound below
+        Binding choice = picked;
+        for (Binding& item : choice.items) {
+            frame[n->input()] = item;
+            traceGetAttr(n, frame);
+            item = lookup(frame, n->output());
+            if (item.kind == Binding::Kind::Data)
+                throw TraceError("'" + field + "' of a module an if picks at run time is a " +
+                                 "value, not a module, which torch.fx cannot record");
+        }
+        frame[n->input()] = picked;
+        frame[n->output()] = std::move(choice);
+        return;
+    }
     if (owner.kind != Binding::Kind::Module) {
         traceOperator(n, frame); // an attribute of a TorchScript class object
         return;
@@ -160,6 +176,8 @@ Tracer::Binding Tracer::attributeNode(const std::string& path, const c10::IValue
 void Tracer::traceCallMethod(const jit::Node* n, Frame& frame) {
     const Binding& self = lookup(frame, n->inputs()[0]);
     const std::string method = n->s(c10::attr::name);
+    if (self.kind == Binding::Kind::Choice)
+        return traceChosenCall(n, Binding(self), frame);
     if (self.kind != Binding::Kind::Module) {
         // A method of a TorchScript class object (ImageList.to): inlined, as Python runs it.
         auto cls = n->inputs()[0]->type()->cast<c10::ClassType>();

@@ -5,6 +5,7 @@
 
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
 #include <cstddef>
 
 #include "FxText.h"
@@ -52,14 +53,86 @@ void Tracer::traceIf(const jit::Node* n, Frame& frame) {
     Step step;
     step.kind = Step::Kind::If;
     step.inputs = {condition.source};
+    // What a branch yields that is an object (the module `self.a if c else self.b` picks) is no
+    // result of the if: it becomes a Choice, and a call on it an if of its own.
+    std::vector<bool> object(n->outputs().size(), false);
+    std::vector<std::vector<Binding>> objects(n->outputs().size());
     const char* labels[] = {"true", "false"};
     for (std::size_t b = 0; b < n->blocks().size(); ++b) {
-        node.blocks.push_back(traceBlock(n->blocks()[b], labels[b], {}, {}, frame));
+        const jit::Block* block = n->blocks()[b];
+        node.blocks.push_back(traceBlockOf(
+            labels[b], {}, {},
+            [&] {
+                traceNodes(block, frame);
+                std::vector<const jit::Value*> results;
+                for (std::size_t i = 0; i < block->outputs().size(); ++i) {
+                    const Binding& out = lookup(frame, block->outputs()[i]);
+                    if (out.kind == Binding::Kind::Data && !object[i]) {
+                        results.push_back(block->outputs()[i]);
+                        continue;
+                    }
+                    if (b > 0 && !object[i])
+                        throw TraceError("an if yields an object (a module or function) from one "
+                                         "branch and a value from the other");
+                    object[i] = true;
+                    objects[i].push_back(out);
+                }
+                return results;
+            },
+            frame));
         step.blocks.push_back(lastBlock_);
     }
+    std::vector<const jit::Value*> values;
+    for (std::size_t i = 0; i < n->outputs().size(); ++i) {
+        if (!object[i]) {
+            values.push_back(n->outputs()[i]);
+            continue;
+        }
+        if (objects[i].size() != 2)
+            throw TraceError("an if yields an object (a module or function) from one branch and "
+                             "a value from the other");
+        Binding choice;
+        choice.kind = Binding::Kind::Choice;
+        choice.arg = condition.arg;
+        choice.source = condition.source;
+        choice.items = std::move(objects[i]);
+        frame[n->outputs()[i]] = std::move(choice);
+    }
+    const bool empty = std::all_of(node.blocks.begin(), node.blocks.end(),
+                                   [](const Block& b) { return b.nodes.empty(); });
+    if (values.empty() && empty && n->outputs().size() > 0)
+        return; // it only picked objects: its calls are ifs of their own
     // A hidden guard takes a name of its own, so the ifs a person sees are cond, cond_1...
     std::string candidate = node.hidden ? "guard" : "cond";
-    emitFor(n, std::move(node), candidate, std::move(step), frame);
+    emitValues(values, std::move(node), candidate, std::move(step), frame);
+}
+
+void Tracer::traceChosenCall(const jit::Node* n, const Binding& choice, Frame& frame) {
+    Node node;
+    node.op = Op::CallFunction;
+    node.target = "prim::If";
+    node.schema = "prim::If";
+    node.args = {choice.arg};
+    Step step;
+    step.kind = Step::Kind::If;
+    step.inputs = {choice.source};
+    const char* labels[] = {"true", "false"};
+    const jit::Value* self = n->inputs()[0];
+    for (std::size_t b = 0; b < 2; ++b) {
+        node.blocks.push_back(traceBlockOf(
+            labels[b], {}, {},
+            [&] {
+                // The same call with this branch's module as self: traced as any other call.
+                frame[self] = choice.items[b];
+                traceNode(n, frame);
+                frame[self] = choice;
+                return std::vector<const jit::Value*>(n->outputs().begin(), n->outputs().end());
+            },
+            frame));
+        step.blocks.push_back(lastBlock_);
+    }
+    std::vector<const jit::Value*> values(n->outputs().begin(), n->outputs().end());
+    emitValues(values, std::move(node), "cond", std::move(step), frame);
 }
 
 void Tracer::traceLoop(const jit::Node* n, Frame& frame) {
@@ -91,6 +164,19 @@ void Tracer::traceLoop(const jit::Node* n, Frame& frame) {
 Block Tracer::traceBlock(const jit::Block* block, const std::string& label,
                          std::vector<std::string> params, std::vector<int> paramSlots,
                          Frame& frame) {
+    return traceBlockOf(
+        label, std::move(params), std::move(paramSlots),
+        [&] {
+            traceNodes(block, frame);
+            return std::vector<const jit::Value*>(block->outputs().begin(), block->outputs().end());
+        },
+        frame);
+}
+
+Block Tracer::traceBlockOf(const std::string& label, std::vector<std::string> params,
+                           std::vector<int> paramSlots,
+                           const std::function<std::vector<const jit::Value*>()>& body,
+                           Frame& frame) {
     Block result;
     result.label = label;
     result.params = std::move(params);
@@ -101,9 +187,9 @@ Block Tracer::traceBlock(const jit::Block* block, const std::string& label,
     out_ = &result.nodes;
     outSteps_ = &steps.steps;
     ++runtimeBlocks_;
-    traceNodes(block, frame);
+    std::vector<const jit::Value*> outputs = body();
     --runtimeBlocks_;
-    for (const jit::Value* v : block->outputs()) {
+    for (const jit::Value* v : outputs) {
         result.results.push_back(dataOf(frame, v).arg);
         steps.results.push_back(dataOf(frame, v).source);
     }

@@ -11,6 +11,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -41,14 +42,19 @@ public:
 private:
     // What a TorchScript value stands for while tracing.
     struct Binding {
-        enum class Kind { Data, Module, Function };
+        // Modules and functions are objects Python passes around, never values of the graph:
+        // followed while tracing, as the interpreter follows them. A Group is a tuple or list
+        // holding some (`(self.a, self.b)`); a Choice is the one an if picked at run time
+        // (`m = self.a if c else self.b`), whose calls become an if on the same condition.
+        enum class Kind { Data, Module, Function, Group, Choice };
         Kind kind = Kind::Data;
         Argument arg;                             // Data: a literal or a reference to a node
         std::optional<c10::IValue> constant;      // Data: the literal itself, when it is one
-        ValueSource source;                       // Data: how the interpreter gets the value
+        ValueSource source;                       // Data; Choice: its condition's
         torch::jit::Module module;                // Module
         std::string path;                         // Module: "layer1.0"
         torch::jit::Function* function = nullptr; // Function
+        std::vector<Binding> items;               // Group: its items; Choice: true, false
     };
 
     using Frame = std::unordered_map<const torch::jit::Value*, Binding>;
@@ -77,6 +83,9 @@ private:
     Binding emitValue(Node node, const std::string& candidate, Step step);
     void emitFor(const torch::jit::Node* n, Node node, const std::string& candidate, Step step,
                  Frame& frame);
+    // Emits `node` as the value of `outputs` (one: the node; several: getitems of it).
+    void emitValues(const std::vector<const torch::jit::Value*>& outputs, Node node,
+                    const std::string& candidate, Step step, Frame& frame);
     Binding getItem(const Binding& source, std::size_t index, int unpacked = -1);
     void hideWorkThatOnlyFeedsGuards();
 
@@ -122,6 +131,18 @@ private:
     void traceLoop(const torch::jit::Node* n, Frame& frame);
     Block traceBlock(const torch::jit::Block* block, const std::string& label,
                      std::vector<std::string> params, std::vector<int> paramSlots, Frame& frame);
+    // A block whose nodes `body` traces, its results the values it returns.
+    Block traceBlockOf(const std::string& label, std::vector<std::string> params,
+                       std::vector<int> paramSlots,
+                       const std::function<std::vector<const torch::jit::Value*>()>& body,
+                       Frame& frame);
+    // A call on the module an if picked (a Choice): an if on the same condition, each branch
+    // the call on its own module.
+    void traceChosenCall(const torch::jit::Node* n, const Binding& choice, Frame& frame);
+    // A tuple or list made of, unpacked into or indexed for objects (modules, functions,
+    // Groups, Choices) that the graph never holds as values: followed here; false for any
+    // other node.
+    bool traceObjectNode(const torch::jit::Node* n, Frame& frame);
     std::optional<std::pair<Binding, const torch::jit::Value*>>
     assertMessage(const torch::jit::Node* n, const Frame& frame);
     void traceAssert(const Binding& condition, const Binding& message,

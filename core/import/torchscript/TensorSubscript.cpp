@@ -98,4 +98,17 @@ std::optional<Argument> TensorSubscript::index(const std::vector<const jit::Node
     return items.size() == 1 ? items[0] : Argument::ofTuple(std::move(items));
 }
 
+std::optional<Argument> TensorSubscript::listSlice(const jit::Node* n,
+                                                   const ConstantOf& constantOf) {
+    if (n->kind() != c10::aten::slice || n->inputs().size() != 4 ||
+        n->inputs()[0]->type()->kind() != c10::TypeKind::ListType)
+        return std::nullopt;
+    auto start = bound(constantOf(n->inputs()[1]), false),
+         end = bound(constantOf(n->inputs()[2]), false),
+         step = bound(constantOf(n->inputs()[3]), true);
+    if (!start || !end || !step)
+        return std::nullopt;
+    return Argument::ofRepr("slice(" + *start + ", " + *end + ", " + *step + ")");
+}
+
 } // namespace fxview

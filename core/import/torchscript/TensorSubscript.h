@@ -30,6 +30,10 @@ public:
     // when a slice bound is computed at run time or the dims do not follow one another.
     static std::optional<Argument> index(const std::vector<const torch::jit::Node*>& chain,
                                          const ConstantOf& constantOf);
+    // The index of a list slice (`x.shape[-2:]`, aten::slice.t), as the slice object torch.fx
+    // prints: `slice(-2, None, None)`; nullopt for a bound computed at run time.
+    static std::optional<Argument> listSlice(const torch::jit::Node* n,
+                                             const ConstantOf& constantOf);
 
 private:
     bool isLink(const torch::jit::Node* n);

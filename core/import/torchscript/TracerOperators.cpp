@@ -358,6 +358,13 @@ void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
         node.args = {subscript->first, subscript->second};
         node.kwargs.clear();
     }
+    if (auto index = TensorSubscript::listSlice(
+            n, [&](const jit::Value* v) { return dataOf(frame, v).constant; })) {
+        // `x.shape[-2:]`: Python slices the list, and torch.fx records getitem with the slice.
+        call = {Op::CallFunction, "operator.getitem", "getitem"};
+        node.args = {dataOf(frame, n->inputs()[0]).arg, *index};
+        node.kwargs.clear();
+    }
     node.hidden = subscriptContinues(n, frame); // the earlier links of such a subscript
     if (std::string attribute = tensorAttributeRead(n); !attribute.empty()) {
         // `x.shape`, `x.dtype`: torch.fx records the attribute read as getattr(x, 'shape').

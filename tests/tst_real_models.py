@@ -142,13 +142,15 @@ def check_fx_quantized(name, gm, x):
           f"({time.monotonic() - started:.1f} s)")
 
 
-def pt2e_quantized(model, x):
+def pt2e_quantized(model, x, dynamic=False):
     from torch.ao.quantization.quantize_pt2e import convert_pt2e, prepare_pt2e
     from torch.ao.quantization.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer, get_symmetric_quantization_config)
 
     captured = torch.export.export_for_training(model.eval(), (x,)).module()
-    quantizer = XNNPACKQuantizer().set_global(get_symmetric_quantization_config(is_per_channel=True))
+    # Dynamic: activations' qparams chosen at run time (choose_qparams.tensor), as for LLMs.
+    quantizer = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True, is_dynamic=dynamic))
     prepared = prepare_pt2e(captured, quantizer)
     torch.manual_seed(1)
     for _ in range(4):
@@ -160,6 +162,8 @@ def pt2e_quantized_models():
     torch.manual_seed(0)
     x = torch.randn(2, 3, 12, 12)
     yield "quant_mix_pt2e", pt2e_quantized(QuantMix(), x), x
+    torch.manual_seed(0)
+    yield "quant_mix_pt2e_dynamic", pt2e_quantized(QuantMix(), x, dynamic=True), x
     torch.manual_seed(0)
     x = torch.randn(1, 3, 64, 64)
     yield "resnet18_pt2e", pt2e_quantized(torchvision.models.resnet18(weights=None), x), x

@@ -176,6 +176,64 @@ Tensor dequantizePerChannel(const Tensor& input, const Tensor& scales,
     return res.to(outDtype.value_or(at::kFloat)).permute(order);
 }
 
+// choose_qparams.tensor and choose_qparams_symmetric.tensor: torch.aminmax, then
+// torch.ao.quantization.utils.determine_qparams (per tensor, has_customized_qrange=False).
+std::tuple<Tensor, Tensor> chooseQParams(const Tensor& input, std::int64_t quantMin,
+                                         std::int64_t quantMax, double eps, at::ScalarType dtype,
+                                         bool symmetric) {
+    const at::ScalarType in = input.scalar_type();
+    TORCH_CHECK(
+        in == at::kFloat || in == at::kHalf || in == at::kBFloat16,
+        "Expecting input to have dtype torch.float32/16/b16, but got dtype: ", c10::toString(in));
+    TORCH_CHECK(valueBounds(dtype),
+                "Expecting target dtype to be one of the quantized dtypes, "
+                "but got: ",
+                c10::toString(dtype));
+    TORCH_CHECK(quantMin <= 0 && 0 <= quantMax,
+                "Used-specified quantization range must include 0.");
+    TORCH_CHECK(quantMin < quantMax, "qmin must be strictly less than qmax for user-specified "
+                                     "quantization range.");
+    auto [minVal, maxVal] = at::aminmax(input);
+    // check_min_max_valid: an empty observation gives the defaults.
+    if (minVal.item<double>() == std::numeric_limits<double>::infinity() &&
+        maxVal.item<double>() == -std::numeric_limits<double>::infinity())
+        return {at::tensor({1.0f}), at::tensor({std::int64_t(0)})};
+    TORCH_CHECK(at::le(minVal, maxVal).item<bool>(), "min ", minVal.item<double>(),
+                " should be less than max ", maxVal.item<double>());
+    Tensor minNeg = at::min(minVal, at::zeros_like(minVal));
+    Tensor maxPos = at::max(maxVal, at::zeros_like(maxVal));
+    Tensor epsilon = at::tensor({static_cast<float>(eps)});
+    Tensor scale, zeroPoint = at::zeros(minNeg.sizes(), at::kLong);
+    if (symmetric) {
+        maxPos = at::max(-minNeg, maxPos);
+        scale = at::max(maxPos / (static_cast<double>(quantMax - quantMin) / 2), epsilon);
+        if (dtype == at::kByte || dtype == at::kQUInt8)
+            zeroPoint = zeroPoint.new_full(zeroPoint.sizes(), 128);
+    } else {
+        scale = at::max((maxPos - minNeg) / static_cast<double>(quantMax - quantMin), epsilon);
+        zeroPoint = at::rsub(at::round(minNeg / scale).to(at::kInt), quantMin);
+        zeroPoint = at::clamp(zeroPoint, quantMin, quantMax);
+    }
+    // For scalars, tensors of size 1, as determine_qparams makes them.
+    if (scale.dim() == 0)
+        scale = at::tensor({scale.item<double>()}, scale.options());
+    if (zeroPoint.dim() == 0)
+        zeroPoint = at::tensor({zeroPoint.item<std::int64_t>()}, zeroPoint.options());
+    return {scale.to(at::kDouble), zeroPoint.to(at::kLong)};
+}
+
+std::tuple<Tensor, Tensor> chooseQParamsTensor(const Tensor& input, std::int64_t quantMin,
+                                               std::int64_t quantMax, double eps,
+                                               at::ScalarType dtype) {
+    return chooseQParams(input, quantMin, quantMax, eps, dtype, false);
+}
+
+std::tuple<Tensor, Tensor> chooseQParamsSymmetricTensor(const Tensor& input, std::int64_t quantMin,
+                                                        std::int64_t quantMax, double eps,
+                                                        at::ScalarType dtype) {
+    return chooseQParams(input, quantMin, quantMax, eps, dtype, true);
+}
+
 } // namespace
 
 void registerQuantizedDecomposedOps() {
@@ -211,6 +269,12 @@ void registerQuantizedDecomposedOps() {
                     "int axis, int quant_min, int quant_max, ScalarType dtype, *, ScalarType? "
                     "out_dtype=None) -> Tensor",
                     TORCH_FN(dequantizePerChannel));
+        library.def("choose_qparams.tensor(Tensor input, int quant_min, int quant_max, float "
+                    "eps, ScalarType dtype) -> (Tensor, Tensor)",
+                    TORCH_FN(chooseQParamsTensor));
+        library.def("choose_qparams_symmetric.tensor(Tensor input, int quant_min, int "
+                    "quant_max, float eps, ScalarType dtype) -> (Tensor, Tensor)",
+                    TORCH_FN(chooseQParamsSymmetricTensor));
         return true;
     }();
     (void)registered;

@@ -100,6 +100,9 @@ void TestInterpreter::outputsEqualForward_data() {
         << QString::fromStdString(fixture("vit_b_16_traced.pt")) << "1x3x224x224";
     QTest::newRow("parameter_returned_scripted")
         << QString::fromStdString(fixture("parameter_returned_scripted.pt")) << "3";
+    // A list kept in a module attribute, appended to through it in a loop.
+    QTest::newRow("list_attribute_scripted")
+        << QString::fromStdString(fixture("list_attribute_scripted.pt")) << "1x2x8x8";
     // Modules passed around as values; a module an if picks, each call an if of its own.
     for (const char* file : {"modules_as_values_scripted", "module_picked_by_if_scripted"})
         QTest::newRow(file) << QString::fromStdString(fixture(std::string(file) + ".pt")) << "2x4";

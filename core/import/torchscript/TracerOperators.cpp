@@ -195,6 +195,10 @@ bool Tracer::mutatedElsewhere(const jit::Node* construct) {
         if (user->kind() == c10::aten::append && use.offset == 0 &&
             user->owningBlock() == construct->owningBlock())
             continue;
+        // Stored as a module's attribute (raft's `self.corr_pyramid = [corr_volume]`, appended
+        // to in a loop through the attribute): every later read is this one list object.
+        if (user->kind() == c10::prim::SetAttr)
+            return true;
         if (mutates(use, 0))
             return true;
     }

@@ -22,6 +22,15 @@ template <> inline char* toString(const std::vector<std::string>& v) {
 }
 } // namespace QTest
 
+// How much longer than a plain build's a bound on time may be ("a hostile file ends within a few
+// seconds", "Reset within a second"): FXVIEW_TIME_SCALE, which scripts/run-tests-asan sets, as
+// AddressSanitizer's builds run several times slower. 1 otherwise.
+inline double timeScale() {
+    bool ok = false;
+    double scale = qEnvironmentVariable("FXVIEW_TIME_SCALE").toDouble(&ok);
+    return ok && scale > 0 ? scale : 1.0;
+}
+
 // A file written by tests/fixtures/generate_fixtures.py (CTest runs it before these tests).
 inline std::string fixture(const std::string& name) {
     return std::string(FXVIEW_FIXTURE_DIR) + "/" + name;

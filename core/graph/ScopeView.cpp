@@ -111,8 +111,8 @@ void drawInside(std::vector<Node>& nodes, int& count) {
     for (std::size_t i = 0; i < nodes.size(); ++i)
         at[nodes[i].name] = i;
     for (Node& weight : nodes) {
-        if (!isWeight(weight) || weight.users.size() > 1)
-            continue;
+        if (!isWeight(weight) || weight.users.size() > 1 || weight.drawnInside)
+            continue; // drawn inside already: a graph folded twice lists each weight once
         if (!weight.users.empty()) {
             auto reader = at.find(weight.users.front());
             if (reader == at.end())

@@ -12,7 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     static const std::string path = "/tmp/fxview-fuzz-archive-" + std::to_string(getpid());
     if (std::FILE* f = std::fopen(path.c_str(), "wb")) {
-        std::fwrite(data, 1, size, f);
+        if (size > 0) // an empty input may come as a null pointer, which fwrite must not get
+            std::fwrite(data, 1, size, f);
         std::fclose(f);
         fxview::checkArchive(path);
         std::remove(path.c_str());

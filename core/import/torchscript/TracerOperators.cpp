@@ -189,15 +189,40 @@ void Tracer::traceConstruct(const jit::Node* n, Frame& frame) {
 // sees its items at that point (`cat([%pool0, %conv2])`), and the append leaves no node,
 // as in torch.fx. Any other mutation (in a loop body or a callee, insert, pop, ...) needs
 // one real list object: such a list is made by a node of its own, which all uses share.
+namespace {
+
+// Whether `block` (and the blocks inside it) changes attribute `name` through a read of it
+// (`self.levels.append(x)`).
+bool changesAttribute(const jit::Block* block, const std::string& name) {
+    for (const jit::Node* n : block->nodes()) {
+        if (n->kind() == c10::prim::GetAttr && n->s(c10::attr::name) == name)
+            for (const jit::Use& use : n->output()->uses())
+                if ((use.user->kind() == c10::aten::append && use.offset == 0) || mutates(use, 0))
+                    return true;
+        for (const jit::Block* inner : n->blocks())
+            if (changesAttribute(inner, name))
+                return true;
+    }
+    return false;
+}
+
+// Whether the code that set the attribute changes it afterwards: then the list set is one
+// shared object, not a literal torch.fx would fold into each read.
+bool attributeMutated(const jit::Node* setAttr) {
+    return changesAttribute(setAttr->owningGraph()->block(), setAttr->s(c10::attr::name));
+}
+
+} // namespace
+
 bool Tracer::mutatedElsewhere(const jit::Node* construct) {
     for (const jit::Use& use : construct->output()->uses()) {
         const jit::Node* user = use.user;
         if (user->kind() == c10::aten::append && use.offset == 0 &&
             user->owningBlock() == construct->owningBlock())
             continue;
-        // Stored as a module's attribute (raft's `self.corr_pyramid = [corr_volume]`, appended
-        // to in a loop through the attribute): every later read is this one list object.
-        if (user->kind() == c10::prim::SetAttr)
+        // Stored as a module's attribute and changed through it (raft's `self.corr_pyramid =
+        // [corr_volume]`, appended to in a loop): every later read is this one list object.
+        if (user->kind() == c10::prim::SetAttr && attributeMutated(user))
             return true;
         if (mutates(use, 0))
             return true;

@@ -30,6 +30,10 @@ inline double timeScale() {
     double scale = qEnvironmentVariable("FXVIEW_TIME_SCALE").toDouble(&ok);
     return ok && scale > 0 ? scale : 1.0;
 }
+// A wait of `ms` milliseconds, stretched as timeScale() says.
+inline int scaled(int ms) {
+    return static_cast<int>(ms * timeScale());
+}
 
 // A file written by tests/fixtures/generate_fixtures.py (CTest runs it before these tests).
 inline std::string fixture(const std::string& name) {

@@ -25,7 +25,7 @@ bool usable(MainWindow& window) {
         return false;
     QSignalSpy shown(&window, SIGNAL(runShown()));
     press(window, QKeySequence(Qt::Key_F10));
-    return shown.wait(60000) && window.currentNode() == "x";
+    return shown.wait(scaled(60000)) && window.currentNode() == "x";
 }
 
 } // namespace
@@ -69,8 +69,8 @@ void TestWindowEngine::resetStopsAnEndlessLoopWithinASecond() {
     QElapsedTimer timer;
     timer.start();
     press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
-    QVERIFY(settle(*window_, 5000));
-    QVERIFY(shown.count() > 0 || shown.wait(static_cast<int>(1000 * timeScale())));
+    QVERIFY(settle(*window_, scaled(5000)));
+    QVERIFY(shown.count() > 0 || shown.wait(scaled(1000)));
     qint64 stopped = timer.elapsed();
     QVERIFY2(stopped < 1000 * timeScale(), qPrintable(QString("Reset took %1 ms").arg(stopped)));
     qInfo("Reset stopped the endless loop in %lld ms", stopped);
@@ -79,7 +79,7 @@ void TestWindowEngine::resetStopsAnEndlessLoopWithinASecond() {
     QVERIFY(window_->currentNode().isEmpty());
     QSignalSpy stepped(window_.get(), SIGNAL(runShown()));
     press(*window_, QKeySequence(Qt::Key_F10));
-    QVERIFY(stepped.wait(10000));
+    QVERIFY(stepped.wait(scaled(10000)));
     QCOMPARE(window_->currentNode(), QString("x"));
     // The loop ran in the engine: this process did not grow with it.
     QVERIFY2(residentMb() - before < 50, qPrintable(QString::number(residentMb() - before)));
@@ -94,17 +94,17 @@ void TestWindowEngine::crashKeepsTheWindow() {
     QVERIFY(pid > 0 && pid != getpid());
     QSignalSpy failed(window_->engine(), &Engine::engineFailed);
     ::kill(static_cast<pid_t>(pid), SIGSEGV); // what LibTorch reading past a buffer does
-    QVERIFY(failed.wait(5000));
+    QVERIFY(failed.wait(scaled(5000)));
     QString banner = window_->bannerText();
     QVERIFY2(banner.startsWith("LibTorch crashed (SIGSEGV) while running node `"),
              qPrintable(banner));
     QVERIFY2(banner.contains("the window is fine"), qPrintable(banner));
     QCOMPARE(window_->scene()->nodeCount(), nodes);
-    QVERIFY(settle(*window_, 5000));
+    QVERIFY(settle(*window_, scaled(5000)));
     // Reset brings a fresh engine with the model at its start.
     QSignalSpy shown(window_.get(), SIGNAL(runShown()));
     press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5));
-    QVERIFY(shown.wait(10000));
+    QVERIFY(shown.wait(scaled(10000)));
     QVERIFY(window_->engine()->enginePid() != pid);
     QVERIFY(usable(*window_));
 }
@@ -127,7 +127,7 @@ void TestWindowEngine::failingNodesGiveTheirSentence() {
     QVERIFY(open(*window_, file.toStdString()));
     QSignalSpy shown(window_.get(), SIGNAL(runShown()));
     press(*window_, QKeySequence(Qt::Key_F5));
-    QVERIFY(shown.wait(30000));
+    QVERIFY(shown.wait(scaled(30000)));
     QVERIFY(settle(*window_));
     QVERIFY2(window_->statusText().contains("failed"), qPrintable(window_->statusText()));
     QVERIFY2(window_->bannerText().contains(sentence), qPrintable(window_->bannerText()));
@@ -138,7 +138,7 @@ void TestWindowEngine::damagedWeightIsRefused() {
     QVERIFY(open(*window_, "example:tinynet"));
     QSignalSpy failed(window_->engine(), &Engine::loadFailed);
     window_->openModel(QString::fromStdString(fixture("resnet18_cut_weight.pt")));
-    QVERIFY(failed.wait(30000));
+    QVERIFY(failed.wait(scaled(30000)));
     QVERIFY2(window_->bannerText().contains("holds 64 bytes but its tensor needs 37632"),
              qPrintable(window_->bannerText()));
     if (auto* box = window_->findChild<QMessageBox*>())

@@ -6,7 +6,8 @@
 - a module symbolic_trace cannot trace is shown as torch.export's graph, with the sentence.
 
 Models: TinyNet after a person's pass, torchvision's resnet18, mobilenet_v3_small, vit_b_16,
-swin_t and convnext_tiny as symbolic_trace traces them, torch.fx.wrap'ped functions with a custom
+swin_t and convnext_tiny as symbolic_trace traces them, lraspp_mobilenet_v3_large (a dict
+returned), torch.fx.wrap'ped functions with a custom
 leaf module (a Tracer subclass), and an FX graph mode quantized model (prepare_fx/convert_fx).
 Run by CTest as python_graphmodules (FXVIEW_APP and FXTRACE name the built programs).
 """
@@ -91,6 +92,10 @@ def graph_modules():
     yield "tinynet_pass", live_models.a_pass(traced(live_models.TinyNet())), (torch.randn(3, 4),)
     for name in ("resnet18", "mobilenet_v3_small", "vit_b_16", "swin_t", "convnext_tiny"):
         yield name, traced(getattr(torchvision.models, name)(weights=None)), (image,)
+    # Returns {'out': ...}: a dict in the output node's args.
+    segmentation = torchvision.models.segmentation.lraspp_mobilenet_v3_large(
+        weights=None, weights_backbone=None)
+    yield "lraspp_mobilenet_v3_large", traced(segmentation), (torch.randn(1, 3, 64, 64),)
     leaf = WithLeaf()
     yield "wrapped_and_leaf", torch.fx.GraphModule(leaf, LeafTracer().trace(leaf), "WithLeaf"), \
         (torch.randn(3, 4),)

@@ -101,6 +101,10 @@ void TestInterpreter::outputsEqualForward_data() {
     QTest::newRow("parameter_returned_scripted")
         << QString::fromStdString(fixture("parameter_returned_scripted.pt")) << "3";
     // A list kept in a module attribute, appended to through it in a loop.
+    QTest::newRow("range_loops_scripted")
+        << QString::fromStdString(fixture("range_loops_scripted.pt")) << "2x4";
+    QTest::newRow("dict_literals_scripted")
+        << QString::fromStdString(fixture("dict_literals_scripted.pt")) << "2x4";
     QTest::newRow("list_attribute_scripted")
         << QString::fromStdString(fixture("list_attribute_scripted.pt")) << "1x2x8x8";
     // Modules passed around as values; a module an if picks, each call an if of its own.

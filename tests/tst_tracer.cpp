@@ -124,6 +124,11 @@ void TestTracer::printingRulesEqualTorchFx_data() {
     QTest::newRow("functional calls") << "functional_calls";
     // Modules passed to methods and functions, in tuples, behind an interface: followed.
     QTest::newRow("modules as values") << "modules_as_values";
+    // Dicts built in forward and returned: no node, `return {'out': sub, 'aux': tanh}`.
+    QTest::newRow("dict literals") << "dict_literals";
+    QTest::newRow("dict returned") << "dict_output";
+    // Loops over known ranges, unrolled as Python runs them: fc, fc_1, fc_2, add_2...
+    QTest::newRow("range loops") << "range_loops";
 }
 
 void TestTracer::printingRulesEqualTorchFx() {
@@ -183,7 +188,7 @@ void TestTracer::controlFlowKeptAsBlocks() {
     QVERIFY(loop);
     QCOMPARE(loop->blocks.size(), std::size_t(1));
     QCOMPARE(loop->blocks[0].params.size(), std::size_t(2)); // the counter and the carried h
-    QCOMPARE(loop->args.front(), Argument::ofInt(3));        // range(3)
+    QCOMPARE(loop->args.front(), Argument::ofNode("sub"));   // range(h.size(1) - 1)
     QVERIFY(g.find("tanh"));
 
     Graph cf = tracedGraph(fixture("control_flow_scripted.pt"));

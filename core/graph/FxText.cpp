@@ -98,6 +98,13 @@ std::string formatReturned(const Argument& a, bool nested = false) {
             return "[" + out + "]";
         return "(" + out + (a.items.size() == 1 ? ",)" : ")");
     }
+    case Argument::Kind::Dict: {
+        std::string out;
+        for (std::size_t i = 0; i < a.items.size(); ++i)
+            out += (i ? ", " : "") + formatReturned(a.items[i].items.at(0), true) + ": " +
+                   formatReturned(a.items[i].items.at(1), true);
+        return "{" + out + "}";
+    }
     default:
         return formatArgument(a);
     }
@@ -186,6 +193,14 @@ std::string formatArgument(const Argument& a) {
         return "[" + joinItems(a.items) + "]";
     case Argument::Kind::Tuple:
         return "(" + joinItems(a.items) + (a.items.size() == 1 ? ",)" : ")");
+    case Argument::Kind::Dict: {
+        // _format_arg: f"{k}: {_format_arg(v)}", the key with str() as a String prints.
+        std::string out;
+        for (std::size_t i = 0; i < a.items.size(); ++i)
+            out += (i ? ", " : "") + formatArgument(a.items[i].items.at(0)) + ": " +
+                   formatArgument(a.items[i].items.at(1));
+        return "{" + out + "}";
+    }
     }
     return "?";
 }

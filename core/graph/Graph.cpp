@@ -86,6 +86,14 @@ Argument Argument::ofTuple(std::vector<Argument> items) {
     return a;
 }
 
+Argument Argument::ofDict(std::vector<std::pair<Argument, Argument>> entries) {
+    Argument a;
+    a.kind = Kind::Dict;
+    for (auto& [key, value] : entries)
+        a.items.push_back(ofTuple({std::move(key), std::move(value)}));
+    return a;
+}
+
 void Argument::forEachNodeRef(const std::function<void(const std::string&)>& visit) const {
     if (kind == Kind::NodeRef)
         visit(text);

@@ -17,14 +17,15 @@ const char* opName(Op op);
 
 // A literal or a reference in a node's args/kwargs, printed the way torch.fx prints it.
 struct Argument {
-    enum class Kind { None, Bool, Int, Float, String, NodeRef, List, Tuple, Repr };
+    // Dict comes last: the engine protocol sends a kind as its number.
+    enum class Kind { None, Bool, Int, Float, String, NodeRef, List, Tuple, Repr, Dict };
 
     Kind kind = Kind::None;
     bool boolean = false;
     std::int64_t integer = 0;
     double real = 0.0;
     std::string text; // String value, referenced node name, or Repr text (e.g. "torch.float32")
-    std::vector<Argument> items;
+    std::vector<Argument> items; // List/Tuple items; a Dict's (key, value) pairs as 2-tuples
 
     static Argument none() { return {}; }
     static Argument ofBool(bool v);
@@ -35,6 +36,8 @@ struct Argument {
     static Argument ofRepr(std::string text);
     static Argument ofList(std::vector<Argument> items);
     static Argument ofTuple(std::vector<Argument> items);
+    // A dict literal ({'out': %x}); its items are (key, value) tuples, in insertion order.
+    static Argument ofDict(std::vector<std::pair<Argument, Argument>> entries);
 
     bool isNode() const { return kind == Kind::NodeRef; }
     // Calls `visit` with the name of every node this argument refers to, nested ones included.

@@ -52,6 +52,17 @@ void writeArgument(JsonWriter& w, const Argument& a) {
             writeArgument(w, item);
         w.endArray().endObject();
         break;
+    case Argument::Kind::Dict:
+        // {"dict": [[key, value], ...]}: keys may be ints, and the order is Python's.
+        w.beginObject().key("dict").beginArray();
+        for (const Argument& entry : a.items) {
+            w.beginArray();
+            for (const Argument& part : entry.items)
+                writeArgument(w, part);
+            w.endArray();
+        }
+        w.endArray().endObject();
+        break;
     }
 }
 

@@ -63,6 +63,12 @@ c10::IValue Interpreter::Private::resolve(const ValueSource& source) const {
             items.push_back(resolve(item));
         return c10::ivalue::Tuple::create(std::move(items));
     }
+    case ValueSource::Kind::Dict: {
+        c10::impl::GenericDict dict(source.dictKey, source.listElement);
+        for (std::size_t i = 0; i < source.keys.size() && i < source.items.size(); ++i)
+            dict.insert_or_assign(source.keys[i], resolve(source.items[i]));
+        return dict;
+    }
     }
     return {};
 }

@@ -15,14 +15,17 @@
 
 namespace fxview {
 
-// Where an operand comes from: a constant, the value of an earlier node (its slot), or a list or
-// tuple put together from such operands at run time (a folded prim::ListConstruct).
+// Where an operand comes from: a constant, the value of an earlier node (its slot), or a list,
+// tuple or dict put together from such operands at run time (a folded prim::ListConstruct, a
+// dict literal filled by `d["out"] = x`).
 struct ValueSource {
-    enum class Kind { Constant, Slot, List, Tuple };
+    enum class Kind { Constant, Slot, List, Tuple, Dict };
     Kind kind = Kind::Constant;
     c10::IValue constant;
     int slot = -1;
-    c10::TypePtr listElement;
+    c10::TypePtr listElement;      // List: the element type; Dict: the value type
+    c10::TypePtr dictKey;          // Dict: the key type
+    std::vector<c10::IValue> keys; // Dict: its keys in insertion order, items holding the values
     std::vector<ValueSource> items;
 
     static ValueSource ofConstant(c10::IValue v) {

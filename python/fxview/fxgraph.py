@@ -42,8 +42,8 @@ def _node_refs(value) -> list[wire.Argument]:
 
 def argument(value) -> wire.Argument:
     """One arg or kwarg value. Kinds torch.fx's _format_arg prints as it prints them (None,
-    bools, ints, floats, strings with str(), nodes as %name, lists, tuples) cross as such;
-    anything else (a dict, a slice, a dtype, a device) crosses as the text _format_arg prints,
+    bools, ints, floats, strings with str(), nodes as %name, lists, tuples, dicts with string
+    or int keys) cross as such; anything else (a slice, a dtype, a device) crosses as the text _format_arg prints,
     with the nodes inside it as items so that its edges are still drawn."""
     if isinstance(value, torch.fx.Node):
         return wire.Argument(wire.A_NODE, text=value.name)
@@ -63,6 +63,11 @@ def argument(value) -> wire.Argument:
         return wire.Argument(wire.A_LIST, items=[argument(v) for v in value])
     elif isinstance(value, tuple):
         return wire.Argument(wire.A_TUPLE, items=[argument(v) for v in value])
+    elif isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        # Items are (key, value) pairs; printed {k: v} in args and {'k': v} when returned.
+        return wire.Argument(wire.A_DICT, items=[
+            wire.Argument(wire.A_TUPLE, items=[argument(k), argument(v)])
+            for k, v in value.items()])
     return wire.Argument(wire.A_REPR, text=torch.fx.node._format_arg(value),
                          items=_node_refs(value))
 

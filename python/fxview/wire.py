@@ -36,7 +36,7 @@ STEP, STEP_INTO, STEP_OUT, RUN_TO, RUN_TO_END, RESET = range(6)
 # Op, in torch.fx's spelling
 OPS = ["placeholder", "get_attr", "call_module", "call_function", "call_method", "output"]
 # Argument.Kind
-A_NONE, A_BOOL, A_INT, A_FLOAT, A_STRING, A_NODE, A_LIST, A_TUPLE, A_REPR = range(9)
+A_NONE, A_BOOL, A_INT, A_FLOAT, A_STRING, A_NODE, A_LIST, A_TUPLE, A_REPR, A_DICT = range(10)
 # NodeState
 PENDING, DONE_STATE, FAILED_STATE, NOT_EXECUTED = range(4)
 # OutputCheck.Verdict

@@ -123,8 +123,9 @@ Module tinyNet() {
                         "    return x\n");
 }
 
-// Control flow that depends on the data: an `if` on the sign of a sum and a counted loop, and
-// an input check that raises, as scripted code often has (hidden in the fx view).
+// Control flow that depends on the data: an `if` on the sign of a sum and a loop counted by a
+// shape (a constant range would be unrolled, as Python unrolls it for torch.fx), and an input
+// check that raises, as scripted code often has (hidden in the fx view).
 Module branchy() {
     ModuleFactory f;
     Module fc = linear(f, 4, 4);
@@ -137,7 +138,7 @@ Module branchy() {
                         "        h = torch.relu(h)\n"
                         "    else:\n"
                         "        h = -h\n"
-                        "    for i in range(3):\n"
+                        "    for i in range(h.size(1) - 1):\n"
                         "        h = torch.tanh(h) * 0.5 + h\n"
                         "    return self.head.forward(h)\n");
 }

@@ -33,6 +33,23 @@ std::string typeName(const std::string& name) {
     return name;
 }
 
+// Where the body of the `def` at `def` ends in `text`: the first line after `from` that is not
+// blank and is indented no deeper than the `def` line.
+std::size_t bodyEnd(const std::string& text, std::size_t def, std::size_t from) {
+    std::size_t lineStart = text.rfind('\n', def);
+    lineStart = lineStart == std::string::npos ? 0 : lineStart + 1;
+    const std::size_t defIndent = def - lineStart;
+    for (std::size_t at = text.find('\n', from); at != std::string::npos;
+         at = text.find('\n', at + 1)) {
+        std::size_t first = text.find_first_not_of(" \t", at + 1);
+        if (first == std::string::npos)
+            return text.size();
+        if (text[first] != '\n' && text[first] != '#' && first - (at + 1) <= defIndent)
+            return at;
+    }
+    return text.size();
+}
+
 } // namespace
 
 std::string fxTypeRepr(const std::string& annotation) {
@@ -79,13 +96,15 @@ std::vector<std::string> parameterAnnotations(const jit::Graph& graph,
             if (filename && *filename == "<string>") // TorchScript's own builtins
                 continue;
             std::string all = original->source()->text_str().str();
+            // The node may come from another function's text (a default argument of a function
+            // it calls): only a node inside the body of `def function(` tells the signature.
             std::size_t def = all.rfind("def " + function + "(", original->start());
             if (def == std::string::npos)
-                return {};
+                continue;
             std::size_t open = def + 4 + function.size();
             std::size_t close = bracketPartner(all, open, open);
-            if (close == std::string::npos)
-                return {};
+            if (close == std::string::npos || original->start() >= bodyEnd(all, def, close))
+                continue;
             std::vector<std::string> params = topLevelItems(all.substr(open + 1, close - open - 1));
             std::vector<std::string> annotations;
             for (std::size_t i = 0; i < params.size(); ++i) {

@@ -11,7 +11,9 @@
 
 #include <functional>
 #include <sstream>
+#include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ModelPrivate.h"
 #include "PlanPrivate.h"
@@ -122,6 +124,8 @@ void Tracer::traceNode(const jit::Node* n, Frame& frame) {
         return traceConstruct(n, frame);
     if (kind == c10::aten::append && appendsToLiteral(n, frame))
         return traceAppend(n, frame);
+    if (traceDict(n, frame) || traceSetItem(n, frame))
+        return;
     if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack)
         return traceUnpack(n, frame);
     if (kind == c10::prim::unchecked_cast) {
@@ -365,7 +369,17 @@ void Tracer::hideWorkThatOnlyFeedsGuards() {
 // A module's forward or a function, traced; what the tracer cannot follow becomes a sentence.
 template <class Code> TraceResult traceOrExplain(Code& code, const std::string& source) {
     try {
-        return Tracer().trace(code);
+        // Literals are folded optimistically; each one found changed at run time is made a
+        // node of its own in the next attempt (a model has few: one attempt per literal).
+        std::unordered_set<const jit::Node*> shared;
+        for (;;) {
+            try {
+                return Tracer(shared).trace(code);
+            } catch (const Tracer::LiteralChangedAtRunTime& changed) {
+                if (!shared.insert(changed.construct).second)
+                    throw std::logic_error("a list or dict literal is changed at run time");
+            }
+        }
     } catch (const std::exception& e) {
         TraceResult result;
         result.error = "Cannot follow the code of '" + source + "': " + firstLineOf(e) +

@@ -1,12 +1,15 @@
 // What the tracer makes of prim::If and prim::Loop: an if on a value known while tracing keeps
-// only the branch taken, as Python would; torch._assert's inlined if is one call_function; any
-// other if or loop is a node whose blocks are traced into node lists of their own. Apart because
+// only the branch taken and a loop over a known range is unrolled, as Python would run them;
+// torch._assert's inlined if is one call_function; any other if or loop is a node whose blocks
+// are traced into node lists of their own. Apart because
 // blocks redirect where the walk emits, and the assert's message is rebuilt as torch.fx makes it.
 
+#include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 
 #include "FxText.h"
 #include "TracerState.h"
@@ -29,7 +32,67 @@ bool isRaiseOnlyGuard(const jit::Node* n) {
     return false;
 }
 
+// How many iterations a loop may have for it to be unrolled: torch.fx unrolls any count, but a
+// picture of thousands of copies of a body says less than the loop node does.
+constexpr std::int64_t kMaxUnrolledTrips = 1024;
+
+// Whether the loop's body always asks for another iteration (`for`, no `break`): its condition
+// output is the constant true.
+bool continuesAlways(const jit::Node* loop) {
+    c10::optional<c10::IValue> condition = jit::toIValue(loop->blocks()[0]->outputs()[0]);
+    return condition && condition->isBool() && condition->toBool();
+}
+
+bool unrolledTrips(const c10::optional<c10::IValue>& trips,
+                   const c10::optional<c10::IValue>& start) {
+    return trips && trips->isInt() && trips->toInt() <= kMaxUnrolledTrips && start &&
+           start->isBool();
+}
+
 } // namespace
+
+bool Tracer::unrolledWhileTracing(const jit::Node* loop) {
+    return loop->kind() == c10::prim::Loop && continuesAlways(loop) &&
+           unrolledTrips(jit::toIValue(loop->inputs()[0]), jit::toIValue(loop->inputs()[1]));
+}
+
+bool Tracer::mayRunInPlaceOf(const jit::Node* user, const jit::Block* home) {
+    for (const jit::Block* block = user->owningBlock(); block != home;) {
+        const jit::Node* owner = block->owningNode();
+        if (!owner || (owner->kind() != c10::prim::If && !unrolledWhileTracing(owner)))
+            return false;
+        block = owner->owningBlock();
+    }
+    return true;
+}
+
+// A `for i in range(3)` that Python runs while torch.fx traces it: the trip count is known (a
+// constant, or an int attribute folded to one) and the body never breaks. The body is traced once
+// per iteration, as torch.fx records it (add, add_1, add_2), each iteration's carried values
+// handed to the next; no loop node is left.
+bool Tracer::unrollLoop(const jit::Node* n, Frame& frame) {
+    const Binding& trips = dataOf(frame, n->inputs()[0]);
+    const Binding& start = dataOf(frame, n->inputs()[1]);
+    if (!continuesAlways(n) || !unrolledTrips(trips.constant, start.constant))
+        return false;
+    const std::int64_t count =
+        start.constant->toBool() ? std::max<std::int64_t>(trips.constant->toInt(), 0) : 0;
+    const jit::Block* body = n->blocks()[0];
+    std::vector<Binding> carried;
+    for (std::size_t i = 2; i < n->inputs().size(); ++i)
+        carried.push_back(lookup(frame, n->inputs()[i]));
+    for (std::int64_t i = 0; i < count; ++i) {
+        frame[body->inputs()[0]] = constant(c10::IValue(i));
+        for (std::size_t k = 0; k < carried.size(); ++k)
+            frame[body->inputs()[k + 1]] = carried[k];
+        traceNodes(body, frame);
+        for (std::size_t k = 0; k < carried.size(); ++k)
+            carried[k] = lookup(frame, body->outputs()[k + 1]);
+    }
+    for (std::size_t k = 0; k < carried.size(); ++k)
+        frame[n->outputs()[k]] = carried[k];
+    return true;
+}
 
 void Tracer::traceIf(const jit::Node* n, Frame& frame) {
     const Binding& condition = dataOf(frame, n->input());
@@ -136,6 +199,8 @@ void Tracer::traceChosenCall(const jit::Node* n, const Binding& choice, Frame& f
 }
 
 void Tracer::traceLoop(const jit::Node* n, Frame& frame) {
+    if (unrollLoop(n, frame))
+        return;
     Node node;
     node.op = Op::CallFunction;
     node.target = "prim::Loop";
@@ -187,7 +252,10 @@ Block Tracer::traceBlockOf(const std::string& label, std::vector<std::string> pa
     out_ = &result.nodes;
     outSteps_ = &steps.steps;
     ++runtimeBlocks_;
+    const int outerBlock = currentBlock_;
+    currentBlock_ = ++blockSerial_;
     std::vector<const jit::Value*> outputs = body();
+    currentBlock_ = outerBlock;
     --runtimeBlocks_;
     for (const jit::Value* v : outputs) {
         result.results.push_back(dataOf(frame, v).arg);

@@ -1,7 +1,8 @@
-// What the tracer makes of a TorchScript node that is neither a call nor control flow: a constant,
-// a list or tuple literal or an operator on constants is folded into the args of the nodes that
-// use it, as torch.fx records Python values; any other operator is a call_function or
-// call_method node, with the args Python code would have written and the step that runs it.
+// What the tracer makes of a TorchScript node that is neither a call nor control flow: a constant
+// or an operator on constants is folded into the args of the nodes that use it, as torch.fx
+// records Python values (list, tuple and dict literals: TracerLiterals.cpp); any other operator
+// is a call_function or call_method node, with the args Python code would have written and the
+// step that runs it.
 // Apart from Tracer.cpp because it is about values and arguments, not about the walk.
 
 #include <torch/csrc/jit/api/function_impl.h>
@@ -67,41 +68,6 @@ bool isTracedScalar(const at::Tensor& t) {
             type == c10::ScalarType::Bool);
 }
 
-const jit::Graph* calleeGraph(const jit::Node* call) {
-    jit::Function* fn = nullptr;
-    if (call->kind() == c10::prim::CallMethod) {
-        if (auto cls = call->inputs()[0]->type()->cast<c10::ClassType>())
-            fn = cls->findMethod(call->s(c10::attr::name));
-    } else if (auto type = call->inputs()[0]->type()->cast<c10::FunctionType>()) {
-        fn = type->function();
-    }
-    return fn && fn->isGraphFunction() ? jit::toGraphFunction(*fn).graph().get() : nullptr;
-}
-
-// Whether `use` may change the list it is handed: an operator whose schema writes to that
-// argument, or a method or function whose own graph does so with its parameter.
-bool mutates(const jit::Use& use, int depth) {
-    const jit::Node* user = use.user;
-    if (user->kind() == c10::prim::CallMethod || user->kind() == c10::prim::CallFunction) {
-        const jit::Graph* callee = calleeGraph(user);
-        // CallFunction's first input is the function; the callee's graph does not have it.
-        std::size_t param = user->kind() == c10::prim::CallFunction ? use.offset - 1 : use.offset;
-        if (!callee || depth > 8 || param >= callee->inputs().size())
-            return true; // cannot look inside: assume it does
-        for (const jit::Use& inner : callee->inputs()[param]->uses())
-            if (mutates(inner, depth + 1))
-                return true;
-        return false;
-    }
-    if (user->kind() == c10::prim::Loop || user->kind() == c10::prim::If)
-        return true; // carried into control flow: one real object keeps it right
-    const c10::FunctionSchema* schema = user->maybeSchema();
-    if (!schema || use.offset >= schema->arguments().size())
-        return false;
-    const c10::AliasInfo* alias = schema->arguments()[use.offset].alias_info();
-    return alias && alias->isWrite();
-}
-
 } // namespace
 
 void Tracer::traceConstant(const jit::Node* n, Frame& frame) {
@@ -140,133 +106,6 @@ void Tracer::traceConstant(const jit::Node* n, Frame& frame) {
         return;
     }
     frame[out] = constant(*value);
-}
-
-// Construct nodes have no schema to run through, so their constants are built here.
-c10::IValue Tracer::constructConstant(const jit::Node* n, const Frame& frame) const {
-    std::vector<c10::IValue> items;
-    for (const jit::Value* input : n->inputs())
-        items.push_back(*dataOf(frame, input).constant);
-    if (n->kind() == c10::prim::TupleConstruct)
-        return c10::ivalue::Tuple::create(std::move(items));
-    c10::impl::GenericList list(n->output()->type()->expectRef<c10::ListType>().getElementType());
-    for (c10::IValue& item : items)
-        list.push_back(std::move(item));
-    return list;
-}
-
-void Tracer::traceConstruct(const jit::Node* n, Frame& frame) {
-    std::vector<Argument> items;
-    ValueSource source;
-    bool isList = n->kind() == c10::prim::ListConstruct;
-    source.kind = isList ? ValueSource::Kind::List : ValueSource::Kind::Tuple;
-    if (isList)
-        source.listElement = n->output()->type()->expectRef<c10::ListType>().getElementType();
-    bool allConstant = true;
-    for (const jit::Value* input : n->inputs()) {
-        const Binding& b = dataOf(frame, input);
-        items.push_back(b.arg);
-        source.items.push_back(b.source);
-        allConstant = allConstant && b.constant.has_value();
-    }
-    Argument arg =
-        isList ? Argument::ofList(std::move(items)) : Argument::ofTuple(std::move(items));
-    // A list that grows by appends stays a literal, even when it starts out constant.
-    bool appendedTo = isList && std::any_of(n->output()->uses().begin(), n->output()->uses().end(),
-                                            [](const jit::Use& u) {
-                                                return u.user->kind() == c10::aten::append;
-                                            });
-    if (allConstant && !appendedTo) {
-        c10::IValue value = constructConstant(n, frame);
-        frame[n->output()] = data(std::move(arg), ValueSource::ofConstant(value), value);
-    } else {
-        frame[n->output()] = data(std::move(arg), std::move(source));
-    }
-}
-
-// A list literal is folded into each use ([%a, %b]) as torch.fx records Python lists. A
-// list that is appended to in the block that made it stays a literal that grows: each use
-// sees its items at that point (`cat([%pool0, %conv2])`), and the append leaves no node,
-// as in torch.fx. Any other mutation (in a loop body or a callee, insert, pop, ...) needs
-// one real list object: such a list is made by a node of its own, which all uses share.
-namespace {
-
-// Whether `block` (and the blocks inside it) changes attribute `name` through a read of it
-// (`self.levels.append(x)`).
-bool changesAttribute(const jit::Block* block, const std::string& name) {
-    for (const jit::Node* n : block->nodes()) {
-        if (n->kind() == c10::prim::GetAttr && n->s(c10::attr::name) == name)
-            for (const jit::Use& use : n->output()->uses())
-                if ((use.user->kind() == c10::aten::append && use.offset == 0) || mutates(use, 0))
-                    return true;
-        for (const jit::Block* inner : n->blocks())
-            if (changesAttribute(inner, name))
-                return true;
-    }
-    return false;
-}
-
-// Whether the code that set the attribute changes it afterwards: then the list set is one
-// shared object, not a literal torch.fx would fold into each read.
-bool attributeMutated(const jit::Node* setAttr) {
-    return changesAttribute(setAttr->owningGraph()->block(), setAttr->s(c10::attr::name));
-}
-
-} // namespace
-
-bool Tracer::mutatedElsewhere(const jit::Node* construct) {
-    for (const jit::Use& use : construct->output()->uses()) {
-        const jit::Node* user = use.user;
-        if (user->kind() == c10::aten::append && use.offset == 0 &&
-            user->owningBlock() == construct->owningBlock())
-            continue;
-        // Stored as a module's attribute and changed through it (raft's `self.corr_pyramid =
-        // [corr_volume]`, appended to in a loop): every later read is this one list object.
-        if (user->kind() == c10::prim::SetAttr && attributeMutated(user))
-            return true;
-        if (mutates(use, 0))
-            return true;
-    }
-    return false;
-}
-
-bool Tracer::appendsToLiteral(const jit::Node* n, const Frame& frame) const {
-    const jit::Value* list = n->inputs()[0];
-    const Binding& b = dataOf(frame, list);
-    return list->node()->kind() == c10::prim::ListConstruct &&
-           list->node()->owningBlock() == n->owningBlock() && !b.constant &&
-           b.source.kind == ValueSource::Kind::List;
-}
-
-void Tracer::traceAppend(const jit::Node* n, Frame& frame) {
-    const Binding& item = dataOf(frame, n->inputs()[1]);
-    Binding& list = frame[n->inputs()[0]];
-    list.arg.items.push_back(item.arg);
-    list.source.items.push_back(item.source);
-    if (n->outputs().size() == 1)
-        frame[n->output()] = list;
-}
-
-void Tracer::traceUnpack(const jit::Node* n, Frame& frame) {
-    const Binding& source = dataOf(frame, n->input());
-    bool literal = source.source.kind == ValueSource::Kind::List ||
-                   source.source.kind == ValueSource::Kind::Tuple;
-    if (source.constant) {
-        std::vector<c10::IValue> values = source.constant->isList()
-                                              ? source.constant->toListRef().vec()
-                                              : source.constant->toTupleRef().elements().vec();
-        for (std::size_t i = 0; i < n->outputs().size() && i < values.size(); ++i)
-            frame[n->outputs()[i]] = constant(values[i]);
-        return;
-    }
-    if (literal && source.source.items.size() == n->outputs().size()) {
-        for (std::size_t i = 0; i < n->outputs().size(); ++i)
-            frame[n->outputs()[i]] = data(source.arg.items[i], source.source.items[i]);
-        return;
-    }
-    Binding whole = source;
-    for (std::size_t i = 0; i < n->outputs().size(); ++i)
-        frame[n->outputs()[i]] = getItem(whole, i, static_cast<int>(n->outputs().size()));
 }
 
 // Runs a side-effect-free operator on constant inputs, the way TorchScript's constant
@@ -340,23 +179,8 @@ std::string Tracer::tensorAttributeRead(const jit::Node* n) {
 }
 
 void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
-    // `items[0]` of a list literal Python holds: the item itself, no node (as in torch.fx).
-    if (n->kind() == c10::aten::__getitem__ && n->inputs().size() == 2) {
-        const Binding& list = dataOf(frame, n->inputs()[0]);
-        const Binding& index = dataOf(frame, n->inputs()[1]);
-        if ((list.source.kind == ValueSource::Kind::List ||
-             list.source.kind == ValueSource::Kind::Tuple) &&
-            index.constant && index.constant->isInt()) {
-            auto size = static_cast<std::int64_t>(list.source.items.size());
-            std::int64_t i = index.constant->toInt();
-            i = i < 0 ? i + size : i;
-            if (i >= 0 && i < size && list.arg.items.size() == list.source.items.size()) {
-                auto at = static_cast<std::size_t>(i);
-                frame[n->output()] = data(list.arg.items[at], list.source.items[at]);
-                return;
-            }
-        }
-    }
+    if (traceLiteralItem(n, frame))
+        return;
     if (foldable(n, frame)) {
         std::vector<c10::IValue> values = evaluate(n, frame);
         for (std::size_t i = 0; i < n->outputs().size(); ++i)

@@ -1,9 +1,10 @@
 #pragma once
 // Core-internal, and private to the tracer: the Tracer class and the state of one trace. Its work
-// is spread over four files, one for each thing a TorchScript node can become:
+// is spread over five files, one for each thing a TorchScript node can become:
 //   Tracer.cpp            the walk over a graph, the fx nodes it emits and their names, the
 //                         hiding of guard-only work; traceModule and the TorchScript importer
-//   TracerOperators.cpp   constants, list and tuple literals, folding, operator calls
+//   TracerOperators.cpp   constants, folding, operator calls
+//   TracerLiterals.cpp    list, tuple and dict literals (appends, `d[k] = v`, `items[0]`)
 //   TracerCalls.cpp       attribute reads, module and function calls, inlining
 //   TracerControlFlow.cpp if, loop and their blocks, torch._assert
 // Include only from those.
@@ -17,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -34,6 +36,15 @@ namespace fxview {
 // record. One Tracer traces one graph.
 class Tracer {
 public:
+    // A list or dict literal (its construct node) that a trace found changed where it cannot be
+    // folded: in a branch or loop body that runs at run time. The trace starts over with it in
+    // `sharedLiterals`, made by a node of its own.
+    struct LiteralChangedAtRunTime {
+        const torch::jit::Node* construct;
+    };
+
+    explicit Tracer(std::unordered_set<const torch::jit::Node*> sharedLiterals = {})
+        : sharedLiterals_(std::move(sharedLiterals)) {}
     TraceResult trace(const torch::jit::Module& root);
     // A function torch.fx keeps whole (torch.fx.wrap), traced on its own for Step Into: its
     // arguments are the placeholders.
@@ -55,6 +66,7 @@ private:
         std::string path;                         // Module: "layer1.0"
         torch::jit::Function* function = nullptr; // Function
         std::vector<Binding> items;               // Group: its items; Choice: true, false
+        int block = 0; // Data: the run-time block a list or dict literal was made in
     };
 
     using Frame = std::unordered_map<const torch::jit::Value*, Binding>;
@@ -89,14 +101,22 @@ private:
     Binding getItem(const Binding& source, std::size_t index, int unpacked = -1);
     void hideWorkThatOnlyFeedsGuards();
 
-    // TracerOperators.cpp: values folded into args, and the nodes operators become.
-    void traceConstant(const torch::jit::Node* n, Frame& frame);
+    // TracerLiterals.cpp: list, tuple and dict literals folded into args.
     c10::IValue constructConstant(const torch::jit::Node* n, const Frame& frame) const;
     void traceConstruct(const torch::jit::Node* n, Frame& frame);
-    static bool mutatedElsewhere(const torch::jit::Node* construct);
+    bool mutatedElsewhere(const torch::jit::Node* construct) const;
+    void checkFoldedHere(const Binding& literal, const torch::jit::Node* construct) const;
     bool appendsToLiteral(const torch::jit::Node* n, const Frame& frame) const;
     void traceAppend(const torch::jit::Node* n, Frame& frame);
     void traceUnpack(const torch::jit::Node* n, Frame& frame);
+    bool traceDict(const torch::jit::Node* n, Frame& frame);
+    bool traceSetItem(const torch::jit::Node* n, Frame& frame);
+    static void setItem(Binding& dict, const c10::IValue& key, const Argument& keyArg,
+                        const Binding& value);
+    bool traceLiteralItem(const torch::jit::Node* n, Frame& frame);
+
+    // TracerOperators.cpp: constants folded into args, and the nodes operators become.
+    void traceConstant(const torch::jit::Node* n, Frame& frame);
     std::vector<c10::IValue> evaluate(const torch::jit::Node* n, const Frame& frame);
     bool foldable(const torch::jit::Node* n, const Frame& frame) const;
     std::optional<std::pair<Argument, Argument>> subscriptOf(const torch::jit::Node* n,
@@ -129,6 +149,14 @@ private:
     // TracerControlFlow.cpp: ifs, loops, their blocks, and torch._assert.
     void traceIf(const torch::jit::Node* n, Frame& frame);
     void traceLoop(const torch::jit::Node* n, Frame& frame);
+    bool unrollLoop(const torch::jit::Node* n, Frame& frame);
+    // Whether `loop` is one the tracer unrolls, judged from its constants alone (a trip count an
+    // attribute gives is unrolled too, but only the frame knows it).
+    static bool unrolledWhileTracing(const torch::jit::Node* loop);
+    // Whether `user` may run while tracing, in the place of `home`: every block between them is
+    // an if's branch (folded when its condition is known) or the body of a loop over a constant
+    // range (unrolled). Where it turns out not to, the trace starts over (LiteralChangedAtRunTime).
+    static bool mayRunInPlaceOf(const torch::jit::Node* user, const torch::jit::Block* home);
     Block traceBlock(const torch::jit::Block* block, const std::string& label,
                      std::vector<std::string> params, std::vector<int> paramSlots, Frame& frame);
     // A block whose nodes `body` traces, its results the values it returns.
@@ -171,6 +199,9 @@ private:
     std::vector<PendingAttribute> pendingAttributes_;        // in the order the graph reads them
     std::unordered_map<std::string, Binding> setAttributes_; // module path.field -> value set
     int runtimeBlocks_ = 0; // depth inside branches and loop bodies that run at run time
+    int currentBlock_ = 0;  // which of those the walk is in (0: the graph's own)
+    int blockSerial_ = 0;
+    const std::unordered_set<const torch::jit::Node*> sharedLiterals_;
     std::vector<std::string> assertMessages_; // the nodes formatting torch._assert messages
     // Where the nodes emitted now come from: the TorchScript node being traced, and the calls
     // it was inlined through (outermost first), for each node's source lines.

@@ -163,6 +163,36 @@ c10::ScalarType scalarTypeOfExported(int code) {
     }
 }
 
+namespace {
+
+// LibTorch pickles a List[Tensor] (List[int], ...) as torch.jit._pickle.build_tensorlist(...),
+// which torch.load's default weights_only=True refuses; a list of Any pickles as Python's list.
+c10::IValue withPlainLists(const c10::IValue& value, int depth = 0) {
+    if (depth > 64) // outputs nest a few levels; deeper is kept as LibTorch pickles it
+        return value;
+    if (value.isList()) {
+        c10::impl::GenericList plain(c10::AnyType::get());
+        for (const c10::IValue& item : value.toListRef())
+            plain.push_back(withPlainLists(item, depth + 1));
+        return plain;
+    }
+    if (value.isTuple()) {
+        std::vector<c10::IValue> items;
+        for (const c10::IValue& item : value.toTupleRef().elements())
+            items.push_back(withPlainLists(item, depth + 1));
+        return c10::ivalue::Tuple::create(std::move(items));
+    }
+    if (value.isGenericDict()) {
+        c10::impl::GenericDict plain(value.toGenericDict().keyType(), c10::AnyType::get());
+        for (const auto& item : value.toGenericDict())
+            plain.insert(item.key(), withPlainLists(item.value(), depth + 1));
+        return plain;
+    }
+    return value;
+}
+
+} // namespace
+
 std::vector<char> torchSaveBytes(const c10::IValue& value) {
     // torch::jit::pickle_save, with the Pickler's tag_aggregates off.
     std::vector<char> pickled;
@@ -172,7 +202,7 @@ std::vector<char> torchSaveBytes(const c10::IValue& value) {
         },
         nullptr, nullptr, nullptr, nullptr, /*tag_aggregates=*/false);
     pickler.protocol();
-    pickler.pushIValue(value);
+    pickler.pushIValue(withPlainLists(value));
     pickler.stop();
     std::vector<char> archive;
     caffe2::serialize::PyTorchStreamWriter writer([&](const void* bytes, std::size_t size) {

@@ -13,15 +13,30 @@ namespace fxview {
 
 namespace jit = torch::jit;
 
-bool TensorSubscript::isLink(const jit::Node* n) {
-    const c10::Symbol k = n->kind();
-    if (k != c10::aten::slice && k != c10::aten::select && k != c10::aten::unsqueeze)
-        return false;
+bool TensorSubscript::writtenAsSubscript(const jit::Node* n) {
     if (n->inputs().empty() || n->inputs()[0]->type()->kind() != c10::TypeKind::TensorType)
         return false;
     std::string text = spelling_.originalText(n);
     std::size_t end = text.find_last_not_of(" \t\n");
     return end != std::string::npos && text[end] == ']' && text.find("...") == std::string::npos;
+}
+
+bool TensorSubscript::isLink(const jit::Node* n) {
+    const c10::Symbol k = n->kind();
+    if (k != c10::aten::slice && k != c10::aten::select && k != c10::aten::unsqueeze)
+        return false;
+    return writtenAsSubscript(n);
+}
+
+std::optional<Argument> TensorSubscript::tensorIndex(const jit::Node* n, const Argument& indices) {
+    if (n->kind() != c10::aten::index || n->inputs().size() != 2 ||
+        indices.kind != Argument::Kind::List || indices.items.empty() ||
+        isLink(n->inputs()[0]->node()) || !writtenAsSubscript(n))
+        return std::nullopt;
+    for (const Argument& item : indices.items)
+        if (!item.isNode())
+            return std::nullopt;
+    return indices.items.size() == 1 ? indices.items[0] : Argument::ofTuple(indices.items);
 }
 
 bool TensorSubscript::sameSubscript(const jit::Node* a, const jit::Node* b) {

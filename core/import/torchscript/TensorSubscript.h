@@ -35,7 +35,13 @@ public:
     static std::optional<Argument> listSlice(const torch::jit::Node* n,
                                              const ConstantOf& constantOf);
 
+    // `x[idx]`, `x[a, b]` with tensors (aten::index(x, [idx])): the index torch.fx passes to
+    // getitem, given the literal list of indices the node reads; nullopt for any other node, or
+    // a subscript that mixes tensors with slices or None.
+    std::optional<Argument> tensorIndex(const torch::jit::Node* n, const Argument& indices);
+
 private:
+    bool writtenAsSubscript(const torch::jit::Node* n);
     bool isLink(const torch::jit::Node* n);
     bool sameSubscript(const torch::jit::Node* a, const torch::jit::Node* b);
     SourceSpelling& spelling_;

@@ -369,16 +369,24 @@ void Tracer::hideWorkThatOnlyFeedsGuards() {
 // A module's forward or a function, traced; what the tracer cannot follow becomes a sentence.
 template <class Code> TraceResult traceOrExplain(Code& code, const std::string& source) {
     try {
-        // Literals are folded optimistically; each one found changed at run time is made a
-        // node of its own in the next attempt (a model has few: one attempt per literal).
-        std::unordered_set<const jit::Node*> shared;
+        // Literals are folded optimistically; those a trace finds changed at run time are made
+        // nodes of their own in the next (two traces, or three when sharing one list moves
+        // where another is changed).
+        Tracer::Constructs shared;
         for (;;) {
+            Tracer tracer(shared);
             try {
-                return Tracer(shared).trace(code);
-            } catch (const Tracer::LiteralChangedAtRunTime& changed) {
-                if (!shared.insert(changed.construct).second)
-                    throw std::logic_error("a list or dict literal is changed at run time");
+                TraceResult result = tracer.trace(code);
+                if (tracer.changedAtRunTime().empty())
+                    return result;
+            } catch (const std::exception&) {
+                if (tracer.changedAtRunTime().empty())
+                    throw; // not a consequence of folding a literal it should not have
             }
+            const std::size_t before = shared.size();
+            shared.insert(tracer.changedAtRunTime().begin(), tracer.changedAtRunTime().end());
+            if (shared.size() == before)
+                throw std::logic_error("a list or dict literal is changed at run time");
         }
     } catch (const std::exception& e) {
         TraceResult result;

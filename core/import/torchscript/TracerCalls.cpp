@@ -7,14 +7,41 @@
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/ir.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
+#include <optional>
 
 #include "FxTargets.h"
 #include "TorchValues.h"
 #include "TracerState.h"
 
 namespace fxview {
+
+namespace {
+
+// torch.fx.wrap patches the name in the globals of the module that defines the function, so only
+// calls looked up there are kept whole (RoIAlign.forward's roi_align); a call from anywhere else
+// (`torchvision.ops.roi_align(...)` in a person's model) is traced through. Where the archive
+// keeps no source, the call is taken to be its module's own.
+bool calledFromItsModule(const torch::jit::Node* call, const std::string& qualified) {
+    std::optional<torch::jit::SourceRange> site =
+        call->sourceRange().findSourceRangeThatGenerated();
+    if (!site)
+        site = call->sourceRange();
+    if (!site->source() || !site->source()->filename())
+        return true;
+    std::string module = pythonClassName(qualified);
+    module = module.substr(0, module.rfind('.'));
+    std::string file = module;
+    std::replace(file.begin(), file.end(), '.', '/');
+    file = "/" + file + ".py";
+    const std::string& filename = *site->source()->filename();
+    return filename.size() >= file.size() &&
+           filename.compare(filename.size() - file.size(), file.size(), file) == 0;
+}
+
+} // namespace
 
 namespace {
 
@@ -253,7 +280,7 @@ void Tracer::traceCallFunction(const jit::Node* n, Frame& frame) {
     }
     const std::string qualified = fn.function->qualname().qualifiedName();
     std::string functional = functionalName(qualified);
-    std::string wrapped = fxWrappedFunction(qualified);
+    std::string wrapped = calledFromItsModule(n, qualified) ? fxWrappedFunction(qualified) : "";
     if (!functional.empty() || !wrapped.empty()) {
         // torch.fx records torch.nn.functional calls whole, through __torch_function__, and
         // the functions their libraries wrap with torch.fx.wrap; Step Into shows the body.

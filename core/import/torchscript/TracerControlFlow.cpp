@@ -51,15 +51,12 @@ bool unrolledTrips(const c10::optional<c10::IValue>& trips,
 
 } // namespace
 
-bool Tracer::unrolledWhileTracing(const jit::Node* loop) {
-    return loop->kind() == c10::prim::Loop && continuesAlways(loop) &&
-           unrolledTrips(jit::toIValue(loop->inputs()[0]), jit::toIValue(loop->inputs()[1]));
-}
-
 bool Tracer::mayRunInPlaceOf(const jit::Node* user, const jit::Block* home) {
     for (const jit::Block* block = user->owningBlock(); block != home;) {
         const jit::Node* owner = block->owningNode();
-        if (!owner || (owner->kind() != c10::prim::If && !unrolledWhileTracing(owner)))
+        // A loop's trip count may be known only while tracing (`len` of a list literal).
+        if (!owner || (owner->kind() != c10::prim::If &&
+                       (owner->kind() != c10::prim::Loop || !continuesAlways(owner))))
             return false;
         block = owner->owningBlock();
     }

@@ -8,6 +8,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <algorithm>
+#include <cstdint>
 
 #include "TracerState.h"
 
@@ -170,15 +171,18 @@ bool Tracer::appendsToLiteral(const jit::Node* n, const Frame& frame) const {
 
 // A literal changes only where it was made: a change in a branch or loop body that stays in the
 // graph (an if on the data) needs the list or dict to be one object, which the next trace makes.
-void Tracer::checkFoldedHere(const Binding& literal, const jit::Node* construct) const {
-    if (literal.block != currentBlock_)
-        throw LiteralChangedAtRunTime{construct};
+// This trace goes on (folding anyway) to find every such literal at once.
+bool Tracer::foldedHere(const Binding& literal, const jit::Node* construct) {
+    if (literal.block == currentBlock_)
+        return true;
+    changedAtRunTime_.insert(construct);
+    return false;
 }
 
 void Tracer::traceAppend(const jit::Node* n, Frame& frame) {
     const Binding& item = dataOf(frame, n->inputs()[1]);
     Binding& list = frame[n->inputs()[0]];
-    checkFoldedHere(list, n->inputs()[0]->node());
+    foldedHere(list, n->inputs()[0]->node());
     list.arg.items.push_back(item.arg);
     list.source.items.push_back(item.source);
     if (n->outputs().size() == 1)
@@ -234,10 +238,11 @@ bool Tracer::traceSetItem(const jit::Node* n, Frame& frame) {
     Binding& dict = frame[target];
     const Binding& key = dataOf(frame, n->inputs()[1]);
     if (dict.source.kind != ValueSource::Kind::Dict)
-        return false; // made a dict object of its own: the change is a node
-    checkFoldedHere(dict, target->node());
+        return false;  // made a dict object of its own: the change is a node
     if (!key.constant) // a key known only at run time
-        throw LiteralChangedAtRunTime{target->node()};
+        changedAtRunTime_.insert(target->node());
+    if (!foldedHere(dict, target->node()) || !key.constant)
+        return true;
     setItem(dict, *key.constant, key.arg, dataOf(frame, n->inputs()[2]));
     return true;
 }
@@ -288,6 +293,43 @@ bool Tracer::traceLiteralItem(const jit::Node* n, Frame& frame) {
     const Argument& item = source.kind == ValueSource::Kind::Dict ? literal.arg.items[*at].items[1]
                                                                   : literal.arg.items[*at];
     frame[n->output()] = data(item, source.items[*at]);
+    return true;
+}
+
+// What Python answers while torch.fx traces, so that no node is recorded: `len` of a list or
+// dict literal, and `isinstance` of a value whose type the trace knows (a literal, a constant, a
+// value of one concrete type), as torchvision's roi_align asks of the boxes a caller passed.
+bool Tracer::traceKnownWhileTracing(const jit::Node* n, Frame& frame) {
+    const c10::Symbol kind = n->kind();
+    if ((kind != c10::aten::len && kind != c10::prim::isinstance) || n->inputs().size() != 1)
+        return false;
+    const Binding& value = dataOf(frame, n->input());
+    const ValueSource& source = value.source;
+    const bool literal = !value.constant && (source.kind == ValueSource::Kind::List ||
+                                             source.kind == ValueSource::Kind::Dict);
+    if (kind == c10::aten::len) {
+        if (!literal || value.arg.items.size() != source.items.size())
+            return false;
+        frame[n->output()] = constant(c10::IValue(static_cast<std::int64_t>(source.items.size())));
+        return true;
+    }
+    c10::TypePtr type;
+    if (value.constant)
+        type = value.constant->type();
+    else if (literal && source.kind == ValueSource::Kind::List)
+        type = c10::ListType::create(source.listElement);
+    else if (literal)
+        type = c10::DictType::create(source.dictKey, source.listElement);
+    else if (source.kind == ValueSource::Kind::Slot)
+        type = n->input()->type();
+    const c10::TypeKind k = type ? type->kind() : c10::TypeKind::AnyType;
+    if (k == c10::TypeKind::UnionType || k == c10::TypeKind::OptionalType ||
+        k == c10::TypeKind::AnyType)
+        return false;
+    bool is = false;
+    for (const c10::TypePtr& candidate : n->tys(c10::attr::types))
+        is = is || type->isSubtypeOf(*candidate);
+    frame[n->output()] = constant(c10::IValue(is));
     return true;
 }
 

@@ -179,7 +179,7 @@ std::string Tracer::tensorAttributeRead(const jit::Node* n) {
 }
 
 void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
-    if (traceLiteralItem(n, frame))
+    if (traceLiteralItem(n, frame) || traceKnownWhileTracing(n, frame))
         return;
     if (foldable(n, frame)) {
         std::vector<c10::IValue> values = evaluate(n, frame);
@@ -211,6 +211,13 @@ void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
         node.args = {subscript->first, subscript->second};
         node.kwargs.clear();
     }
+    if (n->inputs().size() == 2)
+        if (auto index = subscript_.tensorIndex(n, dataOf(frame, n->inputs()[1]).arg)) {
+            // `boxes[keep]`: TorchScript's aten::index(boxes, [keep]); torch.fx's getitem.
+            call = {Op::CallFunction, "operator.getitem", "getitem"};
+            node.args = {dataOf(frame, n->inputs()[0]).arg, *index};
+            node.kwargs.clear();
+        }
     if (auto index = TensorSubscript::listSlice(
             n, [&](const jit::Value* v) { return dataOf(frame, v).constant; })) {
         // `x.shape[-2:]`: Python slices the list, and torch.fx records getitem with the slice.

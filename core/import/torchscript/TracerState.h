@@ -36,19 +36,18 @@ namespace fxview {
 // record. One Tracer traces one graph.
 class Tracer {
 public:
-    // A list or dict literal (its construct node) that a trace found changed where it cannot be
-    // folded: in a branch or loop body that runs at run time. The trace starts over with it in
-    // `sharedLiterals`, made by a node of its own.
-    struct LiteralChangedAtRunTime {
-        const torch::jit::Node* construct;
-    };
+    using Constructs = std::unordered_set<const torch::jit::Node*>;
 
-    explicit Tracer(std::unordered_set<const torch::jit::Node*> sharedLiterals = {})
-        : sharedLiterals_(std::move(sharedLiterals)) {}
+    // `sharedLiterals`: list and dict literals (their construct nodes) to make as objects of
+    // their own, each made by a node every use shares.
+    explicit Tracer(Constructs sharedLiterals = {}) : sharedLiterals_(std::move(sharedLiterals)) {}
     TraceResult trace(const torch::jit::Module& root);
     // A function torch.fx keeps whole (torch.fx.wrap), traced on its own for Step Into: its
     // arguments are the placeholders.
     TraceResult trace(torch::jit::Function& function);
+    // The literals this trace found changed where they cannot be folded (in a branch or loop
+    // body that runs at run time): the trace is wrong, and is made again with them shared.
+    const Constructs& changedAtRunTime() const { return changedAtRunTime_; }
 
 private:
     // What a TorchScript value stands for while tracing.
@@ -105,7 +104,7 @@ private:
     c10::IValue constructConstant(const torch::jit::Node* n, const Frame& frame) const;
     void traceConstruct(const torch::jit::Node* n, Frame& frame);
     bool mutatedElsewhere(const torch::jit::Node* construct) const;
-    void checkFoldedHere(const Binding& literal, const torch::jit::Node* construct) const;
+    bool foldedHere(const Binding& literal, const torch::jit::Node* construct);
     bool appendsToLiteral(const torch::jit::Node* n, const Frame& frame) const;
     void traceAppend(const torch::jit::Node* n, Frame& frame);
     void traceUnpack(const torch::jit::Node* n, Frame& frame);
@@ -114,6 +113,7 @@ private:
     static void setItem(Binding& dict, const c10::IValue& key, const Argument& keyArg,
                         const Binding& value);
     bool traceLiteralItem(const torch::jit::Node* n, Frame& frame);
+    bool traceKnownWhileTracing(const torch::jit::Node* n, Frame& frame);
 
     // TracerOperators.cpp: constants folded into args, and the nodes operators become.
     void traceConstant(const torch::jit::Node* n, Frame& frame);
@@ -150,12 +150,10 @@ private:
     void traceIf(const torch::jit::Node* n, Frame& frame);
     void traceLoop(const torch::jit::Node* n, Frame& frame);
     bool unrollLoop(const torch::jit::Node* n, Frame& frame);
-    // Whether `loop` is one the tracer unrolls, judged from its constants alone (a trip count an
-    // attribute gives is unrolled too, but only the frame knows it).
-    static bool unrolledWhileTracing(const torch::jit::Node* loop);
     // Whether `user` may run while tracing, in the place of `home`: every block between them is
-    // an if's branch (folded when its condition is known) or the body of a loop over a constant
-    // range (unrolled). Where it turns out not to, the trace starts over (LiteralChangedAtRunTime).
+    // an if's branch (folded when its condition is known) or the body of a loop without `break`
+    // (unrolled when its range is known). Where it turns out not to, the trace starts over
+    // (changedAtRunTime).
     static bool mayRunInPlaceOf(const torch::jit::Node* user, const torch::jit::Block* home);
     Block traceBlock(const torch::jit::Block* block, const std::string& label,
                      std::vector<std::string> params, std::vector<int> paramSlots, Frame& frame);
@@ -201,7 +199,8 @@ private:
     int runtimeBlocks_ = 0; // depth inside branches and loop bodies that run at run time
     int currentBlock_ = 0;  // which of those the walk is in (0: the graph's own)
     int blockSerial_ = 0;
-    const std::unordered_set<const torch::jit::Node*> sharedLiterals_;
+    const Constructs sharedLiterals_;
+    Constructs changedAtRunTime_;
     std::vector<std::string> assertMessages_; // the nodes formatting torch._assert messages
     // Where the nodes emitted now come from: the TorchScript node being traced, and the calls
     // it was inlined through (outermost first), for each node's source lines.

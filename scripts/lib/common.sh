@@ -5,7 +5,6 @@
 # beside it, outside the root, so rebuilds stay fast even if the root is remade.
 FXVIEW_ROOT="${FXVIEW_ROOT:-/var/lib/fxview/debian13}"
 FXVIEW_CCACHE_DIR="${FXVIEW_CCACHE_DIR:-$(dirname "$FXVIEW_ROOT")/ccache}"
-FXVIEW_MIRROR="${FXVIEW_MIRROR:-http://deb.debian.org/debian}"
 # Written last by make-root: a root without it is half made and is made again.
 FXVIEW_ROOT_STAMP="$FXVIEW_ROOT/.fxview-root-complete"
 
@@ -41,6 +40,44 @@ host_is_new_enough() {
   local major
   major=$(debian_major)
   [ -n "$major" ] && [ "$major" -ge 13 ]
+}
+
+# The Debian mirror the host's own apt uses (its first source of a Debian release's main
+# archive, from /etc/apt/sources.list and sources.list.d, one-line and deb822 formats), so that
+# the root is made from where this machine already gets its packages. FXVIEW_MIRROR overrides it.
+host_debian_mirror() {
+  local suites='^(buzz|rex|bo|hamm|slink|potato|woody|sarge|etch|lenny|squeeze|wheezy|jessie|stretch|buster|bullseye|bookworm|trixie|forky|duke|sid|stable|testing|unstable|oldstable)$'
+  {
+    [ -f /etc/apt/sources.list ] && cat /etc/apt/sources.list
+    for f in /etc/apt/sources.list.d/*.list; do [ -f "$f" ] && cat "$f"; done
+  } 2>/dev/null | awk -v suites="$suites" '
+    $1 == "deb" { i = 2; if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; i++ }
+                  if ($(i + 1) ~ suites) { print $i; exit } }'
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    awk -v suites="$suites" '
+      function flush() {
+        if (!done && deb && found && uri != "") { print uri; done = 1; exit }
+        deb = found = 0; uri = ""
+      }
+      /^[ \t]*$/ { flush(); next }
+      /^Types:/ { for (i = 2; i <= NF; i++) if ($i == "deb") deb = 1 }
+      /^URIs:/ { uri = $2 }
+      /^Suites:/ { for (i = 2; i <= NF; i++) if ($i ~ suites) found = 1 }
+      END { flush() }' "$f"
+  done
+}
+
+# Where the root's packages come from: FXVIEW_MIRROR, else the host's own Debian mirror.
+fxview_mirror() {
+  local mirror="${FXVIEW_MIRROR:-}"
+  [ -n "$mirror" ] || mirror=$(host_debian_mirror | head -n 1)
+  if [ -z "$mirror" ]; then
+    echo "error: this host's apt sources name no Debian mirror; set FXVIEW_MIRROR to the URL of" \
+      "a Debian mirror (the folder holding dists/ and pool/), then run this again." >&2
+    return 1
+  fi
+  echo "${mirror%/}"
 }
 
 as_root() {

@@ -1,6 +1,6 @@
 // Times, in one process and on the same input, the module's own forward (warmed up), the
 // interpreter running to the end with shapes only, and with full summaries. Prints a Markdown
-// table with the per-node overhead ((run - forward) / nodes) for the README.
+// table with the per-node overhead ((run - forward) / nodes) for docs/measurements.md.
 //
 // Usage: bench_interpreter MODEL INPUT [MODEL INPUT]...   e.g. example:tinynet 3x4
 

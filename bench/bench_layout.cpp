@@ -1,6 +1,6 @@
 // Layout and export time against node count: the fixture models and generated chains with skip
 // connections, next to the time Graphviz's own `dot -Tsvg` takes on the same graph's DOT text.
-// Prints a Markdown table for the README: medians of five runs, fxview's and dot's interleaved.
+// Prints a Markdown table for docs/measurements.md: medians of five runs, fxview's and dot's interleaved.
 //
 // Usage: bench_layout WORKDIR [MODEL.pt]...
 

@@ -1,5 +1,5 @@
 // How long the graph view and the overview take to paint one frame, for "smooth at thousands of
-// nodes": the fixture models and the generated chains. Prints a Markdown table for the README,
+// nodes": the fixture models and the generated chains. Prints a Markdown table for docs/measurements.md,
 // medians over every frame of a scripted pan and zoom.
 //
 // Usage: bench_view [MODEL.pt]...

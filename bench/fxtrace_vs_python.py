@@ -6,7 +6,7 @@ Usage: /usr/bin/python3 bench/fxtrace_vs_python.py FXTRACE WORKDIR [--runs N]
 
 WORKDIR receives the benchmark archives (torchvision resnet50 and resnet18, scripted and
 traced, random weights), made once. Each command runs once to warm the page cache, then N
-times; the median wall time is reported. Prints a Markdown table for the README.
+times; the median wall time is reported. Prints a Markdown table for docs/measurements.md.
 """
 import argparse
 import os

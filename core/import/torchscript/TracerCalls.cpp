@@ -2,7 +2,7 @@
 // read through prim::GetAttr; a leaf module's forward kept as call_module, a torch.nn.functional
 // or torch.fx.wrap'ped function kept as one call_function, and every other method or function
 // inlined in place, its nodes in the callee's scope. Apart because which calls torch.fx traces
-// through, and where it reads parameters, is its own set of rules (see the README).
+// through, and where it reads parameters, is its own set of rules (see docs/fidelity.md).
 
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/ir.h>

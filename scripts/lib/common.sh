@@ -11,6 +11,7 @@ FXVIEW_ROOT_STAMP="$FXVIEW_ROOT/.fxview-root-complete"
 # The Debian packages fxview builds, tests and runs with (all from Debian 13 "trixie").
 FXVIEW_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache
+  dpkg-dev file                 # scripts/package: dpkg-shlibdeps finds the .deb's dependencies
   libtorch-dev                  # LibTorch 2.6: find_package(Torch)
   libopenblas0-pthread          # LibTorch's BLAS: without it Debian falls back to the reference
                                 # BLAS, ~30x slower (vit_b_16's forward 18.7 s)
@@ -78,6 +79,49 @@ fxview_mirror() {
     return 1
   fi
   echo "${mirror%/}"
+}
+
+# Replaces this shell by COMMAND chrooted into ROOT (as root) in a private mount namespace
+# (unshare --mount, private propagation: nothing mounted is seen outside, and every mount ends
+# with the command). Each path of the newline-separated BINDS is bound at the same path inside,
+# /etc/resolv.conf too (apt inside resolves names as the host does); COMMAND starts in CWD when
+# the root has it, else in /. The host's PATH and Python variables name things not in the root.
+exec_chrooted() {
+  local root=$1 cwd=$2 binds=$3
+  shift 3
+  FXVIEW_CHROOT="$root" FXVIEW_BINDS="$binds" FXVIEW_CWD="$cwd" \
+    exec unshare --mount --propagation private bash -euo pipefail -c '
+    while IFS= read -r src; do
+      [ -n "$src" ] && [ "$src" != / ] && [ -e "$src" ] || continue
+      dst="$FXVIEW_CHROOT$src"
+      if [ -d "$src" ]; then
+        mkdir -p "$dst"
+      else
+        mkdir -p "$(dirname "$dst")"
+        [ -e "$dst" ] || : >"$dst"
+      fi
+      mount --rbind "$src" "$dst"
+    done <<<"$FXVIEW_BINDS"
+    if [ -f /etc/resolv.conf ]; then
+      [ -e "$FXVIEW_CHROOT/etc/resolv.conf" ] || : >"$FXVIEW_CHROOT/etc/resolv.conf"
+      mount --bind "$(readlink -f /etc/resolv.conf)" "$FXVIEW_CHROOT/etc/resolv.conf"
+    fi
+    cwd="$FXVIEW_CWD"
+    [ -d "$FXVIEW_CHROOT$cwd" ] || cwd=/
+    exec chroot "$FXVIEW_CHROOT" /usr/bin/env \
+      -u PYTHONPATH -u PYTHONHOME -u LD_LIBRARY_PATH -u VIRTUAL_ENV \
+      -u FXVIEW_BINDS -u FXVIEW_CWD -u FXVIEW_CHROOT \
+      PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+      /bin/sh -c "cd \"\$0\" && exec \"\$@\"" "$cwd" "$@"
+  ' exec-chrooted "$@"
+}
+
+# debootstrap, installed with apt-get if the host lacks it.
+need_debootstrap() {
+  command -v debootstrap >/dev/null && return 0
+  echo "Installing debootstrap"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap
 }
 
 as_root() {

@@ -10,9 +10,9 @@
 #include "FxText.h"
 #include "Fxtrace.h"
 #include "GraphJson.h"
-#include "GraphScene.h"
-#include "SceneExport.h"
 #include "ScopeView.h"
+#include "export/SceneExport.h"
+#include "scene/GraphScene.h"
 
 namespace fxview::fxtrace {
 

@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <unistd.h>
 
-#include "Engine.h"
-#include "MainWindow.h"
+#include "engineclient/Engine.h"
+#include "window/MainWindow.h"
 
 namespace fxview {
 

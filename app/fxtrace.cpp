@@ -20,13 +20,13 @@
 #include "FxText.h"
 #include "Fxtrace.h"
 #include "GraphJson.h"
-#include "GraphScene.h"
 #include "Interpreter.h"
 #include "Model.h"
-#include "SceneExport.h"
 #include "ScopeView.h"
 #include "Tracer.h"
-#include "VersionText.h"
+#include "Versions.h"
+#include "export/SceneExport.h"
+#include "scene/GraphScene.h"
 
 namespace {
 
@@ -302,7 +302,7 @@ int main(int argc, char** argv) {
         return kOk;
     }
     if (args[0] == "-v" || args[0] == "--version") {
-        std::cout << versionText("fxtrace").toStdString() << "\n";
+        std::cout << versionText("fxtrace", qVersion()) << "\n";
         return kOk;
     }
 

@@ -17,10 +17,9 @@
 #include "Confinement.h"
 #include "EngineClient.h"
 #include "InputSpec.h"
-#include "MainWindow.h"
 #include "OpenTime.h"
-#include "VersionText.h"
 #include "Versions.h"
+#include "window/MainWindow.h"
 #ifdef FXVIEW_IN_PROCESS_BUILD
 #include "EngineServer.h"
 #endif
@@ -134,7 +133,7 @@ int main(int argc, char** argv) {
         CommandLine commandLine;
         commandLine.parser.process(core);
         if (commandLine.parser.isSet(commandLine.version))
-            std::printf("%s\n", qPrintable(fxview::versionText("fxview")));
+            std::printf("%s\n", fxview::versionText("fxview", qVersion()).c_str());
         return 0;
     }
     QApplication app(argc, argv);

@@ -1,6 +1,7 @@
 // Layout and export time against node count: the fixture models and generated chains with skip
 // connections, next to the time Graphviz's own `dot -Tsvg` takes on the same graph's DOT text.
-// Prints a Markdown table for docs/measurements.md: medians of five runs, fxview's and dot's interleaved.
+// Prints a Markdown table for docs/measurements.md: medians of five runs, fxview's and dot's
+// interleaved.
 //
 // Usage: bench_layout WORKDIR [MODEL.pt]...
 
@@ -15,11 +16,11 @@
 #include <vector>
 
 #include "ChainGraph.h"
-#include "GraphScene.h"
 #include "Model.h"
-#include "SceneExport.h"
 #include "Timing.h"
 #include "Tracer.h"
+#include "export/SceneExport.h"
+#include "scene/GraphScene.h"
 
 using namespace fxview;
 

@@ -19,9 +19,9 @@
 #include <unistd.h>
 #include <vector>
 
-#include "GraphScene.h"
-#include "MainWindow.h"
 #include "Timing.h"
+#include "scene/GraphScene.h"
+#include "window/MainWindow.h"
 
 using namespace fxview;
 

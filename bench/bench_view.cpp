@@ -1,6 +1,6 @@
 // How long the graph view and the overview take to paint one frame, for "smooth at thousands of
-// nodes": the fixture models and the generated chains. Prints a Markdown table for docs/measurements.md,
-// medians over every frame of a scripted pan and zoom.
+// nodes": the fixture models and the generated chains. Prints a Markdown table for
+// docs/measurements.md, medians over every frame of a scripted pan and zoom.
 //
 // Usage: bench_view [MODEL.pt]...
 
@@ -17,12 +17,12 @@
 #include <vector>
 
 #include "ChainGraph.h"
-#include "GraphScene.h"
-#include "GraphView.h"
 #include "Model.h"
-#include "OverviewView.h"
 #include "Timing.h"
 #include "Tracer.h"
+#include "scene/GraphScene.h"
+#include "scene/GraphView.h"
+#include "scene/OverviewView.h"
 
 using namespace fxview;
 

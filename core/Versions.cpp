@@ -17,4 +17,13 @@ std::string graphvizVersion() {
     return PACKAGE_VERSION;
 }
 
+std::string librariesText(const std::string& qtVersion) {
+    return "LibTorch " + libtorchVersion() + ", Qt " + qtVersion + ", Graphviz " +
+           graphvizVersion();
+}
+
+std::string versionText(const std::string& program, const std::string& qtVersion) {
+    return program + " " + fxviewVersion() + " (" + librariesText(qtVersion) + ")";
+}
+
 } // namespace fxview

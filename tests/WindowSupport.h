@@ -6,8 +6,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-#include "MainWindow.h"
 #include "TestSupport.h"
+#include "window/MainWindow.h"
 
 inline bool waitFor(QObject* sender, const char* signal, int times = 1) {
     QSignalSpy spy(sender, signal);

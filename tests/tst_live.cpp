@@ -12,10 +12,10 @@
 #include <thread>
 #include <unistd.h>
 
-#include "GraphScene.h"
-#include "MainWindow.h"
 #include "WindowSupport.h"
 #include "Wire.h"
+#include "scene/GraphScene.h"
+#include "window/MainWindow.h"
 
 using namespace fxview;
 

@@ -20,15 +20,15 @@
 #include <QTreeWidget>
 #include <set>
 
-#include "GraphScene.h"
-#include "InputBar.h"
-#include "Inspector.h"
 #include "Interpreter.h"
-#include "LoadProgress.h"
-#include "MainWindow.h"
-#include "NodeItem.h"
-#include "OverviewView.h"
 #include "WindowSupport.h"
+#include "panels/InputBar.h"
+#include "panels/Inspector.h"
+#include "panels/LoadProgress.h"
+#include "scene/GraphScene.h"
+#include "scene/NodeItem.h"
+#include "scene/OverviewView.h"
+#include "window/MainWindow.h"
 
 using namespace fxview;
 

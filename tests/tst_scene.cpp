@@ -8,13 +8,13 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 
-#include "ClusterItem.h"
-#include "EdgeItem.h"
-#include "GraphScene.h"
 #include "Interpreter.h"
-#include "NodeItem.h"
-#include "SceneExport.h"
 #include "TestSupport.h"
+#include "export/SceneExport.h"
+#include "scene/ClusterItem.h"
+#include "scene/EdgeItem.h"
+#include "scene/GraphScene.h"
+#include "scene/NodeItem.h"
 
 using namespace fxview;
 

@@ -15,13 +15,13 @@
 #include <QTreeWidget>
 #include <memory>
 
-#include "ClusterItem.h"
-#include "EdgeItem.h"
 #include "FxText.h"
-#include "GraphScene.h"
-#include "NodeItem.h"
 #include "ScopeView.h"
 #include "WindowSupport.h"
+#include "scene/ClusterItem.h"
+#include "scene/EdgeItem.h"
+#include "scene/GraphScene.h"
+#include "scene/NodeItem.h"
 
 using namespace fxview;
 

@@ -10,10 +10,10 @@
 #include <csignal>
 #include <unistd.h>
 
-#include "GraphScene.h"
-#include "MainWindow.h"
 #include "Timing.h"
 #include "WindowSupport.h"
+#include "scene/GraphScene.h"
+#include "window/MainWindow.h"
 
 using namespace fxview;
 

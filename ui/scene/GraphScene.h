@@ -14,9 +14,9 @@
 #include "Graph.h"
 #include "GraphLayout.h"
 #include "RunRecord.h"
-#include "SceneStyle.h"
 #include "ScopeView.h"
-#include "Theme.h"
+#include "scene/SceneStyle.h"
+#include "scene/Theme.h"
 
 namespace fxview {
 

@@ -1,4 +1,4 @@
-#include "SceneExport.h"
+#include "export/SceneExport.h"
 
 #include <QFile>
 #include <QFileInfo>
@@ -8,8 +8,8 @@
 #include <QPdfWriter>
 #include <cmath>
 
-#include "GraphScene.h"
-#include "SvgPainter.h"
+#include "export/SvgPainter.h"
+#include "scene/GraphScene.h"
 
 namespace fxview {
 

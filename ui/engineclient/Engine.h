@@ -21,7 +21,6 @@
 #include <unordered_map>
 #include <vector>
 
-#include "EngineProcess.h"
 #include "EngineProtocol.h"
 #include "Graph.h"
 #include "GraphLayout.h"
@@ -30,6 +29,7 @@
 #include "RunRecord.h"
 #include "ScopeTree.h"
 #include "ScopeView.h"
+#include "engineclient/EngineProcess.h"
 
 namespace fxview {
 

@@ -1,4 +1,4 @@
-#include "GraphView.h"
+#include "scene/GraphView.h"
 
 #include <QGraphicsItem>
 #include <QWheelEvent>

@@ -1,4 +1,4 @@
-#include "LoadProgress.h"
+#include "panels/LoadProgress.h"
 
 #include <QFileInfo>
 #include <QHBoxLayout>

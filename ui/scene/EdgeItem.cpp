@@ -1,4 +1,4 @@
-#include "EdgeItem.h"
+#include "scene/EdgeItem.h"
 
 #include <QFontMetricsF>
 #include <QPainter>

@@ -1,11 +1,11 @@
-#include "GraphScene.h"
+#include "scene/GraphScene.h"
 
 #include <QGraphicsSceneMouseEvent>
 #include <QSet>
 
-#include "ClusterItem.h"
-#include "EdgeItem.h"
-#include "NodeItem.h"
+#include "scene/ClusterItem.h"
+#include "scene/EdgeItem.h"
+#include "scene/NodeItem.h"
 
 namespace fxview {
 

@@ -15,11 +15,11 @@
 #include <functional>
 
 #include "FxText.h"
-#include "GraphScene.h"
-#include "GraphView.h"
-#include "InputBar.h"
-#include "MainWindow.h"
-#include "NodeItem.h"
+#include "panels/InputBar.h"
+#include "scene/GraphScene.h"
+#include "scene/GraphView.h"
+#include "scene/NodeItem.h"
+#include "window/MainWindow.h"
 
 namespace fxview {
 

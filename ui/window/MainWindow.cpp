@@ -1,4 +1,4 @@
-#include "MainWindow.h"
+#include "window/MainWindow.h"
 
 #include <cstdio>
 
@@ -33,20 +33,20 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
-#include "ClusterItem.h"
 #include "Examples.h"
 #include "FxText.h"
 #include "GraphJson.h"
 #include "GraphLayout.h"
-#include "GraphScene.h"
-#include "GraphView.h"
-#include "InputBar.h"
-#include "Inspector.h"
-#include "LoadProgress.h"
-#include "NodeItem.h"
-#include "OverviewView.h"
-#include "SceneExport.h"
-#include "VersionText.h"
+#include "Versions.h"
+#include "export/SceneExport.h"
+#include "panels/InputBar.h"
+#include "panels/Inspector.h"
+#include "panels/LoadProgress.h"
+#include "scene/ClusterItem.h"
+#include "scene/GraphScene.h"
+#include "scene/GraphView.h"
+#include "scene/NodeItem.h"
+#include "scene/OverviewView.h"
 
 // The icons live in this static library (resources/resources.qrc); its initialiser has to be
 // called by name, at global scope, or the linker drops it and every window, the tests' too, comes
@@ -439,7 +439,8 @@ void MainWindow::buildActions() {
             this, "About fxview",
             QString("<b>fxview %1</b><br>See a PyTorch model's graph the way torch.fx sees it, "
                     "and step through it on sample input.<br>%2")
-                .arg(QApplication::applicationVersion(), librariesText()));
+                .arg(QApplication::applicationVersion(),
+                     QString::fromStdString(librariesText(qVersion()))));
     });
 }
 

@@ -5,8 +5,8 @@
 #include <QGraphicsItem>
 
 #include "GraphLayout.h"
-#include "SceneStyle.h"
-#include "Theme.h"
+#include "scene/SceneStyle.h"
+#include "scene/Theme.h"
 
 namespace fxview {
 

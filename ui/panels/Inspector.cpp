@@ -1,4 +1,4 @@
-#include "Inspector.h"
+#include "panels/Inspector.h"
 
 #include <QFileInfo>
 #include <QImage>

@@ -1,4 +1,4 @@
-#include "InputBar.h"
+#include "panels/InputBar.h"
 
 #include <QAction>
 #include <QComboBox>

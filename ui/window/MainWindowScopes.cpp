@@ -13,13 +13,13 @@
 #include <QTreeWidget>
 #include <functional>
 
-#include "ClusterItem.h"
 #include "FxText.h"
-#include "GraphScene.h"
-#include "GraphView.h"
-#include "MainWindow.h"
-#include "NodeItem.h"
-#include "OverviewView.h"
+#include "scene/ClusterItem.h"
+#include "scene/GraphScene.h"
+#include "scene/GraphView.h"
+#include "scene/NodeItem.h"
+#include "scene/OverviewView.h"
+#include "window/MainWindow.h"
 
 namespace fxview {
 

@@ -11,8 +11,8 @@
 
 #include "Graph.h"
 #include "RunRecord.h"
-#include "SceneStyle.h"
-#include "Theme.h"
+#include "scene/SceneStyle.h"
+#include "scene/Theme.h"
 
 namespace fxview {
 

@@ -1,4 +1,4 @@
-#include "OverviewView.h"
+#include "scene/OverviewView.h"
 
 #include <QMouseEvent>
 #include <QPainter>

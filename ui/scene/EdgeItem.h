@@ -6,8 +6,8 @@
 #include <QPainterPath>
 
 #include "GraphLayout.h"
-#include "SceneStyle.h"
-#include "Theme.h"
+#include "scene/SceneStyle.h"
+#include "scene/Theme.h"
 
 namespace fxview {
 

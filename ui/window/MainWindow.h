@@ -10,7 +10,7 @@
 #include <QPointer>
 #include <set>
 
-#include "Engine.h"
+#include "engineclient/Engine.h"
 
 class QAction;
 class QSpinBox;

@@ -1,4 +1,4 @@
-#include "Theme.h"
+#include "scene/Theme.h"
 
 namespace fxview {
 

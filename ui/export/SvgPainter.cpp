@@ -1,6 +1,6 @@
-#include "SvgPainter.h"
+#include "export/SvgPainter.h"
 
-#include "SceneStyle.h"
+#include "scene/SceneStyle.h"
 
 #include <QBuffer>
 #include <QFile>

@@ -1,4 +1,4 @@
-#include "Engine.h"
+#include "engineclient/Engine.h"
 
 #include <QFileInfo>
 #include <QMetaObject>
@@ -7,8 +7,8 @@
 #include <mutex>
 #include <utility>
 
-#include "GraphScene.h"
 #include "Wire.h"
+#include "scene/GraphScene.h"
 
 namespace fxview {
 

@@ -1,4 +1,4 @@
-#include "ClusterItem.h"
+#include "scene/ClusterItem.h"
 
 #include <QFontMetricsF>
 #include <QPainter>

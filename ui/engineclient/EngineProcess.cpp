@@ -1,4 +1,4 @@
-#include "EngineProcess.h"
+#include "engineclient/EngineProcess.h"
 
 #include <QCoreApplication>
 #include <QFileInfo>

@@ -1,7 +1,7 @@
-#include "NodeItem.h"
+#include "scene/NodeItem.h"
 
-#include "GraphScene.h"
 #include "ScopeTree.h"
+#include "scene/GraphScene.h"
 
 #include <QFontMetricsF>
 #include <QGraphicsSceneHoverEvent>

@@ -1,0 +1,355 @@
+// The engine thread's side of Engine: which engine process is current, loading or spare, what
+// each says and what the window is told (as Engine's signals, queued to the GUI thread), and the
+// reload of a model after its engine died.
+
+#include "engineclient/EngineWorker.h"
+
+#include <QFileInfo>
+#include <QMetaObject>
+#include <utility>
+
+#include "Wire.h"
+#include "scene/GraphScene.h"
+
+namespace fxview {
+
+namespace {
+
+template <typename T> T decoded(const std::string& payload) {
+    T m;
+    decode(payload, m);
+    return m;
+}
+
+QString qs(const std::string& s) {
+    return QString::fromStdString(s);
+}
+
+} // namespace
+
+void EngineWorker::shutdown() {
+    std::lock_guard<std::mutex> guard(lock);
+    for (EngineProcess* p : {current_, loading_, spare_})
+        if (p)
+            p->kill();
+    delete current_;
+    delete loading_;
+    delete spare_;
+    current_ = loading_ = spare_ = nullptr;
+}
+
+void EngineWorker::load(const OpenRequest& request, const QFont& font,
+                        const std::shared_ptr<LoadTicket>& t,
+                        const std::optional<std::set<std::string>>& openScopes) {
+    font_ = font;
+    openScopes_ = openScopes;
+    // A load still going was cancelled by the newer request; its engine goes.
+    retire(loading_);
+    EngineProcess* engine = takeSpare();
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        loading_ = engine;
+    }
+    ticket_ = t;
+    loadRequest_ = request;
+    engine->send(EngineMessage::Open, encode(request), true);
+    // An engine stuck in a run cannot answer for the model it has: it goes now.
+    if (current_ && current_->outstanding() > 0)
+        current_->kill();
+}
+
+void EngineWorker::command(const CommandRequest& request) {
+    bool fresh = current_ && (!current_->alive() || current_->killed());
+    EngineProcess* engine = liveCurrent();
+    if (!engine)
+        return engine_->finishedLater(1);
+    // A fresh engine's run is already at its start.
+    if (fresh && request.command == RunCommand::Reset)
+        return engine_->finishedLater(1);
+    engine->send(EngineMessage::Command, encode(request), true);
+}
+
+EngineProcess* EngineWorker::makeProcess() {
+    auto* engine = new EngineProcess(settings_, this);
+    // The live engine fxview was started on serves the first model; later ones (File ▸
+    // Open) get engines of their own.
+    const int attach = std::exchange(settings_.attachFd, -1);
+    connect(engine, &EngineProcess::message, this,
+            [this, engine](quint16 kind, const std::string& payload) {
+                received(engine, static_cast<EngineMessage>(kind), payload);
+            });
+    connect(engine, &EngineProcess::died, this,
+            [this, engine](const QString& how) { died(engine, how); });
+    if (attach >= 0)
+        engine->attach(attach);
+    else
+        engine->start();
+    return engine;
+}
+
+void EngineWorker::retire(EngineProcess*& engine) {
+    if (!engine)
+        return;
+    EngineProcess* gone = engine;
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        engine = nullptr;
+    }
+    gone->disconnect(this);
+    engine_->finishedLater(gone->owedJobs());
+    gone->kill();
+    gone->deleteLater();
+}
+
+EngineProcess* EngineWorker::liveCurrent() {
+    if (!current_ || (current_->alive() && !current_->killed()))
+        return current_;
+    if (open_.source.empty() || current_->attached())
+        return nullptr; // a live model went with its Python process: nothing can reopen it
+    EngineProcess* fresh = takeSpare();
+    EngineProcess* dead = current_;
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        current_ = fresh;
+    }
+    retire(dead);
+    reloading_ = true;
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        running_.clear();
+    }
+    fresh->send(EngineMessage::Open, encode(open_), false);
+    for (const auto& [node, on] : breakpoints_)
+        if (on)
+            fresh->send(EngineMessage::SetBreakpoint, encode(BreakpointRequest{node, on}), false);
+    return fresh;
+}
+
+void EngineWorker::received(EngineProcess* engine, EngineMessage kind, const std::string& payload) {
+    if (kind == EngineMessage::Hello) {
+        const EngineHello& hello = engine->hello();
+        // A live model runs in the person's own process, as their code does: nothing to say.
+        if (!hello.confined && !hello.live && !saidUnconfined_) {
+            saidUnconfined_ = true;
+            QString sentence = "The model runs unconfined: " + qs(hello.confinement) + ".";
+            emitDone([e = engine_, sentence] { emit e->unconfined(sentence); });
+        }
+    } else if (kind == EngineMessage::Done) {
+        engine_->finishedLater(engine->doneOne() ? 1 : 0);
+    } else if (engine == loading_) {
+        fromLoading(kind, payload);
+    } else if (engine == current_) {
+        fromCurrent(kind, payload);
+    }
+}
+
+void EngineWorker::fromLoading(EngineMessage kind, const std::string& payload) {
+    if (ticket_->cancelled()) {
+        // Cancelled before its engine could be killed: the model it opened anyway goes with
+        // it, not at the next load.
+        if (kind == EngineMessage::Opened || kind == EngineMessage::OpenFailed) {
+            retire(loading_);
+            startSpare();
+        }
+        return;
+    }
+    switch (kind) {
+    case EngineMessage::Progress: {
+        auto note = decoded<ProgressNote>(payload);
+        emitDone([e = engine_, id = ticket_->id, stage = qs(note.stage),
+                  percent = static_cast<int>(note.percent)] {
+            emit e->loadProgress(id, stage, percent);
+        });
+        break;
+    }
+    case EngineMessage::OpenFailed: {
+        QString sentence = qs(decoded<std::string>(payload));
+        if (ticket_->fail()) // settled: a Cancel pressed from now on finds nothing to cancel
+            emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
+        retire(loading_);
+        startSpare();
+        break;
+    }
+    case EngineMessage::Opened:
+        opened(decoded<OpenedModel>(payload));
+        break;
+    default:
+        break;
+    }
+}
+
+void EngineWorker::opened(OpenedModel m) {
+    // The layout happens here, on this thread, with the scene's font.
+    LoadedModel model;
+    model.load = ticket_->id;
+    model.source = qs(loadRequest_.source);
+    model.className = qs(m.className);
+    model.scopes = ScopeTree(m.graph);
+    model.openScopes = model.scopes.defaultOpen();
+    if (openScopes_) {
+        // Remembered for this file; scopes it no longer has are dropped. A state that
+        // matches nothing (the file was rewritten with other modules) gives the default.
+        std::set<std::string> kept;
+        for (const std::string& scope : *openScopes_)
+            if (model.scopes.find(scope))
+                kept.insert(scope);
+        if (!kept.empty() || openScopes_->empty())
+            model.openScopes = kept;
+    }
+    auto view = std::make_shared<ScopeView>(
+        collapseScopes(m.graph, model.scopes, model.openScopes, weightsAsNodes_));
+    model.layoutCache = std::make_shared<LayoutCache>();
+    model.layout = GraphScene::layOut(view->graph, font_, {}, model.layoutCache.get());
+    model.view = std::move(view);
+    model.graph = std::move(m.graph);
+    model.inputs = m.inputs;
+    model.inputNote = qs(m.inputNote);
+    model.inputError = qs(m.inputError);
+    model.graphText = std::move(m.graphText);
+    model.note = qs(m.note);
+    model.live = loading_->hello().live;
+    model.runtime = qs(loading_->hello().runtime);
+    // Only now does the new model replace the old one: a bad file or a Cancel leaves it.
+    if (!ticket_->commit())
+        return retire(loading_);
+    EngineProcess* old = current_;
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        current_ = loading_;
+        loading_ = nullptr;
+    }
+    retire(old);
+    open_ = loadRequest_;
+    open_.inputs = m.inputs;
+    open_.seed = m.seed;
+    open_.origin = "as applied";
+    breakpoints_.clear();
+    moduleLayouts_.clear();
+    reloading_ = false;
+    emitDone([e = engine_, id = model.load] { emit e->loadProgress(id, "Drawing", 95); });
+    emitDone([e = engine_, model] { emit e->loaded(model); });
+    // A live session rarely opens a file after: its engine (LibTorch loaded) is made when
+    // one is opened, not ahead.
+    if (!model.live)
+        startSpare();
+}
+
+void EngineWorker::fromCurrent(EngineMessage kind, const std::string& payload) {
+    switch (kind) {
+    case EngineMessage::Running: {
+        std::string node = decoded<std::string>(payload);
+        std::lock_guard<std::mutex> guard(lock);
+        running_ = std::move(node);
+        break;
+    }
+    case EngineMessage::Opened: // a reload: the graph is the one shown
+        reloading_ = false;
+        startSpare();
+        break;
+    case EngineMessage::OpenFailed: {
+        QString sentence =
+            "A fresh engine could not reopen the model: " + qs(decoded<std::string>(payload));
+        emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
+        break;
+    }
+    case EngineMessage::State:
+        state(decoded<RunState>(payload));
+        break;
+    case EngineMessage::InputsApplied: {
+        auto applied = decoded<InputsRequest>(payload);
+        open_.inputs = applied.inputs;
+        open_.seed = applied.seed;
+        emitDone([e = engine_, applied] {
+            emit e->inputsApplied(applied.inputs, static_cast<quint64>(applied.seed));
+        });
+        break;
+    }
+    case EngineMessage::InputsRejected: {
+        QString sentence = qs(decoded<std::string>(payload));
+        emitDone([e = engine_, sentence] { emit e->inputsRejected(sentence); });
+        break;
+    }
+    case EngineMessage::Failed: {
+        QString sentence = qs(decoded<std::string>(payload));
+        emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
+        break;
+    }
+    case EngineMessage::Path: {
+        ExecutedView view;
+        static_cast<PathState&>(view) = decoded<PathState>(payload);
+        if (!weightsAsNodes_)
+            drawWeightsInside(view.graph);
+        view.layout = GraphScene::layOut(view.graph, font_);
+        emitDone([e = engine_, view] { emit e->executedPathReady(view); });
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+void EngineWorker::state(RunState r) {
+    {
+        std::lock_guard<std::mutex> guard(lock);
+        running_.clear();
+    }
+    RunSnapshot s;
+    std::shared_ptr<FrameState> inside = std::move(r.steppedInto);
+    static_cast<RunState&>(s) = std::move(r);
+    if (inside) {
+        // Each module's graph is laid out once per model.
+        auto frame = std::make_shared<ModuleFrame>();
+        static_cast<FrameState&>(*frame) = std::move(*inside);
+        if (!weightsAsNodes_)
+            drawWeightsInside(frame->graph);
+        auto laid = moduleLayouts_.find(frame->node);
+        if (laid == moduleLayouts_.end())
+            laid =
+                moduleLayouts_.emplace(frame->node, GraphScene::layOut(frame->graph, font_)).first;
+        frame->layout = laid->second;
+        s.inside = frame;
+    }
+    emitDone([e = engine_, s] { emit e->runUpdated(s); });
+}
+
+void EngineWorker::died(EngineProcess* engine, const QString& how) {
+    engine_->finishedLater(engine->owedJobs());
+    if (engine == spare_) {
+        retire(spare_);
+    } else if (engine == loading_) {
+        if (!engine->killed() && ticket_->fail()) {
+            QString sentence =
+                QString("%1 %2 while loading %3; the window is fine and the open model "
+                        "stays; %3 may be damaged.")
+                    .arg(engine->attached() ? "The live Python engine" : "LibTorch", how,
+                         QFileInfo(qs(loadRequest_.source)).fileName());
+            emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
+        }
+        retire(loading_);
+        startSpare();
+    } else if (engine == current_ && engine->attached()) {
+        QString sentence =
+            engine->killed()
+                ? QString("Detached from your Python session: the window keeps the last "
+                          "picture; call fxview.show again to step the model.")
+                : QString("Your Python session ended (its engine %1): the window keeps the "
+                          "last picture; call fxview.show again to step the model.")
+                      .arg(how);
+        emitDone([e = engine_, sentence] { emit e->liveEnded(sentence); });
+    } else if (engine == current_ && !engine->killed()) {
+        QString where = running_.empty() ? QString("while running the model")
+                                         : QString("while running node `%1`").arg(qs(running_));
+        QString sentence = QString("LibTorch %1 %2; the window is fine; the model may be "
+                                   "damaged. Reset (Ctrl+Shift+F5) runs it again in a fresh "
+                                   "engine.")
+                               .arg(how, where);
+        if (reloading_)
+            sentence = QString("LibTorch %1 while reopening the model; the window is fine; "
+                               "the model may be damaged.")
+                           .arg(how);
+        emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
+        startSpare();
+    }
+}
+
+} // namespace fxview

@@ -1,0 +1,161 @@
+#pragma once
+// Private to engineclient/: the half of Engine that lives on its thread. Included only by
+// Engine.cpp and EngineWorker.cpp.
+
+#include <QFont>
+#include <QObject>
+#include <QString>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "GraphLayout.h"
+#include "engineclient/Engine.h"
+#include "engineclient/EngineProcess.h"
+
+namespace fxview {
+
+// Lives on the engine thread; owns the engine processes. `lock` guards which process is current
+// or loading, for the GUI thread's stop() and cancelLoad(), which kill without waiting.
+class EngineWorker : public QObject {
+public:
+    EngineWorker(Engine* engine, const EngineSettings& settings)
+        : engine_(engine), settings_(settings) {}
+
+    std::mutex lock;
+
+    // GUI thread: kills the engine doing the load, or the current one (and says whether there
+    // was one to kill).
+    bool killLoading() {
+        std::lock_guard<std::mutex> guard(lock);
+        if (!loading_)
+            return false;
+        loading_->kill();
+        return true;
+    }
+    void killCurrent() {
+        std::lock_guard<std::mutex> guard(lock);
+        if (current_)
+            current_->kill();
+    }
+    qint64 currentPid() {
+        std::lock_guard<std::mutex> guard(lock);
+        return current_ ? current_->pid() : 0;
+    }
+    void interruptCurrent() {
+        std::lock_guard<std::mutex> guard(lock);
+        if (current_)
+            current_->interrupt();
+    }
+    // The open model lives in a live engine (the person's Python): it is interrupted, never
+    // killed and reloaded.
+    bool currentAttached() {
+        std::lock_guard<std::mutex> guard(lock);
+        return current_ && current_->attached();
+    }
+    std::string runningNode() {
+        std::lock_guard<std::mutex> guard(lock);
+        return running_;
+    }
+
+    void startSpare() {
+        if (!spare_)
+            spare_ = makeProcess();
+    }
+
+    void shutdown();
+
+    void load(const OpenRequest& request, const QFont& font, const std::shared_ptr<LoadTicket>& t,
+              const std::optional<std::set<std::string>>& openScopes);
+
+    void setWeightsAsNodes(bool on) {
+        if (on != weightsAsNodes_)
+            moduleLayouts_.clear(); // laid out the other way
+        weightsAsNodes_ = on;
+    }
+
+    void executedPath(const QFont& font) {
+        font_ = font;
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::ExecutedPath, {}, true);
+        engine_->finishedLater(1);
+    }
+
+    void setInputs(const InputsRequest& request) {
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::SetInputs, encode(request), true);
+        engine_->finishedLater(1);
+    }
+
+    void command(const CommandRequest& request);
+
+    void setBreakpoint(const BreakpointRequest& request) {
+        breakpoints_[request.node] = request.on;
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::SetBreakpoint, encode(request), true);
+        engine_->finishedLater(1);
+    }
+
+    // After stop(): the killed engine's successor reloads the model.
+    void reload() {
+        liveCurrent();
+        engine_->finishedLater(1);
+    }
+
+private:
+    Engine* engine_;
+    EngineSettings settings_;
+    EngineProcess* current_ =
+        nullptr; // the open model's engine (dead until reloaded after a crash)
+    EngineProcess* loading_ = nullptr; // opening a model that replaces it if it loads
+    EngineProcess* spare_ = nullptr;   // started, LibTorch loaded, waiting for a model
+    std::shared_ptr<LoadTicket> ticket_;
+    OpenRequest loadRequest_;
+    std::optional<std::set<std::string>> openScopes_; // the load's
+    OpenRequest open_; // what current_ opened, with the inputs applied since: a reload's request
+    std::unordered_map<std::string, bool> breakpoints_;
+    bool reloading_ = false;
+    bool saidUnconfined_ = false;
+    QFont font_;
+    bool weightsAsNodes_ = false; // the View menu's: weights as boxes, or inside their readers'
+    std::unordered_map<std::string, GraphLayout> moduleLayouts_; // by module path, this model's
+    std::string running_; // the node the current engine last said it was at
+
+    EngineProcess* makeProcess();
+
+    EngineProcess* takeSpare() {
+        EngineProcess* engine = spare_ && spare_->alive() ? spare_ : makeProcess();
+        if (engine != spare_)
+            retire(spare_);
+        spare_ = nullptr;
+        return engine;
+    }
+
+    // Kills an engine and deletes it once it has been reaped; its jobs are finished.
+    void retire(EngineProcess*& engine);
+
+    // The current engine, alive: after a crash or stop(), a fresh one reopens the model first
+    // (with its inputs and breakpoints), so the next request finds it as it was at its start.
+    EngineProcess* liveCurrent();
+
+    template <typename F> void emitDone(F&& f) {
+        QMetaObject::invokeMethod(engine_, std::forward<F>(f), Qt::QueuedConnection);
+    }
+
+    void received(EngineProcess* engine, EngineMessage kind, const std::string& payload);
+
+    void fromLoading(EngineMessage kind, const std::string& payload);
+
+    void opened(OpenedModel m);
+
+    void fromCurrent(EngineMessage kind, const std::string& payload);
+
+    void state(RunState r);
+
+    void died(EngineProcess* engine, const QString& how);
+};
+
+} // namespace fxview

@@ -1,0 +1,321 @@
+// MainWindow's menus, toolbar and shortcuts (File, Run, Edit, View, Help), and the commands
+// behind File's entries: open, export, copy. Apart from MainWindow.cpp, which builds the docks
+// and shows models: this file is where a new command goes.
+#include "window/MainWindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QGuiApplication>
+#include <QIcon>
+#include <QKeyEvent>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QRegularExpression>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
+#include <cstdio>
+
+#include "Examples.h"
+#include "FxText.h"
+#include "GraphJson.h"
+#include "GraphLayout.h"
+#include "Versions.h"
+#include "export/SceneExport.h"
+#include "panels/InputBar.h"
+#include "panels/Inspector.h"
+#include "panels/LoadProgress.h"
+#include "scene/ClusterItem.h"
+#include "scene/GraphScene.h"
+#include "scene/GraphView.h"
+#include "scene/NodeItem.h"
+#include "scene/OverviewView.h"
+
+namespace fxview {
+
+void MainWindow::buildActions() {
+    QMenu* file = menuBar()->addMenu("&File");
+    file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::chooseFile);
+    QMenu* examplesMenu = file->addMenu("&Examples");
+    for (const ExampleInfo& e : examples()) {
+        QString source = "example:" + QString::fromStdString(e.name);
+        QAction* a = examplesMenu->addAction(QString::fromStdString(e.name), this,
+                                             [this, source] { openModel(source); });
+        a->setStatusTip(QString::fromStdString(e.description));
+    }
+    QMenu* recent = file->addMenu("Open &Recent");
+    connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+        recent->clear();
+        for (const QString& source : recentModels())
+            recent->addAction(source, this, [this, source] { openModel(source); });
+        recent->setEnabled(!recent->isEmpty());
+    });
+    file->addAction("&Export…", QKeySequence(Qt::CTRL | Qt::Key_E), this,
+                    &MainWindow::chooseExport);
+    file->addAction("Export &Visible Part…", this, [this] {
+        QString path = QFileDialog::getSaveFileName(this, "Export visible part",
+                                                    QFileInfo(source_).baseName() + "-part.png",
+                                                    "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)");
+        if (path.isEmpty())
+            return;
+        QString error = exportTo(path, true);
+        if (!error.isEmpty())
+            QMessageBox::warning(this, "Export failed", error);
+    });
+    file->addAction("Load Op &Library…", this, [this] {
+        // A person's own ops (TORCH_LIBRARY), as torch.ops.load_library: remembered, loaded
+        // before every model from now on, and the model open now is opened again with them.
+        QString path = QFileDialog::getOpenFileName(this, "Load a library of custom ops", QString(),
+                                                    "Shared libraries (*.so*)");
+        if (path.isEmpty())
+            return;
+        QSettings settings;
+        QStringList libraries = settings.value("engine/opLibraries").toStringList();
+        if (!libraries.contains(path))
+            settings.setValue("engine/opLibraries", libraries << path);
+        Engine::addOpLibrary(path.toStdString());
+        if (!source_.isEmpty())
+            openModel(source_);
+    });
+    file->addSeparator();
+    file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
+
+    QMenu* run = menuBar()->addMenu("&Run");
+    QToolBar* bar = addToolBar("Run");
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->setObjectName("runToolbar");
+    // Icons come from resources/icons (compiled into the app; without them, text shows).
+    auto add = [&](const QString& text, const char* icon, const QKeySequence& key, auto slot) {
+        QAction* a = run->addAction(QIcon(QString(":/fxview/icons/%1.svg").arg(icon)), text, key,
+                                    this, slot);
+        a->setToolTip(QString(text).remove('&') + " (" + key.toString(QKeySequence::NativeText) +
+                      ")");
+        a->setShortcutContext(Qt::ApplicationShortcut);
+        bar->addAction(a);
+        runActions_.append(a);
+        return a;
+    };
+    add("&Step", "step", QKeySequence(Qt::Key_F10), [this] { runCommand(RunCommand::Step); });
+    add("Step &Into", "step-into", QKeySequence(Qt::Key_F11),
+        [this] { runCommand(RunCommand::StepInto); });
+    add("Step &Out", "step-out", QKeySequence(Qt::SHIFT | Qt::Key_F11),
+        [this] { runCommand(RunCommand::StepOut); });
+    add("Run to &Cursor", "run-to-cursor", QKeySequence(Qt::CTRL | Qt::Key_F10),
+        [this] { runToSelected(); });
+    add("&Continue", "continue", QKeySequence(Qt::Key_F5),
+        [this] { runCommand(RunCommand::RunToEnd); });
+    add("&Reset", "reset", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
+        [this] { runCommand(RunCommand::Reset); });
+    // Play steps on its own, one node per interval, until the end, a failure or Pause.
+    play_ = add("&Play", "play", QKeySequence(Qt::CTRL | Qt::Key_P),
+                [this] { setPlaying(play_->isChecked()); });
+    play_->setCheckable(true);
+    playTimer_ = new QTimer(this);
+    connect(playTimer_, &QTimer::timeout, this, &MainWindow::playTick);
+    playInterval_ = new QSpinBox;
+    playInterval_->setRange(10, 5000);
+    playInterval_->setSingleStep(50);
+    playInterval_->setValue(400);
+    playInterval_->setSuffix(" ms/step");
+    playInterval_->setToolTip("Play speed");
+    connect(playInterval_, qOverload<int>(&QSpinBox::valueChanged), playTimer_,
+            qOverload<int>(&QTimer::setInterval));
+    playTimer_->setInterval(playInterval_->value());
+    bar->addWidget(playInterval_);
+    run->addSeparator();
+    detach_ = run->addAction("&Detach from Python", this, [this] { engine_->detach(); });
+    detach_->setToolTip("End the live session: the window keeps its picture, your Python goes on");
+    detach_->setEnabled(false);
+    run->addSeparator();
+    QAction* bp = run->addAction(QIcon(":/fxview/icons/breakpoint.svg"), "Toggle &Breakpoint",
+                                 QKeySequence(Qt::Key_F9), this,
+                                 [this] { toggleBreakpoint(selectedNode()); });
+    bp->setShortcutContext(Qt::ApplicationShortcut);
+    run->addAction("Remove &All Breakpoints", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F9), this,
+                   [this] {
+                       for (const QString& node : QStringList(breakpoints_.values()))
+                           toggleBreakpoint(node);
+                   });
+
+    QMenu* edit = menuBar()->addMenu("&Edit");
+    edit->setObjectName("editMenu");
+    QToolBar* findBar = addToolBar("Find");
+    findBar->setObjectName("findToolbar");
+    find_ = new QLineEdit;
+    find_->setPlaceholderText("Find node (name, op or target)");
+    find_->setClearButtonEnabled(true);
+    find_->setMaximumWidth(280);
+    findBar->addWidget(find_);
+    connect(find_, &QLineEdit::returnPressed, this, [this] { findNode(find_->text()); });
+    edit->addAction("&Find…", QKeySequence::Find, this, [this] {
+        find_->setFocus();
+        find_->selectAll();
+    });
+    edit->addAction("Find &Next", QKeySequence::FindNext, this,
+                    [this] { findNode(find_->text()); });
+    edit->addAction("Find &Previous", QKeySequence::FindPrevious, this,
+                    [this] { findNode(find_->text(), true); });
+
+    QMenu* view = menuBar()->addMenu("&View");
+    QAction* zoomIn =
+        view->addAction("Zoom &In", QKeySequence::ZoomIn, this, [this] { view_->zoomBy(1.25); });
+    // Ctrl++ is Ctrl+Shift+= on most keyboards; Ctrl+= zooms in too, as in browsers.
+    zoomIn->setShortcuts({QKeySequence::ZoomIn, QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+    view->addAction("Zoom &Out", QKeySequence::ZoomOut, this, [this] { view_->zoomBy(0.8); });
+    view->addAction("&Fit to Window", QKeySequence(Qt::CTRL | Qt::Key_0), this,
+                    [this] { view_->fitInView(scene_->sceneRect(), Qt::KeepAspectRatio); });
+    view->addAction("Zoom to &Selection", QKeySequence(Qt::CTRL | Qt::Key_9), this, [this] {
+        if (NodeItem* item = scene_->nodeItem(selectedNode()))
+            view_->fitInView(item->sceneBoundingRect().adjusted(-80, -80, 80, 80),
+                             Qt::KeepAspectRatio);
+    });
+    view->addSeparator();
+    executedPath_ =
+        view->addAction("&Executed Path Only", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
+                        [this](bool on) {
+                            if (on && executed_.graph.nodes.empty())
+                                engine_->requestExecutedPath(); // shown on arrival
+                            else
+                                setExecutedPathShown(on);
+                        });
+    executedPath_->setCheckable(true);
+    executedPath_->setEnabled(false);
+    executedPath_->setStatusTip("Show only what this run executed, as tracing would record it: "
+                                "branches not taken vanish, loops are unrolled");
+    view->addSeparator();
+    buildScopeActions(view);
+    view->addSeparator();
+    QMenu* panels = view->addMenu("&Panels");
+    for (QDockWidget* d : docks_)
+        panels->addAction(d->toggleViewAction());
+    QMenu* editMenu = menuBar()->findChild<QMenu*>("editMenu");
+    if (editMenu) {
+        // Ctrl+C copies the picture when the graph has the focus; in the inspector or the graph
+        // text it copies their selected text, as everywhere else.
+        QAction* copy =
+            editMenu->addAction("&Copy Image", QKeySequence::Copy, this, &MainWindow::copyImage);
+        copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        view_->addAction(copy);
+    }
+    // Right-click on a node: the debugger's actions on that node.
+    view_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(view_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        auto* node = dynamic_cast<NodeItem*>(view_->itemAt(at));
+        if (!node)
+            return;
+        selectNode(node->name());
+        QMenu menu(this);
+        menu.addAction("Run to Here", [this] { runToSelected(); });
+        menu.addAction(node->hasBreakpoint() ? "Remove Breakpoint" : "Add Breakpoint", this,
+                       [this, name = node->name()] { toggleBreakpoint(name); });
+        if (node->isScopeBox())
+            menu.addAction("Expand " + node->scope(), this,
+                           [this, scope = node->scope()] { setScopeOpen(scope, true); });
+        // The scope the node (or box) is drawn in, closed into a box.
+        if (const Node* shown = shownGraph().find(node->name().toStdString());
+            shown && !shown->scope.empty() && scene_->scopeView())
+            menu.addAction("Collapse " + QString::fromStdString(shown->scope), this,
+                           [this, scope = QString::fromStdString(shown->scope)] {
+                               setScopeOpen(scope, false);
+                           });
+        menu.exec(view_->viewport()->mapToGlobal(at));
+    });
+
+    addToolBarBreak();
+    inputBar_ = new InputBar(this);
+    addToolBar(inputBar_);
+    connect(inputBar_, &InputBar::applyRequested, this, &MainWindow::applyInputs);
+
+    QMenu* help = menuBar()->addMenu("&Help");
+    help->addAction("&About fxview", this, [this] {
+        QMessageBox::about(
+            this, "About fxview",
+            QString("<b>fxview %1</b><br>See a PyTorch model's graph the way torch.fx sees it, "
+                    "and step through it on sample input.<br>%2")
+                .arg(QApplication::applicationVersion(),
+                     QString::fromStdString(librariesText(qVersion()))));
+    });
+}
+
+QString MainWindow::exportTo(const QString& path, bool visiblePartOnly) {
+    ExportOptions options;
+    if (!exportFormatFor(path, options.format))
+        return "Cannot tell the format of '" + path +
+               "'; use .png, .svg, .pdf, .dot, .json or .txt.";
+    if (visiblePartOnly)
+        options.area =
+            view_->mapToScene(view_->viewport()->rect()).boundingRect() & scene_->sceneRect();
+    std::string dot = options.format == ExportFormat::Dot ? graphToDot(shownGraph()) : "";
+    std::string json;
+    if (options.format == ExportFormat::Json) {
+        JsonModelInfo info{source_.toStdString(), model_.className.toStdString()};
+        JsonRunInfo run{run_.inputs, run_.inputValues, run_.seed,
+                        [this](const std::string& name) -> const NodeRecord* {
+                            auto it = run_.records.find(name);
+                            return it == run_.records.end() ? nullptr : &it->second;
+                        },
+                        run_.outputCheck};
+        json = withScopeTree(graphToJson(model_.graph, info, run_.order.empty() ? nullptr : &run),
+                             model_.scopes, model_.openScopes);
+    }
+    return exportGraph(path, options, {scene_, dot, json, shownText_});
+}
+
+void MainWindow::copyImage() {
+    QRectF area = scene_->sceneRect();
+    QImage image((area.size() * 2).toSize(), QImage::Format_ARGB32_Premultiplied);
+    image.fill(scene_->theme().background);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    scene_->render(&painter, QRectF(QPointF(0, 0), image.size()), area);
+    painter.end();
+    QGuiApplication::clipboard()->setImage(image);
+    statusBar()->showMessage("Graph image copied", 3000);
+}
+
+void MainWindow::chooseFile() {
+    QString path =
+        QFileDialog::getOpenFileName(this, "Open TorchScript model", QString(),
+                                     "PyTorch models (*.pt *.pth *.zip *.pt2);;All files (*)");
+    if (!path.isEmpty())
+        openModel(path);
+}
+
+void MainWindow::chooseExport() {
+    // Offered in the folder of the last export, named after the model ("example:tinynet" has a
+    // colon no file name should carry); a name typed without extension takes the chosen type's.
+    QSettings settings;
+    QString name = QFileInfo(source_).completeBaseName().replace(':', '_');
+    QString folder = settings.value("export/folder", QDir::currentPath()).toString();
+    QString filter;
+    QString path =
+        QFileDialog::getSaveFileName(this, "Export graph", QDir(folder).filePath(name + ".svg"),
+                                     "SVG (*.svg);;PNG (*.png);;PDF (*.pdf);;Graphviz DOT "
+                                     "(*.dot);;fxview JSON (*.json);;Graph as text (*.txt)",
+                                     &filter);
+    if (path.isEmpty())
+        return;
+    ExportFormat format;
+    if (!exportFormatFor(path, format)) {
+        static const QRegularExpression extension("\\*(\\.\\w+)");
+        path += extension.match(filter).captured(1);
+    }
+    settings.setValue("export/folder", QFileInfo(path).absolutePath());
+    QString error = exportTo(path);
+    if (!error.isEmpty())
+        QMessageBox::warning(this, "Export failed", error);
+    else
+        statusBar()->showMessage("Exported " + path, 5000);
+}
+
+} // namespace fxview

@@ -1,6 +1,7 @@
 // MainWindow's menus, toolbar and shortcuts (File, Run, Edit, View, Help), and the commands
 // behind File's entries: open, export, copy. Apart from MainWindow.cpp, which builds the docks
 // and shows models: this file is where a new command goes.
+
 #include "window/MainWindow.h"
 
 #include <QAction>

@@ -358,9 +358,12 @@ def check_saved_model(name, model, args, kind="scripted"):
     got = torch.load(outputs)  # weights_only=True, torch.load's default
     got = got[0] if isinstance(got, tuple) and len(got) == 1 else got
     want, have = flat(expected), flat(got)
-    if check(len(want) == len(have) and all(torch.equal(a, b) for a, b in zip(want, have)),
+    differing = [i for i, (a, b) in enumerate(zip(want, have)) if not torch.equal(a, b)]
+    worst = max((float((want[i] - have[i]).abs().max()) for i in differing
+                 if want[i].shape == have[i].shape), default=0.0)
+    if check(len(want) == len(have) and not differing,
              f"{name} {kind}: outputs differ from forward ({len(have)} tensors, "
-             f"{len(want)} expected)"):
+             f"{len(want)} expected; outputs {differing} differ, by up to {worst})"):
         print(f"ok   {name} {kind}: {len(want)} output tensors equal"
               f"{', prints as torch.fx' if printed else ''} ({time.monotonic() - started:.1f} s)")
 

@@ -16,6 +16,7 @@ private slots:
     void namer();
     void snakeCase();
     void formatArguments();
+    void formatDicts();
     void graphText();
     void callSpelling_data();
     void callSpelling();
@@ -67,6 +68,26 @@ void TestFxText::snakeCase() {
     QCOMPARE(NodeNamer::snakeCase("pascalCase"), std::string("pascal_case"));
     QCOMPARE(NodeNamer::snakeCase("ALL_CAPS"), std::string("all_caps"));
     QCOMPARE(NodeNamer::snakeCase("snake_case"), std::string("snake_case"));
+}
+
+// A dict literal prints as torch.fx's _format_arg (`{out: %x}`) in args and as str() of the
+// dict when returned; an entry that is no (key, value) pair, which only a malformed engine frame
+// makes, prints whole instead of failing.
+void TestFxText::formatDicts() {
+    Argument dict = Argument::ofDict({{Argument::ofString("out"), Argument::ofNode("x")},
+                                      {Argument::ofInt(2), Argument::ofFloat(0.5)}});
+    QCOMPARE(formatArgument(dict), std::string("{out: %x, 2: 0.5}"));
+    Graph g;
+    Node out;
+    out.op = Op::Output;
+    out.name = out.target = "output";
+    out.args = {dict};
+    g.nodes.push_back(out);
+    QVERIFY(formatGraph(g).find("return {'out': x, 2: 0.5}") != std::string::npos);
+    Argument malformed = dict;
+    malformed.items[0].items.pop_back();
+    malformed.items[1] = Argument::ofInt(7);
+    QCOMPARE(formatArgument(malformed), std::string("{(out,), 7}"));
 }
 
 void TestFxText::formatArguments() {

@@ -74,6 +74,19 @@ std::string pythonStringRepr(const std::string& text) {
     return out + quote;
 }
 
+// `{k: v, ...}`, each part printed by `part`. An entry that is not a (key, value) pair (only a
+// malformed engine frame makes one) is printed whole, so that printing never fails.
+std::string formatDict(const Argument& dict, std::string (*part)(const Argument&)) {
+    std::string out;
+    for (std::size_t i = 0; i < dict.items.size(); ++i) {
+        const Argument& entry = dict.items[i];
+        out += i ? ", " : "";
+        out += entry.items.size() == 2 ? part(entry.items[0]) + ": " + part(entry.items[1])
+                                       : part(entry);
+    }
+    return "{" + out + "}";
+}
+
 std::string joinItems(const std::vector<Argument>& items) {
     std::string out;
     for (std::size_t i = 0; i < items.size(); ++i)
@@ -98,13 +111,8 @@ std::string formatReturned(const Argument& a, bool nested = false) {
             return "[" + out + "]";
         return "(" + out + (a.items.size() == 1 ? ",)" : ")");
     }
-    case Argument::Kind::Dict: {
-        std::string out;
-        for (std::size_t i = 0; i < a.items.size(); ++i)
-            out += (i ? ", " : "") + formatReturned(a.items[i].items.at(0), true) + ": " +
-                   formatReturned(a.items[i].items.at(1), true);
-        return "{" + out + "}";
-    }
+    case Argument::Kind::Dict:
+        return formatDict(a, [](const Argument& part) { return formatReturned(part, true); });
     default:
         return formatArgument(a);
     }
@@ -193,14 +201,9 @@ std::string formatArgument(const Argument& a) {
         return "[" + joinItems(a.items) + "]";
     case Argument::Kind::Tuple:
         return "(" + joinItems(a.items) + (a.items.size() == 1 ? ",)" : ")");
-    case Argument::Kind::Dict: {
+    case Argument::Kind::Dict:
         // _format_arg: f"{k}: {_format_arg(v)}", the key with str() as a String prints.
-        std::string out;
-        for (std::size_t i = 0; i < a.items.size(); ++i)
-            out += (i ? ", " : "") + formatArgument(a.items[i].items.at(0)) + ": " +
-                   formatArgument(a.items[i].items.at(1));
-        return "{" + out + "}";
-    }
+        return formatDict(a, formatArgument);
     }
     return "?";
 }

@@ -12,6 +12,9 @@
   traced TorchScript archive: both call quantized_decomposed ops, which only PyTorch's Python
   defines; `fxtrace graph` of the .pt2 equals print(torch.export.load(f).graph) and the runs'
   outputs are torch.equal to torch.export.load(f).module()(x).
+- The per-token and grouped quantized_decomposed ops (torchao's and ExecuTorch's 8da4w linear,
+  fake_quant_per_channel, convert_element_type.no_fuse) in a model of our own, as a .pt2, a
+  traced and a scripted archive, run torch.equal to PyTorch's.
 - Library ops: a model of our own calling torchvision's nms and roi_align, one calling
   torchaudio's lfilter (torchaudio::_lfilter), and torchvision's scripted Faster R-CNN (nms,
   a TorchScript class ImageList, a module setting its own attribute in forward): they open with
@@ -177,6 +180,51 @@ def pt2e_quantized_models():
     yield "resnet18_pt2e", pt2e_quantized(torchvision.models.resnet18(weights=None), x), x
 
 
+class Int8DynActInt4Weight(torch.nn.Module):
+    """What torchao's and ExecuTorch's 8da4w quantization leaves in a linear: activations
+    quantized per token at run time (choose_qparams_per_token_asymmetric, quantize_per_token,
+    dequantize_per_token), int4 weights in groups (dequantize_per_channel_group); and the other
+    per-token and grouped ops _decomposed.py defines, each used once on values of this run."""
+
+    def __init__(self, features=16, out=6, group=4):
+        super().__init__()
+        ops = torch.ops.quantized_decomposed
+        weight = torch.randn(out, features)
+        grouped = weight.reshape(-1, group)
+        scales = grouped.abs().amax(1) / 7
+        zeros = torch.randint(-2, 3, scales.shape)
+        self.group = group
+        self.register_buffer("w_int4", ops.quantize_per_channel_group(
+            weight, scales, zeros, -8, 7, torch.int8, group))
+        self.register_buffer("w_scales", scales)
+        self.register_buffer("w_zeros", zeros)
+        self.register_buffer("ch_scales", torch.rand(out) / 20 + 0.01)
+        self.register_buffer("ch_zeros", torch.randint(-3, 4, (out,), dtype=torch.int32))
+
+    def forward(self, x):
+        ops = torch.ops.quantized_decomposed
+        scales, zeros = ops.choose_qparams_per_token_asymmetric(x, torch.int8)
+        q = ops.quantize_per_token(x, scales, zeros, -128, 127, torch.int8)
+        x = ops.dequantize_per_token(q, scales, zeros, -128, 127, torch.int8, torch.float32)
+        w = ops.dequantize_per_channel_group(self.w_int4, self.w_scales, self.w_zeros, -8, 7,
+                                             torch.int8, self.group, torch.float32)
+        y = torch.nn.functional.linear(x, w)
+        sym_scales, sym_zeros = ops.choose_qparams_per_token(y, torch.int8)
+        yq = ops.quantize_per_token(y, sym_scales, sym_zeros, -128, 127, torch.int8)
+        regrouped = ops.quantize_per_channel_group(y, sym_scales.repeat_interleave(2, 1),
+                                                   sym_zeros.repeat_interleave(2, 1), -128, 127,
+                                                   torch.int8, 3)
+        faked = ops.fake_quant_per_channel(y, self.ch_scales, self.ch_zeros, 1, -128, 127)
+        half = ops.convert_element_type(faked, torch.float16)  # .no_fuse, its one overload
+        return yq, regrouped, half, ops.dequantize_per_channel_group(
+            self.w_int4, self.w_scales, None, -8, 7, torch.int8, 4, torch.bfloat16)
+
+
+def per_token_models():
+    torch.manual_seed(0)
+    yield "int8_dyn_act_int4_weight", Int8DynActInt4Weight(), torch.randn(5, 16) * 3
+
+
 def check_pt2e(name, gm, x):
     started = time.monotonic()
     input_file = WORK / f"{name}_input.pt"
@@ -198,9 +246,9 @@ def check_pt2e(name, gm, x):
         if not check(run.returncode == 0, f"{path.name}: run failed:\n{run.stdout[-2000:]}{run.stderr}"):
             continue
         got, want = torch.load(outputs), expected
-        got = got[0] if isinstance(got, tuple) and len(got) == 1 else got
-        want = want[0] if isinstance(want, (tuple, list)) and len(want) == 1 else want
-        check(torch.equal(got, want), f"{path.name}: outputs differ from the program's module()")
+        want, have = flat(want), flat(got)
+        check(len(want) == len(have) and all(torch.equal(a, b) for a, b in zip(want, have)),
+              f"{path.name}: outputs differ from the program's module()")
     print(f"ok   {name}: .pt2 and traced, {len(loaded.graph.nodes)} nodes "
           f"({time.monotonic() - started:.1f} s)")
 
@@ -317,6 +365,8 @@ KNOWN_PRINT_DIFFERENCES = {
     # forward becomes a _tensor_constant attribute and `b.ndim > 1` no node; fxview keeps the
     # torch.tensor call and the if (both run, the output is equal).
     "lfilter": "tensors made in forward from constants are nodes, not _tensor_constants",
+    # The same: torch.fx runs dequantize_per_channel_group on the buffers while tracing.
+    "int8_dyn_act_int4_weight": "ops on buffers alone are nodes, not _tensor_constants",
 }
 
 
@@ -405,6 +455,8 @@ def check_ops_flag():
 def main():
     groups = [(name, check_fx_quantized, (name, gm, x)) for name, gm, x in fx_quantized_models()]
     groups += [(name, check_pt2e, (name, gm, x)) for name, gm, x in pt2e_quantized_models()]
+    groups += [(name, check_pt2e, (name, m, x)) for name, m, x in per_token_models()]
+    groups += [(name, check_saved_model, (name, m, (x,))) for name, m, x in per_token_models()]
     groups += [(name, check_saved_model, (name, m, args)) for name, m, args in library_models()]
     groups += [(f"{name} {kind}", check_saved_model, (name, m, args, kind))
                for name, m, args, kinds in [*torchaudio_models(), *vision_models()]

@@ -4,70 +4,19 @@
 // bit for bit PyTorch's. The checks raise the assertions' messages.
 
 #include "QuantizedDecomposed.h"
+#include "QuantizedDecomposedParts.h"
 
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
 #include <limits>
-#include <optional>
 
 namespace fxview {
 
 namespace {
 
 using at::Tensor;
-
-// _DTYPE_TO_QVALUE_BOUNDS: the dtypes these ops know, with their value ranges.
-std::optional<std::pair<std::int64_t, std::int64_t>> valueBounds(at::ScalarType dtype) {
-    switch (dtype) {
-    case at::kByte:
-        return std::make_pair(0, 255);
-    case at::kChar:
-        return std::make_pair(-128, 127);
-    case at::kUInt16:
-        return std::make_pair(0, 65535);
-    case at::kShort:
-        return std::make_pair(-32768, 32767);
-    case at::kInt:
-        return std::make_pair(std::numeric_limits<std::int32_t>::min(),
-                              std::numeric_limits<std::int32_t>::max());
-    case at::kFloat8_e5m2:
-        return std::make_pair(-57344, 57344);
-    case at::kFloat8_e4m3fn:
-        return std::make_pair(-448, 448);
-    default:
-        return std::nullopt;
-    }
-}
-
-// _quant_min_max_bounds_check.
-void checkBounds(std::int64_t quantMin, std::int64_t quantMax, at::ScalarType dtype) {
-    auto bounds = valueBounds(dtype);
-    TORCH_CHECK(bounds, "Unsupported dtype: ", c10::toString(dtype));
-    TORCH_CHECK(quantMin >= bounds->first,
-                "quant_min out of bound for dtype, quant_min_lower_bound: ", bounds->first,
-                " quant_min: ", quantMin);
-    TORCH_CHECK(quantMax <= bounds->second,
-                "quant_max out of bound for dtype, quant_max_upper_bound: ", bounds->second,
-                " quant_max: ", quantMax);
-}
-
-Tensor asFloat32(const Tensor& input) {
-    Tensor x = input.scalar_type() == at::kHalf || input.scalar_type() == at::kBFloat16
-                   ? input.to(at::kFloat)
-                   : input;
-    TORCH_CHECK(x.scalar_type() == at::kFloat,
-                "Expecting input to have dtype torch.float32, but got dtype: ",
-                c10::toString(x.scalar_type()));
-    return x;
-}
-
-// A one-element tensor's .item(), as Python gives it: an int stays an int, a float a double.
-at::Scalar item(const Tensor& t, const char* name) {
-    TORCH_CHECK(t.numel() == 1, "Expecting ", name,
-                " tensor to be one element, but received : ", t.numel());
-    return t.item();
-}
+using namespace qdecomposed;
 
 Tensor quantizePerTensorOf(const Tensor& input, double scale, const at::Scalar& zeroPoint,
                            std::int64_t quantMin, std::int64_t quantMax, at::ScalarType dtype) {
@@ -101,11 +50,10 @@ Tensor quantizePerTensorTensor2(const Tensor& input, const Tensor& scale, const 
 
 Tensor dequantizePerTensorOf(const Tensor& input, double scale, const at::Scalar& zeroPoint,
                              at::ScalarType dtype, std::optional<at::ScalarType> outDtype) {
-    TORCH_CHECK(input.scalar_type() == dtype,
-                "Expecting input to have dtype: ", c10::toString(dtype), ", but got ",
-                c10::toString(input.scalar_type()));
+    TORCH_CHECK(input.scalar_type() == dtype, "Expecting input to have dtype: ", dtypeText(dtype),
+                ", but got ", dtypeText(input.scalar_type()));
     TORCH_CHECK(valueBounds(dtype),
-                "Unsupported dtype in dequantize_per_tensor: ", c10::toString(dtype));
+                "Unsupported dtype in dequantize_per_tensor: ", dtypeText(dtype));
     return (input.to(outDtype.value_or(at::kFloat)) - zeroPoint) * scale;
 }
 
@@ -164,8 +112,8 @@ Tensor dequantizePerChannel(const Tensor& input, const Tensor& scales,
                             const std::optional<Tensor>& zeroPoints, std::int64_t axis,
                             std::int64_t quantMin, std::int64_t quantMax, at::ScalarType dtype,
                             std::optional<at::ScalarType> outDtype) {
-    TORCH_CHECK(input.scalar_type() == dtype, "Expecting input to have dtype ",
-                c10::toString(dtype), ", but got dtype: ", c10::toString(input.scalar_type()));
+    TORCH_CHECK(input.scalar_type() == dtype, "Expecting input to have dtype ", dtypeText(dtype),
+                ", but got dtype: ", dtypeText(input.scalar_type()));
     TORCH_CHECK(axis < input.dim(), "Expecting axis to be < ", input.dim());
     checkBounds(quantMin, quantMax, dtype);
     std::vector<std::int64_t> order = axisToZero(input.dim(), axis);
@@ -184,11 +132,11 @@ std::tuple<Tensor, Tensor> chooseQParams(const Tensor& input, std::int64_t quant
     const at::ScalarType in = input.scalar_type();
     TORCH_CHECK(
         in == at::kFloat || in == at::kHalf || in == at::kBFloat16,
-        "Expecting input to have dtype torch.float32/16/b16, but got dtype: ", c10::toString(in));
+        "Expecting input to have dtype torch.float32/16/b16, but got dtype: ", dtypeText(in));
     TORCH_CHECK(valueBounds(dtype),
                 "Expecting target dtype to be one of the quantized dtypes, "
                 "but got: ",
-                c10::toString(dtype));
+                dtypeText(dtype));
     TORCH_CHECK(quantMin <= 0 && 0 <= quantMax,
                 "Used-specified quantization range must include 0.");
     TORCH_CHECK(quantMin < quantMax, "qmin must be strictly less than qmax for user-specified "
@@ -275,6 +223,7 @@ void registerQuantizedDecomposedOps() {
         library.def("choose_qparams_symmetric.tensor(Tensor input, int quant_min, int "
                     "quant_max, float eps, ScalarType dtype) -> (Tensor, Tensor)",
                     TORCH_FN(chooseQParamsSymmetricTensor));
+        definePerTokenOps(library);
         return true;
     }();
     (void)registered;

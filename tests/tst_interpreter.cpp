@@ -103,6 +103,11 @@ void TestInterpreter::outputsEqualForward_data() {
     // A list kept in a module attribute, appended to through it in a loop.
     QTest::newRow("range_loops_scripted")
         << QString::fromStdString(fixture("range_loops_scripted.pt")) << "2x4";
+    // What uses only buffers ran while tracing; a buffer written in forward is read at run time.
+    QTest::newRow("held_tensors_scripted")
+        << QString::fromStdString(fixture("held_tensors_scripted.pt")) << "2x3x4";
+    QTest::newRow("buffer_written_scripted")
+        << QString::fromStdString(fixture("buffer_written_scripted.pt")) << "2x3";
     QTest::newRow("dict_literals_scripted")
         << QString::fromStdString(fixture("dict_literals_scripted.pt")) << "2x4";
     QTest::newRow("list_attribute_scripted")

@@ -27,7 +27,8 @@
   so that torch.load's weights_only=True reads them.
 - Every scripted model symbolic_trace can trace prints as it prints (boxes: roi_align traced
   through, as torch.fx.wrap only wraps calls from torchvision's own module; `boxes[keep]` a
-  getitem), but for the differences KNOWN_PRINT_DIFFERENCES names.
+  getitem; lfilter and the 8da4w model: what uses only buffers and literals ran while tracing),
+  but for the differences KNOWN_PRINT_DIFFERENCES names.
 - torchvision's segmentation program (lraspp_mobilenet_v3_large) as a .pt2: `--save-outputs`
   holds what ep.module() returns, the OrderedDict(out=...) its out_spec says, readable by
   torch.load's default weights_only=True.
@@ -360,14 +361,7 @@ def flat(value):
 
 
 # Where fxview's print differs from torch.fx's for a reason TorchScript does not keep.
-KNOWN_PRINT_DIFFERENCES = {
-    # torch.fx runs Python on values not derived from the inputs: torch.tensor([1.0, -0.5]) in
-    # forward becomes a _tensor_constant attribute and `b.ndim > 1` no node; fxview keeps the
-    # torch.tensor call and the if (both run, the output is equal).
-    "lfilter": "tensors made in forward from constants are nodes, not _tensor_constants",
-    # The same: torch.fx runs dequantize_per_channel_group on the buffers while tracing.
-    "int8_dyn_act_int4_weight": "ops on buffers alone are nodes, not _tensor_constants",
-}
+KNOWN_PRINT_DIFFERENCES = {}
 
 
 def check_saved_model(name, model, args, kind="scripted"):

@@ -129,6 +129,8 @@ void TestTracer::printingRulesEqualTorchFx_data() {
     QTest::newRow("dict returned") << "dict_output";
     // Loops over known ranges, unrolled as Python runs them: fc, fc_1, fc_2, add_2...
     QTest::newRow("range loops") << "range_loops";
+    // Buffers and literal tensors run while tracing, a get_attr per use; sizes one by one.
+    QTest::newRow("held tensors") << "held_tensors";
 }
 
 void TestTracer::printingRulesEqualTorchFx() {

@@ -23,6 +23,7 @@ const std::map<std::string, std::string>& pythonOperators() {
         {"floordiv", "floordiv"},
         {"remainder", "mod"},
         {"pow", "pow"},
+        {"matmul", "matmul"},
         {"neg", "neg"},
         {"eq", "eq"},
         {"ne", "ne"},

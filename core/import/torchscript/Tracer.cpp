@@ -82,7 +82,9 @@ TraceResult Tracer::traceGraph(const jit::Graph& graph, const c10::FunctionSchem
     Node output;
     output.op = Op::Output;
     output.target = "output";
-    const Binding& result = dataOf(frame, g->outputs()[0]);
+    Binding result = lookup(frame, g->outputs()[0]);
+    // A held tensor returned from an inlined call: its get_attr is made for the output.
+    result = result.held ? materialize(result) : dataOf(frame, g->outputs()[0]);
     output.args.push_back(result.arg);
     Step step;
     step.kind = Step::Kind::Output;
@@ -104,18 +106,27 @@ void Tracer::traceNodes(const jit::Block* block, Frame& frame) {
 
 void Tracer::traceNode(const jit::Node* n, Frame& frame) {
     Tracing tracing(*this, n);
+    if (runHeld(n, frame))
+        return;
     readPendingAttributes(n, frame);
     const c10::Symbol kind = n->kind();
     if (kind == c10::prim::Constant)
         return traceConstant(n, frame);
     if (kind == c10::prim::GetAttr)
         return traceGetAttr(n, frame);
-    if (kind == c10::prim::SetAttr)
-        return traceSetAttr(n, frame);
+    // Calls pass held tensors on (an inlined body runs on them too); a kept call makes their
+    // get_attrs (HeldUses in TracerCalls.cpp).
     if (kind == c10::prim::CallMethod)
         return traceCallMethod(n, frame);
     if (kind == c10::prim::CallFunction)
         return traceCallFunction(n, frame);
+    if (kind == c10::prim::unchecked_cast) {
+        frame[n->output()] = lookup(frame, n->input());
+        return;
+    }
+    HeldUses heldUses(*this, n, frame);
+    if (kind == c10::prim::SetAttr)
+        return traceSetAttr(n, frame);
     if (traceObjectNode(n, frame))
         return;
     if (kind == c10::prim::ListConstruct && mutatedElsewhere(n))
@@ -128,10 +139,6 @@ void Tracer::traceNode(const jit::Node* n, Frame& frame) {
         return;
     if (kind == c10::prim::ListUnpack || kind == c10::prim::TupleUnpack)
         return traceUnpack(n, frame);
-    if (kind == c10::prim::unchecked_cast) {
-        frame[n->output()] = lookup(frame, n->input());
-        return;
-    }
     if (kind == c10::prim::Uninitialized) {
         frame[n->output()] = constant(c10::IValue());
         return;
@@ -249,6 +256,10 @@ const Tracer::Binding& Tracer::dataOf(const Frame& frame, const jit::Value* v) c
     if (b.kind != Binding::Kind::Data)
         throw TraceError("a module or function (%" + v->debugName() +
                          ") is used as a value, which torch.fx cannot show");
+    if (b.held) {
+        heldEscaped_ = true; // a place that needs a node, which HeldUses did not cover
+        throw TraceError("the tensor %" + v->debugName() + " is used where it has no node");
+    }
     return b;
 }
 
@@ -372,16 +383,23 @@ template <class Code> TraceResult traceOrExplain(Code& code, const std::string& 
         // Literals are folded optimistically; those a trace finds changed at run time are made
         // nodes of their own in the next (two traces, or three when sharing one list moves
         // where another is changed).
+        // Held tensors are run while tracing optimistically too; where that was wrong, the
+        // trace is made again without (TracerHeld.cpp).
         Tracer::Constructs shared;
+        bool runHeld = true;
         for (;;) {
-            Tracer tracer(shared);
+            Tracer tracer(shared, runHeld);
             try {
                 TraceResult result = tracer.trace(code);
-                if (tracer.changedAtRunTime().empty())
+                if (tracer.changedAtRunTime().empty() && !tracer.heldTensorsFailed())
                     return result;
             } catch (const std::exception&) {
-                if (tracer.changedAtRunTime().empty())
+                if (tracer.changedAtRunTime().empty() && !tracer.heldTensorsFailed())
                     throw; // not a consequence of folding a literal it should not have
+            }
+            if (tracer.heldTensorsFailed()) {
+                runHeld = false;
+                continue;
             }
             const std::size_t before = shared.size();
             shared.insert(tracer.changedAtRunTime().begin(), tracer.changedAtRunTime().end());

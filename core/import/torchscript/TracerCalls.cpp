@@ -51,6 +51,13 @@ std::string joinPath(const std::string& parent, const std::string& child) {
     return parent.empty() ? child : parent + "." + child;
 }
 
+// torch.fx proxies parameters (a get_attr where read); buffers and plain tensor attributes it
+// reads as the tensors they are.
+bool isParameter(const jit::Module& owner, const std::string& field) {
+    std::optional<std::size_t> slot = owner.type()->findAttributeSlot(field);
+    return slot && owner.type()->is_parameter(*slot);
+}
+
 // A traced call of a module whose forward returned its input unchanged (nn.Identity,
 // StochasticDepth in eval mode) keeps the call but neither its argument nor its result:
 // `%14 : NoneType = prim::CallMethod[name="forward"](%stochastic_depth)`, the next op using
@@ -122,6 +129,8 @@ void Tracer::traceGetAttr(const jit::Node* n, Frame& frame) {
         b.module = value.toModule();
         b.path = path;
         frame[n->output()] = b;
+    } else if (value.isTensor() && runHeldTensors_ && !isParameter(owner.module, field)) {
+        frame[n->output()] = heldValue(value, path); // a buffer: torch.fx reads the tensor
     } else if (value.isTensor()) {
         // torch.fx records a get_attr where Python reads the attribute, right at its use; a
         // traced graph reads them all up front. Read where first used when every use is a
@@ -211,6 +220,7 @@ void Tracer::traceCallMethod(const jit::Node* n, Frame& frame) {
         jit::Function* fn = cls ? cls->findMethod(method) : nullptr;
         if (fn && fn->isGraphFunction())
             return inlineCall(*jit::toGraphFunction(*fn).graph(), n, 0, frame);
+        HeldUses heldUses(*this, n, frame);
         traceOperator(n, frame);
         return;
     }
@@ -221,6 +231,7 @@ void Tracer::traceCallMethod(const jit::Node* n, Frame& frame) {
             return;
     // Tracing names the second call of a module forward1, forward2...: still a module call.
     if (isLeafModuleClass(pythonClass) && method.rfind("forward", 0) == 0) {
+        HeldUses heldUses(*this, n, frame, 1);
         Node node;
         node.op = Op::CallModule;
         node.target = self.path;
@@ -256,6 +267,8 @@ bool Tracer::traceIdentityCall(const jit::Node* n, const Binding& self,
     bool stochasticDepth = pythonClass == "torchvision.ops.stochastic_depth.StochasticDepth";
     if (!leaf && !stochasticDepth)
         return false;
+    if (lookup(frame, passed).held)
+        frame[passed] = materialize(lookup(frame, passed));
     const Binding& input = dataOf(frame, passed);
     Node node;
     node.op = leaf ? Op::CallModule : Op::CallFunction;
@@ -275,6 +288,7 @@ bool Tracer::traceIdentityCall(const jit::Node* n, const Binding& self,
 void Tracer::traceCallFunction(const jit::Node* n, Frame& frame) {
     const Binding& fn = lookup(frame, n->inputs()[0]);
     if (fn.kind != Binding::Kind::Function) {
+        HeldUses heldUses(*this, n, frame);
         traceOperator(n, frame);
         return;
     }
@@ -284,6 +298,7 @@ void Tracer::traceCallFunction(const jit::Node* n, Frame& frame) {
     if (!functional.empty() || !wrapped.empty()) {
         // torch.fx records torch.nn.functional calls whole, through __torch_function__, and
         // the functions their libraries wrap with torch.fx.wrap; Step Into shows the body.
+        HeldUses heldUses(*this, n, frame, 1);
         Node node;
         node.op = Op::CallFunction;
         node.target = functional.empty() ? wrapped : "torch.nn.functional." + functional;

@@ -255,8 +255,11 @@ Block Tracer::traceBlockOf(const std::string& label, std::vector<std::string> pa
     currentBlock_ = outerBlock;
     --runtimeBlocks_;
     for (const jit::Value* v : outputs) {
-        result.results.push_back(dataOf(frame, v).arg);
-        steps.results.push_back(dataOf(frame, v).source);
+        // A held tensor the block yields gets its get_attr inside the block, for this use.
+        const Binding yielded =
+            lookup(frame, v).held ? materialize(lookup(frame, v)) : dataOf(frame, v);
+        result.results.push_back(yielded.arg);
+        steps.results.push_back(yielded.source);
     }
     out_ = savedNodes;
     outSteps_ = savedSteps;

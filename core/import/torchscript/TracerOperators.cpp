@@ -29,6 +29,24 @@ std::string scalarTypeRepr(std::int64_t code) {
     return "torch." + dtypeName(static_cast<c10::ScalarType>(code));
 }
 
+bool isScalarTypeArgument(const c10::Argument& a) {
+    c10::TypePtr t = a.real_type();
+    if (auto optional = t->cast<c10::OptionalType>())
+        t = optional->getElementType();
+    return t->kind() == c10::TypeKind::ScalarTypeType;
+}
+
+// A Python number the tracer turned into a tensor: 0-dim, on the CPU, int64, float64 or bool
+// (torch.tensor(3.0) would be float32, a tensor constant of the model's own).
+bool isTracedScalar(const at::Tensor& t) {
+    auto type = t.scalar_type();
+    return t.dim() == 0 && t.device().is_cpu() && !t.requires_grad() &&
+           (type == c10::ScalarType::Long || type == c10::ScalarType::Double ||
+            type == c10::ScalarType::Bool);
+}
+
+} // namespace
+
 bool isPlainDataType(const c10::TypePtr& t) {
     switch (t->kind()) {
     case c10::TypeKind::IntType:
@@ -51,24 +69,6 @@ bool isPlainDataType(const c10::TypePtr& t) {
         return false;
     }
 }
-
-bool isScalarTypeArgument(const c10::Argument& a) {
-    c10::TypePtr t = a.real_type();
-    if (auto optional = t->cast<c10::OptionalType>())
-        t = optional->getElementType();
-    return t->kind() == c10::TypeKind::ScalarTypeType;
-}
-
-// A Python number the tracer turned into a tensor: 0-dim, on the CPU, int64, float64 or bool
-// (torch.tensor(3.0) would be float32, a tensor constant of the model's own).
-bool isTracedScalar(const at::Tensor& t) {
-    auto type = t.scalar_type();
-    return t.dim() == 0 && t.device().is_cpu() && !t.requires_grad() &&
-           (type == c10::ScalarType::Long || type == c10::ScalarType::Double ||
-            type == c10::ScalarType::Bool);
-}
-
-} // namespace
 
 void Tracer::traceConstant(const jit::Node* n, Frame& frame) {
     const jit::Value* out = n->output();
@@ -113,7 +113,7 @@ void Tracer::traceConstant(const jit::Node* n, Frame& frame) {
 std::vector<c10::IValue> Tracer::evaluate(const jit::Node* n, const Frame& frame) {
     jit::Stack stack;
     for (const jit::Value* input : n->inputs())
-        stack.push_back(*dataOf(frame, input).constant);
+        stack.push_back(*lookup(frame, input).constant); // a literal or a held tensor
     if (n->schema().is_vararg()) // as the interpreter's OPN does (see Step::varargCount)
         stack.emplace_back(static_cast<std::int64_t>(n->inputs().size()));
     n->getOperation()(stack);
@@ -324,6 +324,24 @@ bool Tracer::addWrittenArguments(Node& node, const jit::Node* n, const c10::Func
     if (spelling == Spelling::Unknown || formals.size() != n->inputs().size())
         return false;
     const std::size_t offset = spelling == Spelling::Method ? 1 : 0; // x.mean(...): x is self
+    // Tensor methods taking sizes or dims as `*args` (`x.permute(0, 2, 1)`,
+    // `x.reshape(-1, k, n)`): Python passes each one, and torch.fx records them so.
+    if (offset == 1 && formals.size() >= 2 && written->size() >= 2) {
+        const Binding& packed = dataOf(frame, n->inputs()[1]);
+        bool spread = formals[1].type()->kind() == c10::TypeKind::ListType &&
+                      packed.arg.kind == Argument::Kind::List &&
+                      packed.arg.items.size() == written->size();
+        for (const auto& w : *written)
+            spread = spread && w.keyword.empty();
+        for (std::size_t f = 2; spread && f < formals.size(); ++f)
+            spread = atDefault(dataOf(frame, n->inputs()[f]).constant, formals[f]);
+        if (spread) {
+            node.args = {dataOf(frame, n->inputs()[0]).arg};
+            node.args.insert(node.args.end(), packed.arg.items.begin(), packed.arg.items.end());
+            node.kwargs.clear();
+            return true;
+        }
+    }
     std::vector<int> writtenAt(formals.size(), -1);
     std::size_t positional = offset;
     for (std::size_t k = 0; k < written->size(); ++k) {

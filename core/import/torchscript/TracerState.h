@@ -7,6 +7,8 @@
 //   TracerLiterals.cpp    list, tuple and dict literals (appends, `d[k] = v`, `items[0]`)
 //   TracerCalls.cpp       attribute reads, module and function calls, inlining
 //   TracerControlFlow.cpp if, loop and their blocks, torch._assert
+//   TracerHeld.cpp        tensors known while tracing (buffers, what is computed from them and
+//                         literals alone), run while tracing as torch.fx runs them in Python
 // Include only from those.
 
 #include <torch/csrc/jit/ir/ir.h>
@@ -31,6 +33,9 @@
 
 namespace fxview {
 
+// Ints, floats, strings, devices... and lists and tuples of them: values folded into args.
+bool isPlainDataType(const c10::TypePtr& t);
+
 // Walks the TorchScript graph of `forward`, inlining every call that torch.fx would trace
 // through, and emits one fx node, with the step that runs it, for each call torch.fx would
 // record. One Tracer traces one graph.
@@ -39,8 +44,10 @@ public:
     using Constructs = std::unordered_set<const torch::jit::Node*>;
 
     // `sharedLiterals`: list and dict literals (their construct nodes) to make as objects of
-    // their own, each made by a node every use shares.
-    explicit Tracer(Constructs sharedLiterals = {}) : sharedLiterals_(std::move(sharedLiterals)) {}
+    // their own, each made by a node every use shares. `runHeldTensors`: run what uses only
+    // buffers and literals while tracing, as torch.fx does (see TracerHeld.cpp).
+    explicit Tracer(Constructs sharedLiterals = {}, bool runHeldTensors = true)
+        : sharedLiterals_(std::move(sharedLiterals)), runHeldTensors_(runHeldTensors) {}
     TraceResult trace(const torch::jit::Module& root);
     // A function torch.fx keeps whole (torch.fx.wrap), traced on its own for Step Into: its
     // arguments are the placeholders.
@@ -48,6 +55,9 @@ public:
     // The literals this trace found changed where they cannot be folded (in a branch or loop
     // body that runs at run time): the trace is wrong, and is made again with them shared.
     const Constructs& changedAtRunTime() const { return changedAtRunTime_; }
+    // Whether running held tensors while tracing was wrong for this model (one is written in
+    // place, or reaches a place that needs a node): the trace is made again without.
+    bool heldTensorsFailed() const { return heldWritten_ || heldEscaped_; }
 
 private:
     // What a TorchScript value stands for while tracing.
@@ -58,14 +68,19 @@ private:
         // (`m = self.a if c else self.b`), whose calls become an if on the same condition.
         enum class Kind { Data, Module, Function, Group, Choice };
         Kind kind = Kind::Data;
-        Argument arg;                             // Data: a literal or a reference to a node
-        std::optional<c10::IValue> constant;      // Data: the literal itself, when it is one
-        ValueSource source;                       // Data; Choice: its condition's
-        torch::jit::Module module;                // Module
-        std::string path;                         // Module: "layer1.0"
+        Argument arg;                        // Data: a literal or a reference to a node
+        std::optional<c10::IValue> constant; // Data: the literal itself, when it is one
+        ValueSource source;                  // Data; Choice: its condition's
+        torch::jit::Module module;           // Module
+        std::string path; // Module: "layer1.0"; held Data: the attribute it is, or ""
         torch::jit::Function* function = nullptr; // Function
         std::vector<Binding> items;               // Group: its items; Choice: true, false
         int block = 0; // Data: the run-time block a list or dict literal was made in
+        // Data: a tensor known while tracing that is no node (yet): a buffer or a tensor made
+        // from buffers and literals alone, `constant` its value. torch.fx holds such a tensor
+        // as a real one, runs in Python what uses only such values, and makes a get_attr at
+        // each use by a node (of `path`, or of a _tensor_constantN).
+        bool held = false;
     };
 
     using Frame = std::unordered_map<const torch::jit::Value*, Binding>;
@@ -146,6 +161,24 @@ private:
     void inlineCall(const torch::jit::Graph& callee, const torch::jit::Node* n, std::size_t first,
                     Frame& frame);
 
+    // TracerHeld.cpp: held tensors.
+    Binding heldValue(const c10::IValue& value, std::string path) const;
+    bool runHeld(const torch::jit::Node* n, Frame& frame);
+    Binding materialize(const Binding& held);
+    // Gives the held tensors among `n`'s inputs (from `first`) a get_attr node each, in input
+    // order, for as long as it lives: what torch.fx's create_arg does at a node's creation.
+    class HeldUses {
+    public:
+        HeldUses(Tracer& tracer, const torch::jit::Node* n, Frame& frame, std::size_t first = 0);
+        ~HeldUses();
+        HeldUses(const HeldUses&) = delete;
+        HeldUses& operator=(const HeldUses&) = delete;
+
+    private:
+        Frame& frame_;
+        std::vector<std::pair<const torch::jit::Value*, Binding>> saved_;
+    };
+
     // TracerControlFlow.cpp: ifs, loops, their blocks, and torch._assert.
     void traceIf(const torch::jit::Node* n, Frame& frame);
     void traceLoop(const torch::jit::Node* n, Frame& frame);
@@ -201,6 +234,10 @@ private:
     int blockSerial_ = 0;
     const Constructs sharedLiterals_;
     Constructs changedAtRunTime_;
+    const bool runHeldTensors_;
+    bool heldWritten_ = false;         // an in-place op wrote a held tensor
+    mutable bool heldEscaped_ = false; // a held tensor reached code that needs a node
+    std::unordered_map<const c10::TensorImpl*, std::string> tensorConstantNames_;
     std::vector<std::string> assertMessages_; // the nodes formatting torch._assert messages
     // Where the nodes emitted now come from: the TorchScript node being traced, and the calls
     // it was inlined through (outermost first), for each node's source lines.

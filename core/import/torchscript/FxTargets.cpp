@@ -275,6 +275,44 @@ FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorFo
     return {Op::CallFunction, "torch.ops." + ns + "." + name, name};
 }
 
+const std::vector<std::string>& aliasesOf(const std::string& op) {
+    // torch/csrc/jit/passes/normalize_ops.cpp (PyTorch 2.6), the torch.X and Tensor.X names
+    // among its aliases (torch.special's are not here: torch.fx names those torch.special.X).
+    static const std::map<std::string, std::vector<std::string>> aliases = [] {
+        const std::vector<std::pair<const char*, const char*>> renamed = {
+            {"absolute", "abs"},       {"clip", "clamp"},
+            {"arccos", "acos"},        {"arcsin", "asin"},
+            {"arctan", "atan"},        {"arctan2", "atan2"},
+            {"arccosh", "acosh"},      {"arcsinh", "asinh"},
+            {"arctanh", "atanh"},      {"fix", "trunc"},
+            {"negative", "neg"},       {"subtract", "sub"},
+            {"greater_equal", "ge"},   {"greater", "gt"},
+            {"less_equal", "le"},      {"less", "lt"},
+            {"not_equal", "ne"},       {"divide", "div"},
+            {"multiply", "mul"},       {"true_divide", "div"},
+            {"concat", "cat"},         {"concatenate", "cat"},
+            {"row_stack", "vstack"},   {"swapdims", "transpose"},
+            {"swapaxes", "transpose"}, {"moveaxis", "movedim"},
+            {"ger", "outer"},          {"det", "linalg_det"},
+            {"inverse", "linalg_inv"}, {"matrix_power", "linalg_matrix_power"}};
+        const std::set<std::string> inPlace = {
+            "absolute",      "clip",        "arccos",     "arcsin",  "arctan",    "arctan2",
+            "arccosh",       "arcsinh",     "arctanh",    "fix",     "negative",  "subtract",
+            "greater_equal", "greater",     "less_equal", "less",    "not_equal", "divide",
+            "multiply",      "true_divide", "swapdims",   "swapaxes"};
+        std::map<std::string, std::vector<std::string>> table;
+        for (const auto& [alias, op] : renamed) {
+            table[op].push_back(alias);
+            if (inPlace.count(alias))
+                table[std::string(op) + "_"].push_back(std::string(alias) + "_");
+        }
+        return table;
+    }();
+    static const std::vector<std::string> none;
+    auto it = aliases.find(op);
+    return it == aliases.end() ? none : it->second;
+}
+
 std::string functionalName(const std::string& qualifiedName) {
     // Without __torch__ and the mangling TorchScript adds where a function was compiled twice
     // (F.interpolate called with other argument types: functional.___torch_mangle_1).

@@ -45,6 +45,10 @@ FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorFo
 // qualified name ("__torch__.torch.nn.functional.relu"), or "" if it is not one.
 std::string functionalName(const std::string& qualifiedName);
 
+// The aliases TorchScript's NormalizeOps pass renames to `op` (transpose: swapaxes, swapdims),
+// in-place forms included; none for most ops.
+const std::vector<std::string>& aliasesOf(const std::string& op);
+
 // torch.fx's target for a scripted function its library wraps with torch.fx.wrap, so that
 // symbolic_trace records one call_function for it ("__torch__.torchvision.ops.stochastic_depth.
 // stochastic_depth" -> "torchvision.ops.stochastic_depth.stochastic_depth"), or "".

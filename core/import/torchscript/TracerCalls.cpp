@@ -185,12 +185,23 @@ void Tracer::readPendingAttributes(const jit::Node* n, Frame& frame) {
             read(0);
         return;
     }
-    for (const jit::Value* input : n->inputs())
+    auto readIfPending = [&](const jit::Value* v) {
         for (std::size_t i = 0; i < pendingAttributes_.size(); ++i)
-            if (pendingAttributes_[i].value == input) {
+            if (pendingAttributes_[i].value == v) {
                 read(i);
                 break;
             }
+    };
+    // A list or tuple literal is built after what its user takes before it: Python reads
+    // `self.table` in `self.table[index]` before it builds the index.
+    if ((n->kind() == c10::prim::ListConstruct || n->kind() == c10::prim::TupleConstruct) &&
+        n->output()->uses().size() == 1) {
+        const jit::Use& use = n->output()->uses()[0];
+        for (std::size_t k = 0; k < use.offset && k < use.user->inputs().size(); ++k)
+            readIfPending(use.user->inputs()[k]);
+    }
+    for (const jit::Value* input : n->inputs())
+        readIfPending(input);
 }
 
 // One get_attr node per parameter or buffer, reused by every access like torch.fx.

@@ -189,7 +189,15 @@ void Tracer::traceOperator(const jit::Node* n, Frame& frame) {
     }
     const c10::FunctionSchema* schema = n->maybeSchema();
     const std::string ns = n->kind().ns().toUnqualString();
-    const std::string opName = n->kind().toUnqualString();
+    std::string opName = n->kind().toUnqualString();
+    // TorchScript renames an alias to its op (torch.swapaxes is aten::transpose); torch.fx
+    // records the name the code called, which its source says.
+    if (ns == "aten")
+        for (const std::string& alias : aliasesOf(opName))
+            if (sourceSpelling_.at(n, alias) != Spelling::Unknown) {
+                opName = alias;
+                break;
+            }
 
     Node node;
     node.schema = n->kind().toQualString();

@@ -42,6 +42,7 @@
 #include "panels/InputBar.h"
 #include "panels/Inspector.h"
 #include "panels/LoadProgress.h"
+#include "panels/NodeListPanel.h"
 #include "scene/ClusterItem.h"
 #include "scene/GraphScene.h"
 #include "scene/GraphView.h"
@@ -133,20 +134,16 @@ MainWindow::MainWindow(QWidget* parent)
         if (name.isEmpty()) {
             // Nothing selected (a click on empty canvas): no panel goes on showing the old node.
             inspector_->clear();
-            nodeList_->setCurrentItem(nullptr);
-            nodeList_->clearSelection();
+            nodeList_->showSelected({});
             QTextCursor cursor = graphText_->textCursor();
             cursor.clearSelection();
             graphText_->setTextCursor(cursor);
             return;
         }
         showInspector(name);
-        QTreeWidgetItem* row = nodeRows_.value(name);
-        if (const ScopeBox* box =
-                scene_->scopeView() ? scene_->scopeView()->box(name.toStdString()) : nullptr)
-            row = scopeRows_.value(QString::fromStdString(box->scope));
-        if (row)
-            nodeList_->setCurrentItem(row);
+        const ScopeBox* box =
+            scene_->scopeView() ? scene_->scopeView()->box(name.toStdString()) : nullptr;
+        nodeList_->showSelected(name, box ? QString::fromStdString(box->scope) : QString());
         showTextLine(name);
     });
     setAcceptDrops(true);
@@ -168,51 +165,22 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::buildDocks() {
-    nodeList_ = new QTreeWidget;
-    nodeList_->setColumnCount(4);
-    nodeList_->setHeaderLabels({"op", "name", "target", "shape"});
-    nodeList_->setRootIsDecorated(false);
-    nodeList_->setUniformRowHeights(true);
-    filter_ = new QLineEdit;
-    filter_->setPlaceholderText("Filter by name, op or target");
-    filter_->setClearButtonEnabled(true);
-    connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
-        // A scope's row stays while anything under it matches.
-        std::function<bool(QTreeWidgetItem*)> filter = [&](QTreeWidgetItem* item) {
-            bool kept = text.isEmpty() || item->text(0).contains(text, Qt::CaseInsensitive) ||
-                        item->text(1).contains(text, Qt::CaseInsensitive) ||
-                        item->text(2).contains(text, Qt::CaseInsensitive);
-            for (int i = 0; i < item->childCount(); ++i)
-                kept = filter(item->child(i)) || kept;
-            item->setHidden(!kept);
-            return kept;
-        };
-        for (int i = 0; i < nodeList_->topLevelItemCount(); ++i)
-            filter(nodeList_->topLevelItem(i));
-    });
-    connect(nodeList_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
-        if (!item || item == weightsRow_)
-            return;
-        QString name = item->text(1);
-        if (scopeRows_.value(name) == item) {
-            // A scope's row: its box when closed, its frame when open.
-            if (!model_.view)
-                return;
-            QString box = QString::fromStdString(model_.view->boxFor(name.toStdString()));
-            if (!box.isEmpty() && box != selectedNode())
-                selectNode(box);
-            else if (ClusterItem* frame = scene_->clusterItem(name))
-                view_->centerOn(frame);
-            return;
-        }
+    nodeList_ = new NodeListPanel;
+    connect(nodeList_, &NodeListPanel::nodeChosen, this, [this](const QString& name) {
         if (name != selectedNode())
             selectNode(name);
     });
-    auto* listPanel = new QWidget;
-    auto* listLayout = new QVBoxLayout(listPanel);
-    listLayout->setContentsMargins(4, 4, 4, 4);
-    listLayout->addWidget(filter_);
-    listLayout->addWidget(nodeList_);
+    connect(nodeList_, &NodeListPanel::scopeChosen, this, [this](const QString& scope) {
+        // A scope's row: its box when closed, its frame when open.
+        if (!model_.view)
+            return;
+        QString box = QString::fromStdString(model_.view->boxFor(scope.toStdString()));
+        if (!box.isEmpty() && box != selectedNode())
+            selectNode(box);
+        else if (ClusterItem* frame = scene_->clusterItem(scope))
+            view_->centerOn(frame);
+    });
+    connect(nodeList_, &NodeListPanel::scopeToggled, this, &MainWindow::setScopeOpen);
 
     inspector_ = new Inspector;
     connect(inspector_, &Inspector::nodeLinkClicked, this, &MainWindow::selectNode);
@@ -232,7 +200,7 @@ void MainWindow::buildDocks() {
         docks_.append(d); // View > Panels brings a closed one back
         return d;
     };
-    dock("Nodes", "nodes", listPanel, Qt::LeftDockWidgetArea);
+    dock("Nodes", "nodes", nodeList_, Qt::LeftDockWidgetArea);
     dock("Inspector", "inspector", inspector_, Qt::RightDockWidgetArea);
     dock("Graph as text", "graphText", graphText_, Qt::BottomDockWidgetArea);
     overview_ = new OverviewView(view_);
@@ -354,8 +322,8 @@ void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const 
     inspector_->clear(); // its node may not be in this graph
     if (model)
         showBreakpoints();
-    fillNodeList(model ? model_.graph : graph, model);
-    filter_->clear();
+    nodeList_->fill(model ? model_.graph : graph, model ? &model_.scopes : nullptr,
+                    model_.openScopes);
     shownText_ = text;
     graphText_->setPlainText(QString::fromStdString(text));
     QPointF start = scene_->sceneRect().topLeft();
@@ -464,6 +432,10 @@ void MainWindow::updateStatus() {
             : QString("%1 nodes").arg(scene_->nodeCount());
     status_->setText(
         QString("%1 · %2 · %3").arg(source_.isEmpty() ? "no model" : source_, count, state));
+}
+
+QTreeWidget* MainWindow::nodeList() const {
+    return nodeList_->tree();
 }
 
 QString MainWindow::statusText() const {

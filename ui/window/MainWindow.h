@@ -31,6 +31,7 @@ class GraphView;
 class InputBar;
 class Inspector;
 class LoadProgress;
+class NodeListPanel;
 class OverviewView;
 
 class MainWindow : public QMainWindow {
@@ -87,7 +88,7 @@ public:
     QStringList openScopes() const;
     // The box a node is drawn inside, or the node itself when it is drawn.
     QString drawnAs(const QString& node) const;
-    QTreeWidget* nodeList() const { return nodeList_; }
+    QTreeWidget* nodeList() const;
     // What a drop of files on the window does: opens the first local file.
     bool openDropped(const QList<QUrl>& urls);
 
@@ -118,8 +119,6 @@ private:
     void showModelGraph();
     void showScopes(const std::set<std::string>& open, QString anchor, bool opening);
     bool revealNode(const QString& node);
-    void fillNodeList(const Graph& graph, bool withScopes);
-    void syncNodeListScopes();
     void showBreakpoints();
     const ScopeBox* boxOfNext() const;
     void buildScopeActions(QMenu* view);
@@ -144,8 +143,7 @@ private:
     GraphView* view_;
     OverviewView* overview_;
     QLabel* banner_;
-    QTreeWidget* nodeList_;
-    QLineEdit* filter_;
+    NodeListPanel* nodeList_;
     QLineEdit* find_;
     Inspector* inspector_;
     QPlainTextEdit* graphText_ = nullptr; // made after the view, whose events come first
@@ -173,9 +171,6 @@ private:
     QString shownModule_; // the module Step Into is in, whose graph the scene shows, or ""
     QSet<QString> breakpoints_;
     QSet<QString> warned_; // nodes whose warnings.warn this run has shown
-    QHash<QString, QTreeWidgetItem*> nodeRows_, scopeRows_; // the node list's, by name and path
-    QTreeWidgetItem* weightsRow_ = nullptr; // the node list's row holding the weights, if any
-    bool syncingTree_ = false; // the tree follows the graph: its expand signals are not the user's
 };
 
 // The scopes last drawn open for this model file, if it was opened before.

@@ -16,6 +16,7 @@
 
 #include "FxText.h"
 #include "panels/InputBar.h"
+#include "panels/NodeListPanel.h"
 #include "scene/GraphScene.h"
 #include "scene/GraphView.h"
 #include "scene/NodeItem.h"
@@ -132,20 +133,9 @@ void MainWindow::playTick() {
 
 // The shown graph's boxes, edges and node list take the records' states and shapes.
 void MainWindow::showRecords(const QString& current) {
-    scene_->syncRun([this](const std::string& n) { return recordOf(n); }, current);
-    for (QTreeWidgetItem* item : std::as_const(nodeRows_)) {
-        const NodeRecord* r = recordOf(item->text(1).toStdString());
-        item->setText(3, r && r->state == NodeState::Done
-                             ? QString::fromStdString(shortDescription(r->value))
-                             : QString());
-        // The current node's row in bold, as the graph draws its box in the current colour.
-        QFont font = item->font(0);
-        if (font.bold() != (item->text(1) == current)) {
-            font.setBold(item->text(1) == current);
-            for (int column = 0; column < nodeList_->columnCount(); ++column)
-                item->setFont(column, font);
-        }
-    }
+    auto records = [this](const std::string& n) { return recordOf(n); };
+    scene_->syncRun(records, current);
+    nodeList_->showRecords(records, current);
 }
 
 // What the scene shows: the executed path, a stepped-into module, or the model drawn with its

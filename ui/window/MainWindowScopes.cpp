@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "FxText.h"
+#include "panels/NodeListPanel.h"
 #include "scene/ClusterItem.h"
 #include "scene/GraphScene.h"
 #include "scene/GraphView.h"
@@ -125,7 +126,7 @@ void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, b
     model_.layout = GraphScene::layOut(view->graph, scene_->font(), {}, model_.layoutCache.get());
     model_.view = view;
     QSettings().setValue(scopesKey(source_), toList(open));
-    syncNodeListScopes();
+    nodeList_->syncScopes(open);
     if (!modelShown)
         return; // drawn when the model's graph comes back
     const QString selected = selectedNode();
@@ -168,76 +169,6 @@ bool MainWindow::revealNode(const QString& node) {
     return true;
 }
 
-// The node list: one row per shown node, under a row per scope when the graph has them (the
-// model's own graph), so that it shows the tree the picture shows.
-void MainWindow::fillNodeList(const Graph& graph, bool withScopes) {
-    nodeList_->clear();
-    nodeRows_.clear();
-    scopeRows_.clear();
-    withScopes = withScopes && !model_.scopes.empty();
-    nodeList_->setRootIsDecorated(withScopes);
-    std::function<QTreeWidgetItem*(const std::string&)> rowOf =
-        [&](const std::string& scope) -> QTreeWidgetItem* {
-        if (scope.empty())
-            return nullptr;
-        QString path = QString::fromStdString(scope);
-        if (QTreeWidgetItem* row = scopeRows_.value(path))
-            return row;
-        const Scope* s = model_.scopes.find(scope);
-        auto* row = new QTreeWidgetItem(
-            {"module", path, s ? QString::fromStdString(shortClassName(s->type)) : QString(), {}});
-        QFont font = row->font(1);
-        font.setItalic(true);
-        row->setFont(1, font);
-        if (QTreeWidgetItem* parent = rowOf(s ? s->parent : std::string()))
-            parent->addChild(row);
-        else
-            nodeList_->addTopLevelItem(row);
-        scopeRows_.insert(path, row);
-        return row;
-    };
-    // A .pt2 lifts every parameter, buffer and constant to a placeholder before the inputs:
-    // under one row, closed, they leave the first screen to the inputs and the work.
-    weightsRow_ = nullptr;
-    int weights = 0;
-    graph.forEachNode([&](const Node& n, int) {
-        if (n.hidden)
-            return;
-        auto* item = new QTreeWidgetItem({opName(n.op), QString::fromStdString(n.name),
-                                          QString::fromStdString(n.target), QString()});
-        if (n.op == Op::Placeholder && !n.isInput()) {
-            if (!weightsRow_) {
-                weightsRow_ = new QTreeWidgetItem({QString(), "weights", QString(), QString()});
-                QFont font = weightsRow_->font(1);
-                font.setItalic(true);
-                weightsRow_->setFont(1, font);
-                nodeList_->addTopLevelItem(weightsRow_);
-                nodeList_->setRootIsDecorated(true);
-            }
-            weightsRow_->addChild(item);
-            ++weights;
-        } else if (QTreeWidgetItem* parent = withScopes ? rowOf(n.scope) : nullptr) {
-            parent->addChild(item);
-        } else {
-            nodeList_->addTopLevelItem(item);
-        }
-        nodeRows_.insert(item->text(1), item);
-    });
-    if (weightsRow_)
-        weightsRow_->setText(2, QString("%1 parameter%2, buffer%2 and constant%2")
-                                    .arg(weights)
-                                    .arg(weights == 1 ? "" : "s"));
-    syncNodeListScopes();
-    nodeList_->header()->resizeSections(QHeaderView::ResizeToContents);
-}
-
-void MainWindow::syncNodeListScopes() {
-    syncingTree_ = true;
-    for (auto it = scopeRows_.begin(); it != scopeRows_.end(); ++it)
-        it.value()->setExpanded(model_.openScopes.count(it.key().toStdString()) > 0);
-    syncingTree_ = false;
-}
-
 QString MainWindow::drawnBreakpoint(const QString& node) const {
     QString drawn = drawnAs(node);
     if (!scene_->nodeItem(drawn))
@@ -278,14 +209,6 @@ void MainWindow::buildScopeActions(QMenu* view) {
     engine_->setWeightsAsNodes(weightsAsNodes_);
     connect(scene_, &GraphScene::scopeToggled, this,
             [this](const QString& scope, bool open) { setScopeOpen(scope, open); });
-    connect(nodeList_, &QTreeWidget::itemExpanded, this, [this](QTreeWidgetItem* row) {
-        if (!syncingTree_ && scopeRows_.value(row->text(1)) == row)
-            setScopeOpen(row->text(1), true);
-    });
-    connect(nodeList_, &QTreeWidget::itemCollapsed, this, [this](QTreeWidgetItem* row) {
-        if (!syncingTree_ && scopeRows_.value(row->text(1)) == row)
-            setScopeOpen(row->text(1), false);
-    });
 }
 
 } // namespace fxview

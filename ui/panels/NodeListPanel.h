@@ -1,0 +1,58 @@
+#pragma once
+// The Nodes dock: one row per shown node (op, name, target, and after a run its value's shape),
+// under a row per module scope when the graph is the model's own, so that it shows the tree the
+// picture shows; a .pt2's lifted weights under one closed "weights" row; a filter by name, op or
+// target. It follows the window (fill, syncScopes, showRecords, showSelected) and tells it what
+// the person did (nodeChosen, scopeChosen, scopeToggled).
+
+#include <QHash>
+#include <QWidget>
+#include <functional>
+#include <set>
+#include <string>
+
+#include "Graph.h"
+#include "RunRecord.h"
+#include "ScopeTree.h"
+
+class QLineEdit;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace fxview {
+
+class NodeListPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit NodeListPanel(QWidget* parent = nullptr);
+
+    // Rows for `graph`'s visible nodes, under `scopes`' rows when given (open as `open` says);
+    // the filter is cleared.
+    void fill(const Graph& graph, const ScopeTree* scopes, const std::set<std::string>& open);
+    // The scope rows expanded as `open` says, without that counting as the person's doing.
+    void syncScopes(const std::set<std::string>& open);
+    // Each row's shape column from its node's record; `current`'s row in bold.
+    void showRecords(const std::function<const NodeRecord*(const std::string&)>& recordOf,
+                     const QString& current);
+    // The row of `node`, or of `scope` when the node is a closed scope's box; "" clears.
+    void showSelected(const QString& node, const QString& scope = {});
+
+    QTreeWidget* tree() const { return tree_; }
+    QLineEdit* filter() const { return filter_; }
+
+signals:
+    void nodeChosen(const QString& node);
+    void scopeChosen(const QString& scope);
+    void scopeToggled(const QString& scope, bool open);
+
+private:
+    void applyFilter(const QString& text);
+
+    QTreeWidget* tree_;
+    QLineEdit* filter_;
+    QHash<QString, QTreeWidgetItem*> nodeRows_, scopeRows_; // by node name and scope path
+    QTreeWidgetItem* weightsRow_ = nullptr; // the row holding a .pt2's weights, if any
+    bool syncing_ = false; // the tree follows the window: its expand signals are not the user's
+};
+
+} // namespace fxview

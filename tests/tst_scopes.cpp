@@ -516,6 +516,11 @@ void TestScopes::exportsDrawTheBoxes() {
     QCOMPARE(window_->exportTo(svg), QString());
     QCOMPARE(window_->exportTo(json), QString());
     QCOMPARE(window_->exportTo(dot), QString());
+    // The text as the dock shows it after the scopes changed: the boxes as calls.
+    const QString txt = dir.filePath("lm.txt");
+    QCOMPARE(window_->exportTo(txt), QString());
+    QCOMPARE(QString::fromUtf8(readFile(txt.toStdString())).trimmed(),
+             QString::fromStdString(formatGraph(window_->scene()->scopeView()->graph)).trimmed());
     QString picture = QString::fromUtf8(readFile(svg.toStdString()));
     for (const char* title : {">layers.0<", ">layers.2<", ">layers.1.attn<", ">layers.1.mlp<"})
         QVERIFY2(picture.contains(title), title);

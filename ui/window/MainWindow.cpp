@@ -39,6 +39,7 @@
 #include "GraphLayout.h"
 #include "Versions.h"
 #include "export/SceneExport.h"
+#include "panels/GraphTextPanel.h"
 #include "panels/InputBar.h"
 #include "panels/Inspector.h"
 #include "panels/LoadProgress.h"
@@ -135,16 +136,14 @@ MainWindow::MainWindow(QWidget* parent)
             // Nothing selected (a click on empty canvas): no panel goes on showing the old node.
             inspector_->clear();
             nodeList_->showSelected({});
-            QTextCursor cursor = graphText_->textCursor();
-            cursor.clearSelection();
-            graphText_->setTextCursor(cursor);
+            graphText_->showNodeLine({});
             return;
         }
         showInspector(name);
         const ScopeBox* box =
             scene_->scopeView() ? scene_->scopeView()->box(name.toStdString()) : nullptr;
         nodeList_->showSelected(name, box ? QString::fromStdString(box->scope) : QString());
-        showTextLine(name);
+        graphText_->showNodeLine(name);
     });
     setAcceptDrops(true);
     resize(1280, 860);
@@ -184,12 +183,8 @@ void MainWindow::buildDocks() {
 
     inspector_ = new Inspector;
     connect(inspector_, &Inspector::nodeLinkClicked, this, &MainWindow::selectNode);
-    graphText_ = new QPlainTextEdit;
-    graphText_->setReadOnly(true);
-    graphText_->setLineWrapMode(QPlainTextEdit::NoWrap);
-    graphText_->setFont(QFont("DejaVu Sans Mono", 9));
-    // A click on a line of the text selects its node ("%relu : ... = call_function[...]").
-    graphText_->viewport()->installEventFilter(this);
+    graphText_ = new GraphTextPanel;
+    connect(graphText_, &GraphTextPanel::nodeClicked, this, &MainWindow::selectNode);
 
     auto dock = [this](const QString& title, const QString& name, QWidget* widget,
                        Qt::DockWidgetArea area) {
@@ -324,8 +319,7 @@ void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const 
         showBreakpoints();
     nodeList_->fill(model ? model_.graph : graph, model ? &model_.scopes : nullptr,
                     model_.openScopes);
-    shownText_ = text;
-    graphText_->setPlainText(QString::fromStdString(text));
+    graphText_->setGraphText(text);
     QPointF start = scene_->sceneRect().topLeft();
     if (!graph.nodes.empty())
         if (NodeItem* first = scene_->nodeItem(QString::fromStdString(graph.nodes.front().name)))
@@ -454,17 +448,6 @@ void MainWindow::selectNode(const QString& name) {
     view_->centerOn(item);
 }
 
-// The node's line in the graph text, scrolled to the middle and selected as text is.
-void MainWindow::showTextLine(const QString& name) {
-    QTextCursor found = graphText_->document()->find("%" + name + " ");
-    if (found.isNull())
-        return;
-    found.movePosition(QTextCursor::StartOfBlock);
-    found.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
-    graphText_->setTextCursor(found);
-    graphText_->centerCursor();
-}
-
 QString MainWindow::selectedNode() const {
     for (QGraphicsItem* item : scene_->selectedItems())
         if (auto* node = dynamic_cast<NodeItem*>(item))
@@ -531,15 +514,6 @@ void MainWindow::walk(int key) {
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
-    if (graphText_ && watched == graphText_->viewport() &&
-        event->type() == QEvent::MouseButtonRelease) {
-        auto* click = static_cast<QMouseEvent*>(event);
-        QString line = graphText_->cursorForPosition(click->position().toPoint()).block().text();
-        static const QRegularExpression nodeLine("^\\s*%(\\w+)\\s*:");
-        QRegularExpressionMatch m = nodeLine.match(line);
-        if (m.hasMatch())
-            selectNode(m.captured(1));
-    }
     if (watched == view_ && event->type() == QEvent::KeyPress) {
         int key = static_cast<QKeyEvent*>(event)->key();
         if ((key == Qt::Key_Up || key == Qt::Key_Down || key == Qt::Key_Left ||

@@ -27,6 +27,7 @@ class QTreeWidgetItem;
 namespace fxview {
 
 class GraphScene;
+class GraphTextPanel;
 class GraphView;
 class InputBar;
 class Inspector;
@@ -101,7 +102,6 @@ private:
     void buildDocks();
     void showModel(const LoadedModel& model);
     void inputsApplied(const std::vector<InputSpec>& specs, quint64 seed);
-    void showTextLine(const QString& name);
     void showModuleFrame();
     void showOutputCheck(const OutputCheck& check);
     void showModelWarnings(const RunSnapshot& snapshot);
@@ -146,8 +146,7 @@ private:
     NodeListPanel* nodeList_;
     QLineEdit* find_;
     Inspector* inspector_;
-    QPlainTextEdit* graphText_ = nullptr; // made after the view, whose events come first
-    std::string shownText_;               // what it shows, for File ▸ Export as .txt
+    GraphTextPanel* graphText_;
     QLabel* status_;
     QList<QAction*> runActions_;
     QList<QDockWidget*> docks_;

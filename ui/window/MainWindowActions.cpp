@@ -33,6 +33,7 @@
 #include "GraphLayout.h"
 #include "Versions.h"
 #include "export/SceneExport.h"
+#include "panels/GraphTextPanel.h"
 #include "panels/InputBar.h"
 #include "panels/Inspector.h"
 #include "panels/LoadProgress.h"
@@ -269,7 +270,7 @@ QString MainWindow::exportTo(const QString& path, bool visiblePartOnly) {
         json = withScopeTree(graphToJson(model_.graph, info, run_.order.empty() ? nullptr : &run),
                              model_.scopes, model_.openScopes);
     }
-    return exportGraph(path, options, {scene_, dot, json, shownText_});
+    return exportGraph(path, options, {scene_, dot, json, graphText_->graphText()});
 }
 
 void MainWindow::copyImage() {

@@ -15,6 +15,7 @@
 #include <functional>
 
 #include "FxText.h"
+#include "panels/GraphTextPanel.h"
 #include "panels/InputBar.h"
 #include "panels/NodeListPanel.h"
 #include "scene/GraphScene.h"
@@ -222,21 +223,9 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
 // The current line of the graph text, as a debugger highlights the line it stopped at (a closed
 // scope's line while the current node is inside it).
 void MainWindow::markCurrentLine() {
-    QList<QTextEdit::ExtraSelection> marks;
-    if (!current_.isEmpty()) {
-        QTextCursor found = graphText_->document()->find("%" + drawnAs(current_) + " ");
-        if (!found.isNull()) {
-            QTextEdit::ExtraSelection mark;
-            mark.cursor = found;
-            mark.cursor.clearSelection();
-            mark.format.setBackground(
-                tint(scene_->theme().current, graphText_->palette().base().color(), 0.3));
-            mark.format.setProperty(QTextFormat::FullWidthSelection, true);
-            marks.append(mark);
-            graphText_->setTextCursor(mark.cursor);
-        }
-    }
-    graphText_->setExtraSelections(marks);
+    graphText_->markCurrentLine(
+        current_.isEmpty() ? QString() : drawnAs(current_),
+        tint(scene_->theme().current, graphText_->palette().base().color(), 0.3));
 }
 
 // The model's own warnings.warn calls (hidden nodes, as torch.fx has none) reach the status bar

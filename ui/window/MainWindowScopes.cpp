@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "FxText.h"
+#include "panels/GraphTextPanel.h"
 #include "panels/NodeListPanel.h"
 #include "scene/ClusterItem.h"
 #include "scene/GraphScene.h"
@@ -132,8 +133,7 @@ void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, b
     const QString selected = selectedNode();
     scene_->show(view->graph, model_.layout, view);
     showBreakpoints();
-    graphText_->setPlainText(
-        QString::fromStdString(view->collapsed() ? formatGraph(view->graph) : model_.graphText));
+    graphText_->setGraphText(view->collapsed() ? formatGraph(view->graph) : model_.graphText);
     showRecords(run_.finished ? QString() : current_);
     markCurrentLine();
     if (!selected.isEmpty())

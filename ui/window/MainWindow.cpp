@@ -39,6 +39,7 @@
 #include "GraphLayout.h"
 #include "Versions.h"
 #include "export/SceneExport.h"
+#include "panels/Banner.h"
 #include "panels/GraphTextPanel.h"
 #include "panels/InputBar.h"
 #include "panels/Inspector.h"
@@ -61,16 +62,13 @@ namespace fxview {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), engine_(new Engine(this)), scene_(new GraphScene(this)),
-      view_(new GraphView), banner_(new QLabel), status_(new QLabel), progress_(new LoadProgress) {
+      view_(new GraphView), banner_(new Banner), status_(new QLabel), progress_(new LoadProgress) {
     initResources();
     QApplication::setWindowIcon(QIcon(":/fxview/fxview.svg")); // this window's and its dialogs'
     setWindowTitle("fxview");
     engine_->setLayoutFont(scene_->font());
     view_->setScene(scene_);
     view_->installEventFilter(this);
-    banner_->setWordWrap(true);
-    banner_->setVisible(false);
-    banner_->setMargin(8);
     auto* central = new QWidget;
     auto* layout = new QVBoxLayout(central);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -92,7 +90,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(engine_, &Engine::loadFailed, this, [this](const QString& sentence) {
         progress_->finish();
         statusBar()->clearMessage(); // "Opening …" is over
-        showBanner(sentence, true);
+        banner_->say(sentence, Banner::State::Error);
         // The current model stays open; the sentence is also shown where a person looks.
         auto* box = new QMessageBox(QMessageBox::Warning, "Cannot open model", sentence,
                                     QMessageBox::Ok, this);
@@ -102,11 +100,11 @@ MainWindow::MainWindow(QWidget* parent)
         updateStatus();
     });
     connect(engine_, &Engine::inputsRejected, this,
-            [this](const QString& sentence) { showBanner(sentence, true); });
+            [this](const QString& sentence) { banner_->say(sentence, Banner::State::Error); });
     connect(engine_, &Engine::inputsApplied, this, &MainWindow::inputsApplied);
     connect(engine_, &Engine::engineFailed, this, [this](const QString& sentence) {
         setPlaying(false);
-        showBanner(sentence, true);
+        banner_->say(sentence, Banner::State::Error);
         updateStatus();
     });
     connect(engine_, &Engine::unconfined, this, [this](const QString& sentence) {
@@ -116,12 +114,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(engine_, &Engine::liveEnded, this, [this](const QString& sentence) {
         setPlaying(false);
         liveEnded_ = true;
-        showBanner(sentence, false);
+        banner_->say(sentence, Banner::State::Note);
         updateStatus();
     });
     connect(engine_, &Engine::liveWaiting, this, [this](const QString& sentence) {
-        showBanner(sentence, true);
-        banner_->setProperty("runFailure", true); // gone with the state the node's end brings
+        // A run outcome: gone with the state the node's end brings.
+        banner_->say(sentence, Banner::State::RunFailure);
     });
     connect(engine_, &Engine::busyChanged, this, [this](bool) { updateStatus(); });
     connect(engine_, &Engine::executedPathReady, this, [this](const ExecutedView& view) {
@@ -148,6 +146,7 @@ MainWindow::MainWindow(QWidget* parent)
     setAcceptDrops(true);
     resize(1280, 860);
     followSystemPalette();
+    styleBanner();
     // Window size and dock layout as the person left them.
     QSettings settings;
     restoreGeometry(settings.value("window/geometry").toByteArray());
@@ -274,22 +273,23 @@ void MainWindow::showModel(const LoadedModel& model) {
     executedPath_->setEnabled(false);
     showModelGraph();
     if (!model.layout.ok()) {
-        showBanner(QString::fromStdString(model.layout.error), true);
+        banner_->say(QString::fromStdString(model.layout.error), Banner::State::Error);
     } else if (!model.inputError.isEmpty()) {
         // The inputs asked for could not be made; they are forgotten so that they cannot fail
         // again at the next start, and the run uses the guess if there is one.
         QSettings().remove("inputs/" + source_);
-        showBanner(model.inputError +
-                       (model.inputs.empty() ? QString() : " Using " + model.inputNote + "."),
-                   true);
+        banner_->say(model.inputError +
+                         (model.inputs.empty() ? QString() : " Using " + model.inputNote + "."),
+                     Banner::State::Error);
     } else if (!model.note.isEmpty()) {
-        showBanner(model.note, false); // why this graph (a live model symbolic_trace refused)
+        banner_->say(model.note,
+                     Banner::State::Note); // why this graph (a live model symbolic_trace refused)
     } else {
         // "input x: 1x4, guessed from fc1 …" as a sentence of its own.
         QString note = model.inputNote;
         if (!note.isEmpty())
             note[0] = note[0].toUpper();
-        showBanner(note, false);
+        banner_->say(note, Banner::State::Note);
     }
     QStringList placeholders, defaults;
     for (const Node& n : model.graph.nodes)
@@ -346,21 +346,11 @@ void MainWindow::showInspector(const QString& name) {
         inspector_->showNode(*n, recordOf(n->name), scene_->theme().current);
 }
 
-void MainWindow::showBanner(const QString& text, bool error) {
-    banner_->setText(text);
-    banner_->setProperty("error", error);
-    banner_->setProperty("runFailure", false);
-    banner_->setProperty("moduleFrame", false);
-    styleBanner();
-    banner_->setVisible(!text.isEmpty());
-}
-
 // The banner in the theme's colours: a tint of its "current" blue, or of its "failed" red.
 void MainWindow::styleBanner() {
     const Theme& t = scene_->theme();
-    QColor hue = banner_->property("error").toBool() ? t.failed : t.current;
-    banner_->setStyleSheet(QString("background:%1; color:%2;")
-                               .arg(tint(hue, t.background, 0.2).name(), t.text.name()));
+    banner_->setColors(tint(t.current, t.background, 0.2), tint(t.failed, t.background, 0.2),
+                       t.text);
 }
 
 // The graph, the banner and the text's marks follow the system's light or dark palette, also
@@ -380,7 +370,7 @@ void MainWindow::changeEvent(QEvent* event) {
 }
 
 QString MainWindow::bannerText() const {
-    return banner_->isVisible() ? banner_->text() : QString();
+    return banner_->shownText();
 }
 
 namespace {

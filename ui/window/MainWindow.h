@@ -27,6 +27,7 @@ class QTreeWidgetItem;
 namespace fxview {
 
 class GraphScene;
+class Banner;
 class GraphTextPanel;
 class GraphView;
 class InputBar;
@@ -111,7 +112,6 @@ private:
     void changeEvent(QEvent* event) override;
     void showRun(const RunSnapshot& snapshot);
     void showInspector(const QString& node);
-    void showBanner(const QString& text, bool error);
     void updateStatus();
     void runCommand(RunCommand command);
     void showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text,
@@ -142,7 +142,7 @@ private:
     GraphScene* scene_;
     GraphView* view_;
     OverviewView* overview_;
-    QLabel* banner_;
+    Banner* banner_;
     NodeListPanel* nodeList_;
     QLineEdit* find_;
     Inspector* inspector_;

@@ -15,6 +15,7 @@
 #include <functional>
 
 #include "FxText.h"
+#include "panels/Banner.h"
 #include "panels/GraphTextPanel.h"
 #include "panels/InputBar.h"
 #include "panels/NodeListPanel.h"
@@ -60,7 +61,7 @@ QString MainWindow::applyInputs(const QStringList& texts, quint64 seed) {
         InputSpec spec;
         std::string error;
         if (!parseInputSpec(text.trimmed().toStdString(), spec, error)) {
-            showBanner(QString::fromStdString(error), true);
+            banner_->say(QString::fromStdString(error), Banner::State::Error);
             return QString::fromStdString(error);
         }
         specs.push_back(spec);
@@ -83,8 +84,8 @@ void MainWindow::inputsApplied(const std::vector<InputSpec>& specs, quint64 seed
     }
     QString note = "input " + texts.join(", ") + QString(", seed %1, applied").arg(seed);
     inputBar_->setNote(note);
-    showBanner("Input " + texts.join(", ") + QString(", seed %1; the run starts again").arg(seed),
-               false);
+    banner_->say("Input " + texts.join(", ") + QString(", seed %1; the run starts again").arg(seed),
+                 Banner::State::Note);
 }
 
 void MainWindow::setPlaying(bool on) {
@@ -171,11 +172,11 @@ void MainWindow::setExecutedPathShown(bool on) {
         showModuleFrame();
     }
     showRecords(on || run_.finished ? QString() : current_);
-    showBanner(on ? QString("Executed path of this run: %1 nodes, as tracing with this input "
-                            "would record them (Ctrl+Shift+E for the whole graph)")
-                        .arg(scene_->nodeCount())
-                  : QString(),
-               false);
+    banner_->say(on ? QString("Executed path of this run: %1 nodes, as tracing with this input "
+                              "would record them (Ctrl+Shift+E for the whole graph)")
+                          .arg(scene_->nodeCount())
+                    : QString(),
+                 Banner::State::Note);
     updateStatus();
 }
 
@@ -192,8 +193,7 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     // A run's failure is cleared by the next snapshot that has none (after Reset); other errors
     // (an input refused, a load that fell back to the guess) stay until something replaces them.
     if (snapshot.failed) {
-        showBanner(QString::fromStdString(snapshot.failure), true);
-        banner_->setProperty("runFailure", true);
+        banner_->say(QString::fromStdString(snapshot.failure), Banner::State::RunFailure);
         const Graph& graph = shownModule_.isEmpty() && !executedMode_ ? model_.graph : shownGraph();
         if (graph.find(current_.toStdString()) && !graph.find(current_.toStdString())->hidden) {
             selectNode(current_); // its scopes open; its inspector shows the message in full
@@ -207,8 +207,9 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
                snapshot.outputCheck.verdict != OutputCheck::Verdict::NotChecked &&
                snapshot.outputCheck.verdict != OutputCheck::Verdict::NoReference) {
         showOutputCheck(snapshot.outputCheck);
-    } else if (banner_->property("runFailure").toBool()) {
-        banner_->setVisible(false);
+    } else {
+        banner_->end(Banner::State::RunFailure);
+        banner_->end(Banner::State::RunNote);
     }
     showModelWarnings(snapshot);
     markCurrentLine();
@@ -247,8 +248,8 @@ void MainWindow::showModelWarnings(const RunSnapshot& snapshot) {
 // cannot be checked (a random op, forward failing) says so, calmly. Reset clears either.
 void MainWindow::showOutputCheck(const OutputCheck& check) {
     bool differs = check.verdict == OutputCheck::Verdict::Differs;
-    showBanner(QString::fromStdString(check.message), differs);
-    banner_->setProperty("runFailure", true);
+    banner_->say(QString::fromStdString(check.message),
+                 differs ? Banner::State::RunFailure : Banner::State::RunNote);
     if (!differs)
         return;
     for (const Node& n : shownGraph().nodes)
@@ -267,15 +268,13 @@ void MainWindow::showModuleFrame() {
     shownModule_ = inside;
     if (run_.inside) {
         showGraph(run_.inside->graph, run_.inside->layout, run_.inside->graphText);
-        showBanner(QString("Inside %1 (%2), node by node: F10 steps, F11 steps further in, "
-                           "Shift+F11 steps out")
-                       .arg(inside, QString::fromStdString(run_.inside->moduleType)),
-                   false);
-        banner_->setProperty("moduleFrame", true);
+        banner_->say(QString("Inside %1 (%2), node by node: F10 steps, F11 steps further in, "
+                             "Shift+F11 steps out")
+                         .arg(inside, QString::fromStdString(run_.inside->moduleType)),
+                     Banner::State::ModuleFrame);
     } else {
         showModelGraph();
-        if (banner_->property("moduleFrame").toBool())
-            banner_->setVisible(false);
+        banner_->end(Banner::State::ModuleFrame);
     }
 }
 

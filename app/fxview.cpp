@@ -4,7 +4,6 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
-#include <QSettings>
 
 #include <algorithm>
 #include <cerrno>
@@ -19,6 +18,7 @@
 #include "InputSpec.h"
 #include "OpenTime.h"
 #include "Versions.h"
+#include "session/SessionSettings.h"
 #include "window/MainWindow.h"
 #ifdef FXVIEW_IN_PROCESS_BUILD
 #include "EngineServer.h"
@@ -178,8 +178,7 @@ int main(int argc, char** argv) {
             model = "python:live";
     }
     // The libraries File > Load Op Library remembered, then those given now.
-    for (const QString& path :
-         QSettings().value("engine/opLibraries").toStringList() + parser.values(commandLine.ops))
+    for (const QString& path : fxview::settings::opLibraries() + parser.values(commandLine.ops))
         if (std::find(engine.opLibraries.begin(), engine.opLibraries.end(), path.toStdString()) ==
             engine.opLibraries.end())
             engine.opLibraries.push_back(path.toStdString());

@@ -24,7 +24,6 @@
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QRegularExpression>
-#include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTextBlock>
@@ -50,6 +49,8 @@
 #include "scene/GraphView.h"
 #include "scene/NodeItem.h"
 #include "scene/OverviewView.h"
+#include "session/DebugSession.h"
+#include "session/SessionSettings.h"
 
 // The icons live in this static library (resources/resources.qrc); its initialiser has to be
 // called by name, at global scope, or the linker drops it and every window, the tests' too, comes
@@ -61,8 +62,9 @@ static void initResources() {
 namespace fxview {
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), engine_(new Engine(this)), scene_(new GraphScene(this)),
-      view_(new GraphView), banner_(new Banner), status_(new QLabel), progress_(new LoadProgress) {
+    : QMainWindow(parent), session_(new DebugSession(this)), engine_(session_->engine()),
+      scene_(new GraphScene(this)), view_(new GraphView), banner_(new Banner), status_(new QLabel),
+      progress_(new LoadProgress) {
     initResources();
     QApplication::setWindowIcon(QIcon(":/fxview/fxview.svg")); // this window's and its dialogs'
     setWindowTitle("fxview");
@@ -85,8 +87,8 @@ MainWindow::MainWindow(QWidget* parent)
     buildDocks();
     buildActions();
 
-    connect(engine_, &Engine::loaded, this, &MainWindow::showModel);
-    connect(engine_, &Engine::runUpdated, this, &MainWindow::showRun);
+    connect(session_, &DebugSession::modelLoaded, this, &MainWindow::showModel);
+    connect(session_, &DebugSession::runUpdated, this, &MainWindow::showRun);
     connect(engine_, &Engine::loadFailed, this, [this](const QString& sentence) {
         progress_->finish();
         statusBar()->clearMessage(); // "Opening …" is over
@@ -96,14 +98,12 @@ MainWindow::MainWindow(QWidget* parent)
                                     QMessageBox::Ok, this);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
-        pendingSource_.clear();
         updateStatus();
     });
     connect(engine_, &Engine::inputsRejected, this,
             [this](const QString& sentence) { banner_->say(sentence, Banner::State::Error); });
-    connect(engine_, &Engine::inputsApplied, this, &MainWindow::inputsApplied);
+    connect(session_, &DebugSession::inputsApplied, this, &MainWindow::inputsApplied);
     connect(engine_, &Engine::engineFailed, this, [this](const QString& sentence) {
-        setPlaying(false);
         banner_->say(sentence, Banner::State::Error);
         updateStatus();
     });
@@ -112,8 +112,7 @@ MainWindow::MainWindow(QWidget* parent)
         statusBar()->showMessage(sentence, 10000);
     });
     connect(engine_, &Engine::liveEnded, this, [this](const QString& sentence) {
-        setPlaying(false);
-        liveEnded_ = true;
+        // The session stopped Play and ended the run's commands.
         banner_->say(sentence, Banner::State::Note);
         updateStatus();
     });
@@ -122,8 +121,10 @@ MainWindow::MainWindow(QWidget* parent)
         banner_->say(sentence, Banner::State::RunFailure);
     });
     connect(engine_, &Engine::busyChanged, this, [this](bool) { updateStatus(); });
-    connect(engine_, &Engine::executedPathReady, this, [this](const ExecutedView& view) {
-        executed_ = view;
+    connect(session_, &DebugSession::message, statusBar(), &QStatusBar::showMessage);
+    connect(session_, &DebugSession::revealRequested, this, &MainWindow::revealNode);
+    connect(session_, &DebugSession::playingChanged, this, &MainWindow::showPlaying);
+    connect(session_, &DebugSession::executedPathReady, this, [this] {
         if (executedPath_->isChecked())
             setExecutedPathShown(true);
     });
@@ -148,17 +149,14 @@ MainWindow::MainWindow(QWidget* parent)
     followSystemPalette();
     styleBanner();
     // Window size and dock layout as the person left them.
-    QSettings settings;
-    restoreGeometry(settings.value("window/geometry").toByteArray());
-    if (!restoreState(settings.value("window/state").toByteArray()))
+    restoreGeometry(settings::windowGeometry());
+    if (!restoreState(settings::windowState()))
         // First start: the inspector wide enough for a value line and its histogram.
         resizeDocks({findChild<QDockWidget*>("inspector")}, {340}, Qt::Horizontal);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    QSettings settings;
-    settings.setValue("window/geometry", saveGeometry());
-    settings.setValue("window/state", saveState());
+    settings::saveWindow(saveGeometry(), saveState());
     QMainWindow::closeEvent(event);
 }
 
@@ -170,9 +168,10 @@ void MainWindow::buildDocks() {
     });
     connect(nodeList_, &NodeListPanel::scopeChosen, this, [this](const QString& scope) {
         // A scope's row: its box when closed, its frame when open.
-        if (!model_.view)
+        const LoadedModel& model = session_->model();
+        if (!model.view)
             return;
-        QString box = QString::fromStdString(model_.view->boxFor(scope.toStdString()));
+        QString box = QString::fromStdString(model.view->boxFor(scope.toStdString()));
         if (!box.isEmpty() && box != selectedNode())
             selectNode(box);
         else if (ClusterItem* frame = scene_->clusterItem(scope))
@@ -203,32 +202,16 @@ void MainWindow::buildDocks() {
 }
 
 void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& inputs) {
-    pendingSource_ = source;
     statusBar()->showMessage("Opening " + source + "…");
-    // Without inputs given, the ones last applied to this model are used again.
-    std::vector<InputSpec> chosen = inputs;
-    QSettings settings;
-    quint64 seed = settings.value("seeds/" + source, 0).toULongLong();
-    if (chosen.empty())
-        for (const QString& text : settings.value("inputs/" + source).toStringList()) {
-            InputSpec spec;
-            std::string error;
-            if (parseInputSpec(text.toStdString(), spec, error))
-                chosen.push_back(spec);
-        }
-    const bool remembered = inputs.empty() && !chosen.empty();
-    if (!remembered)
-        seed = 0;
+    quint64 seed = 0;
+    const int load = session_->open(source, inputs, seed);
     inputBar_->setSeed(seed);
-    progress_->start(engine_->load(source, chosen, seed,
-                                   remembered ? "applied last time" : "as given",
-                                   rememberedScopes(source)),
-                     source);
+    progress_->start(load, source);
     updateStatus();
 }
 
 QStringList MainWindow::recentModels() const {
-    return QSettings().value("recent").toStringList();
+    return settings::recentModels();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
@@ -250,34 +233,14 @@ bool MainWindow::openDropped(const QList<QUrl>& urls) {
 
 void MainWindow::showModel(const LoadedModel& model) {
     progress_->finish();
-    setPlaying(false); // Play belonged to the model that was open
-    model_ = model;
-    source_ = model.source;
-    liveEnded_ = false;
-    // Most recent first, eight at most, as File > Open Recent lists them; a live model cannot
-    // be opened again from here.
-    if (!model.live) {
-        QStringList recent = recentModels();
-        recent.removeAll(source_);
-        recent.prepend(source_);
-        QSettings().setValue("recent", recent.mid(0, 8));
-    }
-    pendingSource_.clear();
-    current_.clear();
-    breakpoints_.clear();
-    run_ = RunSnapshot();
-    executed_ = ExecutedView();
-    executedMode_ = false;
-    shownModule_.clear();
     executedPath_->setChecked(false);
     executedPath_->setEnabled(false);
     showModelGraph();
     if (!model.layout.ok()) {
         banner_->say(QString::fromStdString(model.layout.error), Banner::State::Error);
     } else if (!model.inputError.isEmpty()) {
-        // The inputs asked for could not be made; they are forgotten so that they cannot fail
-        // again at the next start, and the run uses the guess if there is one.
-        QSettings().remove("inputs/" + source_);
+        // The inputs asked for could not be made (the session forgot them); the run uses the
+        // guess if there is one.
         banner_->say(model.inputError +
                          (model.inputs.empty() ? QString() : " Using " + model.inputNote + "."),
                      Banner::State::Error);
@@ -300,7 +263,7 @@ void MainWindow::showModel(const LoadedModel& model) {
         }
     inputBar_->setInputs(placeholders, model.inputs, model.inputNote, defaults);
     setWindowTitle(model.live ? model.className + " — live in " + model.runtime + " — fxview"
-                              : QFileInfo(source_).fileName() + " — fxview");
+                              : QFileInfo(model.source).fileName() + " — fxview");
     statusBar()->clearMessage();
     updateStatus();
     emit modelShown();
@@ -312,13 +275,14 @@ void MainWindow::showModel(const LoadedModel& model) {
 // nodes', not a module's namesakes) and the node list a tree of its scopes.
 void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text,
                            std::shared_ptr<const ScopeView> scopes) {
-    const bool model = scopes != nullptr || &graph == &model_.graph;
+    const LoadedModel& loaded = session_->model();
+    const bool model = scopes != nullptr || &graph == &loaded.graph;
     scene_->show(graph, layout, scopes);
     inspector_->clear(); // its node may not be in this graph
     if (model)
         showBreakpoints();
-    nodeList_->fill(model ? model_.graph : graph, model ? &model_.scopes : nullptr,
-                    model_.openScopes);
+    nodeList_->fill(model ? loaded.graph : graph, model ? &loaded.scopes : nullptr,
+                    loaded.openScopes);
     graphText_->setGraphText(text);
     QPointF start = scene_->sceneRect().topLeft();
     if (!graph.nodes.empty())
@@ -329,21 +293,21 @@ void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const 
 }
 
 bool MainWindow::cancelOpen() {
-    if (!engine_->cancelLoad())
+    const QString cancelled = session_->cancelOpen();
+    if (cancelled.isEmpty())
         return false;
-    QString cancelled = pendingSource_;
+    const QString& open = session_->source();
     progress_->finish();
-    pendingSource_.clear();
     statusBar()->showMessage("Opening " + cancelled + " cancelled" +
-                                 (source_.isEmpty() ? QString() : "; " + source_ + " stays open"),
+                                 (open.isEmpty() ? QString() : "; " + open + " stays open"),
                              6000);
     updateStatus();
     return true;
 }
 
 void MainWindow::showInspector(const QString& name) {
-    if (const Node* n = shownGraph().find(name.toStdString()))
-        inspector_->showNode(*n, recordOf(n->name), scene_->theme().current);
+    if (const Node* n = session_->shownGraph().find(name.toStdString()))
+        inspector_->showNode(*n, session_->recordOf(n->name), scene_->theme().current);
 }
 
 // The banner in the theme's colours: a tint of its "current" blue, or of its "failed" red.
@@ -398,24 +362,48 @@ QString outputCheckNote(const OutputCheck& check) {
 
 void MainWindow::updateStatus() {
     for (QAction* a : runActions_) // nothing to run without a model, or once it went
-        a->setEnabled(!source_.isEmpty() && !liveEnded_);
+        a->setEnabled(session_->canRun());
+    const LoadedModel& model = session_->model();
+    const RunSnapshot& run = session_->run();
+    const QString& current = session_->current();
     if (detach_)
-        detach_->setEnabled(model_.live && !liveEnded_);
-    QString state = engine_->busy()      ? "working…"
-                    : run_.failed        ? "failed at " + current_
-                    : run_.finished      ? "finished" + outputCheckNote(run_.outputCheck)
-                    : current_.isEmpty() ? "ready"
-                    : !shownModule_.isEmpty()
-                        ? "inside " + shownModule_ + ", stopped after " + current_
-                        : "stopped after " + current_;
+        detach_->setEnabled(model.live && !session_->liveEnded());
+    QString state = engine_->busy()     ? "working…"
+                    : run.failed        ? "failed at " + current
+                    : run.finished      ? "finished" + outputCheckNote(run.outputCheck)
+                    : current.isEmpty() ? "ready"
+                    : !session_->shownModule().isEmpty()
+                        ? "inside " + session_->shownModule() + ", stopped after " + current
+                        : "stopped after " + current;
     // With scopes closed: the model's nodes, and how many boxes and nodes the picture draws.
     const ScopeView* scopes = scene_->scopeView();
     QString count =
         scopes && scopes->collapsed()
-            ? QString("%1 nodes (%2 drawn)").arg(model_.graph.nodeCount()).arg(scene_->nodeCount())
+            ? QString("%1 nodes (%2 drawn)").arg(model.graph.nodeCount()).arg(scene_->nodeCount())
             : QString("%1 nodes").arg(scene_->nodeCount());
+    const QString& source = session_->source();
     status_->setText(
-        QString("%1 · %2 · %3").arg(source_.isEmpty() ? "no model" : source_, count, state));
+        QString("%1 · %2 · %3").arg(source.isEmpty() ? "no model" : source, count, state));
+}
+
+const QString& MainWindow::modelSource() const {
+    return session_->source();
+}
+
+const LoadedModel& MainWindow::model() const {
+    return session_->model();
+}
+
+const QString& MainWindow::currentNode() const {
+    return session_->current();
+}
+
+const RunSnapshot& MainWindow::run() const {
+    return session_->run();
+}
+
+bool MainWindow::executedPathShown() const {
+    return session_->executedShown();
 }
 
 QTreeWidget* MainWindow::nodeList() const {
@@ -428,7 +416,7 @@ QString MainWindow::statusText() const {
 
 void MainWindow::selectNode(const QString& name) {
     // A node inside a closed scope: its scopes open first (Find, a link in the inspector).
-    if (!scene_->nodeItem(name) && !executedMode_ && shownModule_.isEmpty())
+    if (!scene_->nodeItem(name) && session_->modelShown())
         revealNode(name);
     NodeItem* item = scene_->nodeItem(name);
     if (!item)
@@ -449,7 +437,7 @@ bool MainWindow::findNode(const QString& text, bool backwards) {
     if (text.isEmpty())
         return false;
     // The model's every node, those inside closed scopes too: selecting one opens its scopes.
-    const Graph& graph = executedMode_ || !shownModule_.isEmpty() ? shownGraph() : model_.graph;
+    const Graph& graph = session_->modelShown() ? session_->model().graph : session_->shownGraph();
     QStringList names;
     graph.forEachNode([&](const Node& n, int) {
         bool match = QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) ||
@@ -473,11 +461,12 @@ bool MainWindow::findNode(const QString& text, bool backwards) {
 }
 
 void MainWindow::walk(int key) {
-    const Node* n = shownGraph().find(selectedNode().toStdString());
+    const Graph& shown = session_->shownGraph();
+    const Node* n = shown.find(selectedNode().toStdString());
     if (!n)
         return;
     std::vector<std::string> order;
-    shownGraph().forEachNode([&](const Node& node, int) {
+    shown.forEachNode([&](const Node& node, int) {
         if (!node.hidden)
             order.push_back(node.name);
     });

@@ -1,7 +1,8 @@
 #pragma once
 // fxview's main window: the graph in the centre, docks with the node list, the inspector and the
 // graph as text, a debugger's Run menu and toolbar, and a status bar. It only draws and asks:
-// every model operation goes through Engine. MainWindow.cpp builds and wires the window;
+// the model, the run and the debugger's decisions are its DebugSession's, every model operation
+// goes through the session's Engine. MainWindow.cpp builds and wires the window;
 // MainWindowRun.cpp shows runs (snapshots, Step Into, executed path, Play, breakpoints, inputs);
 // MainWindowScopes.cpp the module hierarchy (scopes opened and closed, the node list's tree).
 
@@ -26,6 +27,7 @@ class QTreeWidgetItem;
 
 namespace fxview {
 
+class DebugSession;
 class GraphScene;
 class Banner;
 class GraphTextPanel;
@@ -45,11 +47,12 @@ public:
 
     // For tests and scripting: the state the window shows.
     GraphScene* scene() const { return scene_; }
+    DebugSession* session() const { return session_; }
     Engine* engine() const { return engine_; }
-    const QString& modelSource() const { return source_; }
-    const LoadedModel& model() const { return model_; }
-    const QString& currentNode() const { return current_; }
-    const RunSnapshot& run() const { return run_; }
+    const QString& modelSource() const;
+    const LoadedModel& model() const;
+    const QString& currentNode() const;
+    const RunSnapshot& run() const;
     QString statusText() const;
     QString bannerText() const;
     void selectNode(const QString& name);
@@ -74,7 +77,7 @@ public:
     // After a run: the path it took as its own graph (branches not taken gone, loops
     // unrolled), or back to the whole graph.
     void setExecutedPathShown(bool on);
-    bool executedPathShown() const { return executedMode_; }
+    bool executedPathShown() const;
     void toggleBreakpoint(const QString& node);
     InputBar* inputBar() const { return inputBar_; }
 
@@ -102,43 +105,38 @@ private:
     void buildActions();
     void buildDocks();
     void showModel(const LoadedModel& model);
-    void inputsApplied(const std::vector<InputSpec>& specs, quint64 seed);
+    void inputsApplied(const QString& note, const QStringList& specs, quint64 seed);
     void showModuleFrame();
     void showOutputCheck(const OutputCheck& check);
     void showModelWarnings(const RunSnapshot& snapshot);
-    void runToSelected();
     void styleBanner();
     void followSystemPalette();
     void changeEvent(QEvent* event) override;
     void showRun(const RunSnapshot& snapshot);
+    void showPlaying(bool on);
     void showInspector(const QString& node);
     void updateStatus();
-    void runCommand(RunCommand command);
     void showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text,
                    std::shared_ptr<const ScopeView> scopes = nullptr);
     void showModelGraph();
     void showScopes(const std::set<std::string>& open, QString anchor, bool opening);
     bool revealNode(const QString& node);
     void showBreakpoints();
-    const ScopeBox* boxOfNext() const;
     void buildScopeActions(QMenu* view);
     void markCurrentLine();
     // Where a breakpoint's dot is drawn: its node, the box it is in, or for a hidden guard the
     // node it guards (a scope's breakpoint stops before its first node, a guard too).
     QString drawnBreakpoint(const QString& node) const;
-    static QString guardedNode(const Graph& graph, const std::string& name);
     void showRecords(const QString& current);
-    const Graph& shownGraph() const;
-    const NodeRecord* recordOf(const std::string& node) const;
     void chooseFile();
     void chooseExport();
     bool eventFilter(QObject* watched, QEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;
     void dropEvent(QDropEvent* event) override;
     void closeEvent(QCloseEvent* event) override;
-    void playTick();
 
-    Engine* engine_;
+    DebugSession* session_; // the model, the run and the debugger's decisions
+    Engine* engine_;        // the session's
     GraphScene* scene_;
     GraphView* view_;
     OverviewView* overview_;
@@ -154,25 +152,11 @@ private:
     LoadProgress* progress_;
     QAction* executedPath_;
     QAction* detach_ = nullptr; // Run ▸ Detach from Python: a live model's session ends
-    bool liveEnded_ = false;    // the live model's Python went: the picture stays, nothing runs
     QAction* play_;
-    QTimer* playTimer_;
     QSpinBox* playInterval_;
-    QString playFrom_; // the breakpoint node Play started at, which it steps over
 
-    QString source_, pendingSource_;
-    QString current_;
-    LoadedModel model_;
-    RunSnapshot run_;
-    ExecutedView executed_;
-    bool executedMode_ = false;
     bool weightsAsNodes_ = false;
-    QString shownModule_; // the module Step Into is in, whose graph the scene shows, or ""
-    QSet<QString> breakpoints_;
     QSet<QString> warned_; // nodes whose warnings.warn this run has shown
 };
-
-// The scopes last drawn open for this model file, if it was opened before.
-std::optional<std::set<std::string>> rememberedScopes(const QString& source);
 
 } // namespace fxview

@@ -20,7 +20,6 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QRegularExpression>
-#include <QSettings>
 #include <QSpinBox>
 #include <QStatusBar>
 #include <QTimer>
@@ -42,6 +41,8 @@
 #include "scene/GraphView.h"
 #include "scene/NodeItem.h"
 #include "scene/OverviewView.h"
+#include "session/DebugSession.h"
+#include "session/SessionSettings.h"
 
 namespace fxview {
 
@@ -65,9 +66,9 @@ void MainWindow::buildActions() {
     file->addAction("&Export…", QKeySequence(Qt::CTRL | Qt::Key_E), this,
                     &MainWindow::chooseExport);
     file->addAction("Export &Visible Part…", this, [this] {
-        QString path = QFileDialog::getSaveFileName(this, "Export visible part",
-                                                    QFileInfo(source_).baseName() + "-part.png",
-                                                    "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)");
+        QString path = QFileDialog::getSaveFileName(
+            this, "Export visible part", QFileInfo(session_->source()).baseName() + "-part.png",
+            "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)");
         if (path.isEmpty())
             return;
         QString error = exportTo(path, true);
@@ -81,13 +82,10 @@ void MainWindow::buildActions() {
                                                     "Shared libraries (*.so*)");
         if (path.isEmpty())
             return;
-        QSettings settings;
-        QStringList libraries = settings.value("engine/opLibraries").toStringList();
-        if (!libraries.contains(path))
-            settings.setValue("engine/opLibraries", libraries << path);
+        settings::addOpLibrary(path);
         Engine::addOpLibrary(path.toStdString());
-        if (!source_.isEmpty())
-            openModel(source_);
+        if (!session_->source().isEmpty())
+            openModel(session_->source());
     });
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
@@ -107,32 +105,29 @@ void MainWindow::buildActions() {
         runActions_.append(a);
         return a;
     };
-    add("&Step", "step", QKeySequence(Qt::Key_F10), [this] { runCommand(RunCommand::Step); });
-    add("Step &Into", "step-into", QKeySequence(Qt::Key_F11),
-        [this] { runCommand(RunCommand::StepInto); });
+    auto command = [this](RunCommand c) { return [this, c] { session_->runCommand(c); }; };
+    add("&Step", "step", QKeySequence(Qt::Key_F10), command(RunCommand::Step));
+    add("Step &Into", "step-into", QKeySequence(Qt::Key_F11), command(RunCommand::StepInto));
     add("Step &Out", "step-out", QKeySequence(Qt::SHIFT | Qt::Key_F11),
-        [this] { runCommand(RunCommand::StepOut); });
+        command(RunCommand::StepOut));
     add("Run to &Cursor", "run-to-cursor", QKeySequence(Qt::CTRL | Qt::Key_F10),
-        [this] { runToSelected(); });
-    add("&Continue", "continue", QKeySequence(Qt::Key_F5),
-        [this] { runCommand(RunCommand::RunToEnd); });
+        [this] { session_->runTo(selectedNode()); });
+    add("&Continue", "continue", QKeySequence(Qt::Key_F5), command(RunCommand::RunToEnd));
     add("&Reset", "reset", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
-        [this] { runCommand(RunCommand::Reset); });
+        command(RunCommand::Reset));
     // Play steps on its own, one node per interval, until the end, a failure or Pause.
     play_ = add("&Play", "play", QKeySequence(Qt::CTRL | Qt::Key_P),
                 [this] { setPlaying(play_->isChecked()); });
     play_->setCheckable(true);
-    playTimer_ = new QTimer(this);
-    connect(playTimer_, &QTimer::timeout, this, &MainWindow::playTick);
     playInterval_ = new QSpinBox;
     playInterval_->setRange(10, 5000);
     playInterval_->setSingleStep(50);
     playInterval_->setValue(400);
     playInterval_->setSuffix(" ms/step");
     playInterval_->setToolTip("Play speed");
-    connect(playInterval_, qOverload<int>(&QSpinBox::valueChanged), playTimer_,
-            qOverload<int>(&QTimer::setInterval));
-    playTimer_->setInterval(playInterval_->value());
+    connect(playInterval_, qOverload<int>(&QSpinBox::valueChanged), session_,
+            &DebugSession::setPlayInterval);
+    session_->setPlayInterval(playInterval_->value());
     bar->addWidget(playInterval_);
     run->addSeparator();
     detach_ = run->addAction("&Detach from Python", this, [this] { engine_->detach(); });
@@ -145,7 +140,7 @@ void MainWindow::buildActions() {
     bp->setShortcutContext(Qt::ApplicationShortcut);
     run->addAction("Remove &All Breakpoints", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F9), this,
                    [this] {
-                       for (const QString& node : QStringList(breakpoints_.values()))
+                       for (const QString& node : QStringList(session_->breakpoints().values()))
                            toggleBreakpoint(node);
                    });
 
@@ -185,7 +180,7 @@ void MainWindow::buildActions() {
     executedPath_ =
         view->addAction("&Executed Path Only", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), this,
                         [this](bool on) {
-                            if (on && executed_.graph.nodes.empty())
+                            if (on && session_->executed().graph.nodes.empty())
                                 engine_->requestExecutedPath(); // shown on arrival
                             else
                                 setExecutedPathShown(on);
@@ -217,14 +212,14 @@ void MainWindow::buildActions() {
             return;
         selectNode(node->name());
         QMenu menu(this);
-        menu.addAction("Run to Here", [this] { runToSelected(); });
+        menu.addAction("Run to Here", [this] { session_->runTo(selectedNode()); });
         menu.addAction(node->hasBreakpoint() ? "Remove Breakpoint" : "Add Breakpoint", this,
                        [this, name = node->name()] { toggleBreakpoint(name); });
         if (node->isScopeBox())
             menu.addAction("Expand " + node->scope(), this,
                            [this, scope = node->scope()] { setScopeOpen(scope, true); });
         // The scope the node (or box) is drawn in, closed into a box.
-        if (const Node* shown = shownGraph().find(node->name().toStdString());
+        if (const Node* shown = session_->shownGraph().find(node->name().toStdString());
             shown && !shown->scope.empty() && scene_->scopeView())
             menu.addAction("Collapse " + QString::fromStdString(shown->scope), this,
                            [this, scope = QString::fromStdString(shown->scope)] {
@@ -257,18 +252,20 @@ QString MainWindow::exportTo(const QString& path, bool visiblePartOnly) {
     if (visiblePartOnly)
         options.area =
             view_->mapToScene(view_->viewport()->rect()).boundingRect() & scene_->sceneRect();
-    std::string dot = options.format == ExportFormat::Dot ? graphToDot(shownGraph()) : "";
+    std::string dot = options.format == ExportFormat::Dot ? graphToDot(session_->shownGraph()) : "";
     std::string json;
     if (options.format == ExportFormat::Json) {
-        JsonModelInfo info{source_.toStdString(), model_.className.toStdString()};
-        JsonRunInfo run{run_.inputs, run_.inputValues, run_.seed,
-                        [this](const std::string& name) -> const NodeRecord* {
-                            auto it = run_.records.find(name);
-                            return it == run_.records.end() ? nullptr : &it->second;
+        const LoadedModel& model = session_->model();
+        const RunSnapshot& ran = session_->run();
+        JsonModelInfo info{session_->source().toStdString(), model.className.toStdString()};
+        JsonRunInfo run{ran.inputs, ran.inputValues, ran.seed,
+                        [&ran](const std::string& name) -> const NodeRecord* {
+                            auto it = ran.records.find(name);
+                            return it == ran.records.end() ? nullptr : &it->second;
                         },
-                        run_.outputCheck};
-        json = withScopeTree(graphToJson(model_.graph, info, run_.order.empty() ? nullptr : &run),
-                             model_.scopes, model_.openScopes);
+                        ran.outputCheck};
+        json = withScopeTree(graphToJson(model.graph, info, ran.order.empty() ? nullptr : &run),
+                             model.scopes, model.openScopes);
     }
     return exportGraph(path, options, {scene_, dot, json, graphText_->graphText()});
 }
@@ -296,9 +293,8 @@ void MainWindow::chooseFile() {
 void MainWindow::chooseExport() {
     // Offered in the folder of the last export, named after the model ("example:tinynet" has a
     // colon no file name should carry); a name typed without extension takes the chosen type's.
-    QSettings settings;
-    QString name = QFileInfo(source_).completeBaseName().replace(':', '_');
-    QString folder = settings.value("export/folder", QDir::currentPath()).toString();
+    QString name = QFileInfo(session_->source()).completeBaseName().replace(':', '_');
+    QString folder = settings::exportFolder(QDir::currentPath());
     QString filter;
     QString path =
         QFileDialog::getSaveFileName(this, "Export graph", QDir(folder).filePath(name + ".svg"),
@@ -312,7 +308,7 @@ void MainWindow::chooseExport() {
         static const QRegularExpression extension("\\*(\\.\\w+)");
         path += extension.match(filter).captured(1);
     }
-    settings.setValue("export/folder", QFileInfo(path).absolutePath());
+    settings::setExportFolder(QFileInfo(path).absolutePath());
     QString error = exportTo(path);
     if (!error.isEmpty())
         QMessageBox::warning(this, "Export failed", error);

@@ -8,7 +8,6 @@
 #include <QMenu>
 #include <QPlainTextEdit>
 #include <QScrollBar>
-#include <QSettings>
 #include <QStatusBar>
 #include <QTreeWidget>
 #include <functional>
@@ -21,17 +20,13 @@
 #include "scene/GraphView.h"
 #include "scene/NodeItem.h"
 #include "scene/OverviewView.h"
+#include "session/DebugSession.h"
+#include "session/SessionSettings.h"
 #include "window/MainWindow.h"
 
 namespace fxview {
 
 namespace {
-
-const char* const kWeightsAsNodesKey = "view/weightsAsNodes";
-
-QString scopesKey(const QString& source) {
-    return "scopes/" + source;
-}
 
 QStringList toList(const std::set<std::string>& scopes) {
     QStringList list;
@@ -42,18 +37,8 @@ QStringList toList(const std::set<std::string>& scopes) {
 
 } // namespace
 
-std::optional<std::set<std::string>> rememberedScopes(const QString& source) {
-    QSettings settings;
-    if (!settings.contains(scopesKey(source)))
-        return std::nullopt;
-    std::set<std::string> open;
-    for (const QString& s : settings.value(scopesKey(source)).toStringList())
-        open.insert(s.toStdString());
-    return open;
-}
-
 QStringList MainWindow::openScopes() const {
-    return toList(model_.openScopes);
+    return toList(session_->model().openScopes);
 }
 
 QString MainWindow::drawnAs(const QString& node) const {
@@ -62,43 +47,45 @@ QString MainWindow::drawnAs(const QString& node) const {
 
 // The model's graph as its scopes say: closed ones as boxes, the text printed from that view.
 void MainWindow::showModelGraph() {
-    if (!model_.view) {
-        showGraph(model_.graph, model_.layout, model_.graphText);
+    const LoadedModel& model = session_->model();
+    if (!model.view) {
+        showGraph(model.graph, model.layout, model.graphText);
         return;
     }
-    showGraph(model_.view->graph, model_.layout,
-              model_.view->collapsed() ? formatGraph(model_.view->graph) : model_.graphText,
-              model_.view);
+    showGraph(model.view->graph, model.layout,
+              model.view->collapsed() ? formatGraph(model.view->graph) : model.graphText,
+              model.view);
 }
 
 void MainWindow::setScopeOpen(const QString& scope, bool open) {
-    if (!model_.scopes.find(scope.toStdString()))
+    const LoadedModel& model = session_->model();
+    if (!model.scopes.find(scope.toStdString()))
         return;
-    std::set<std::string> next = model_.openScopes;
+    std::set<std::string> next = model.openScopes;
     if (open)
         for (const std::string& path : ScopeTree::chain(scope.toStdString()))
             next.insert(path);
     else
         next.erase(scope.toStdString());
-    if (next != model_.openScopes)
+    if (next != model.openScopes)
         showScopes(next, scope, open);
 }
 
 void MainWindow::setWeightsAsNodes(bool on) {
-    QSettings().setValue(kWeightsAsNodesKey, on);
+    settings::setWeightsAsNodes(on);
     engine_->setWeightsAsNodes(on);
     weightsAsNodes_ = on;
-    showScopes(model_.openScopes, {}, false);
-    if (executedMode_)
+    showScopes(session_->model().openScopes, {}, false);
+    if (session_->executedShown())
         engine_->requestExecutedPath(); // drawn again on arrival
 }
 
 void MainWindow::collapseToDepth(int depth) {
-    showScopes(model_.scopes.openToDepth(depth), {}, false);
+    showScopes(session_->model().scopes.openToDepth(depth), {}, false);
 }
 
 void MainWindow::expandAll() {
-    showScopes(model_.scopes.allOpen(), {}, true);
+    showScopes(session_->model().scopes.allOpen(), {}, true);
 }
 
 // Draws the model with `open` open. `anchor` is the scope that opened or closed: its box (or
@@ -106,35 +93,34 @@ void MainWindow::expandAll() {
 // of the layout it did not touch come from the cache, unchanged. Without one the graph is fit.
 void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, bool opening) {
     // `anchor` is a copy: the item whose scope it came from is deleted on the way.
-    if (!model_.view)
+    const LoadedModel& model = session_->model();
+    if (!model.view)
         return;
-    auto placeOf = [this](const QString& scope, bool asBox) -> QRectF {
+    auto placeOf = [this, &model](const QString& scope, bool asBox) -> QRectF {
         if (asBox) {
-            QString box = QString::fromStdString(model_.view->boxFor(scope.toStdString()));
+            QString box = QString::fromStdString(model.view->boxFor(scope.toStdString()));
             NodeItem* item = scene_->nodeItem(box);
             return item ? item->sceneBoundingRect() : QRectF();
         }
         ClusterItem* cluster = scene_->clusterItem(scope);
         return cluster ? cluster->sceneBoundingRect() : QRectF();
     };
-    const bool modelShown = !executedMode_ && shownModule_.isEmpty();
+    const bool modelShown = session_->modelShown();
     QRectF before = modelShown && !anchor.isEmpty() ? placeOf(anchor, opening) : QRectF();
     QPointF onScreen = before.isNull() ? QPointF() : QPointF(view_->mapFromScene(before.topLeft()));
 
-    model_.openScopes = open;
     auto view = std::make_shared<ScopeView>(
-        collapseScopes(model_.graph, model_.scopes, open, weightsAsNodes_));
-    model_.layout = GraphScene::layOut(view->graph, scene_->font(), {}, model_.layoutCache.get());
-    model_.view = view;
-    QSettings().setValue(scopesKey(source_), toList(open));
+        collapseScopes(model.graph, model.scopes, open, weightsAsNodes_));
+    session_->setScopes(
+        open, view, GraphScene::layOut(view->graph, scene_->font(), {}, model.layoutCache.get()));
     nodeList_->syncScopes(open);
     if (!modelShown)
         return; // drawn when the model's graph comes back
     const QString selected = selectedNode();
-    scene_->show(view->graph, model_.layout, view);
+    scene_->show(view->graph, model.layout, view);
     showBreakpoints();
-    graphText_->setGraphText(view->collapsed() ? formatGraph(view->graph) : model_.graphText);
-    showRecords(run_.finished ? QString() : current_);
+    graphText_->setGraphText(view->collapsed() ? formatGraph(view->graph) : model.graphText);
+    showRecords(session_->run().finished ? QString() : session_->current());
     markCurrentLine();
     if (!selected.isEmpty())
         if (NodeItem* item = scene_->nodeItem(drawnAs(selected)))
@@ -156,11 +142,12 @@ void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, b
 
 // Opens the scopes around `node` so that it is drawn; false when it already was.
 bool MainWindow::revealNode(const QString& node) {
-    if (!model_.view || !model_.view->boxOf.count(node.toStdString()))
+    const LoadedModel& model = session_->model();
+    if (!model.view || !model.view->boxOf.count(node.toStdString()))
         return false;
-    const ScopeBox* box = model_.view->box(model_.view->shownName(node.toStdString()));
-    const Node* n = model_.graph.find(node.toStdString());
-    std::set<std::string> next = model_.openScopes;
+    const ScopeBox* box = model.view->box(model.view->shownName(node.toStdString()));
+    const Node* n = model.graph.find(node.toStdString());
+    std::set<std::string> next = model.openScopes;
     for (const std::string& path : ScopeTree::chain(n ? n->scope : box->scope))
         next.insert(path);
     for (const std::string& path : ScopeTree::chain(box->scope))
@@ -172,14 +159,14 @@ bool MainWindow::revealNode(const QString& node) {
 QString MainWindow::drawnBreakpoint(const QString& node) const {
     QString drawn = drawnAs(node);
     if (!scene_->nodeItem(drawn))
-        if (const Node* n = model_.graph.find(node.toStdString()); n && n->hidden)
-            drawn = drawnAs(guardedNode(model_.graph, n->name));
+        if (const Node* n = session_->model().graph.find(node.toStdString()); n && n->hidden)
+            drawn = drawnAs(DebugSession::guardedNode(session_->model().graph, n->name));
     return drawn;
 }
 
 // A breakpoint inside a closed scope shows on its box.
 void MainWindow::showBreakpoints() {
-    for (const QString& node : breakpoints_)
+    for (const QString& node : session_->breakpoints())
         scene_->setBreakpoint(drawnBreakpoint(node), true);
 }
 
@@ -187,8 +174,9 @@ void MainWindow::buildScopeActions(QMenu* view) {
     QMenu* depth = view->addMenu("Collapse to &Depth");
     connect(depth, &QMenu::aboutToShow, this, [this, depth] {
         depth->clear();
-        for (int d = 0; d < model_.scopes.maxDepth(); ++d) {
-            int drawn = model_.scopes.drawnCount(model_.scopes.openToDepth(d));
+        const ScopeTree& scopes = session_->model().scopes;
+        for (int d = 0; d < scopes.maxDepth(); ++d) {
+            int drawn = scopes.drawnCount(scopes.openToDepth(d));
             depth->addAction(QString("%1%2 (%3 boxes and nodes)")
                                  .arg(d)
                                  .arg(d == 0 ? " — top level" : "")
@@ -202,7 +190,7 @@ void MainWindow::buildScopeActions(QMenu* view) {
     QAction* weights =
         view->addAction("&Weights as Nodes", this, [this](bool on) { setWeightsAsNodes(on); });
     weights->setCheckable(true);
-    weights->setChecked(QSettings().value(kWeightsAsNodesKey).toBool());
+    weights->setChecked(settings::weightsAsNodes());
     weights->setStatusTip("Draw each parameter, buffer and constant as a box of its own, not as a "
                           "line in the box of the node that reads it");
     weightsAsNodes_ = weights->isChecked();

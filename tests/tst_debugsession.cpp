@@ -1,0 +1,170 @@
+// A debugging session without a window, driven as the window drives it, against a real engine:
+// opening a model, stepping, Run to Cursor on a node that ran, breakpoints on the model's own
+// nodes stopping Continue and Play, inputs remembered per model, a failed run refusing steps
+// until Reset.
+
+#include <QApplication>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTest>
+
+#include "session/DebugSession.h"
+#include "session/SessionSettings.h"
+
+using namespace fxview;
+
+namespace {
+
+// Waits until the engine has answered everything asked of it: the session holds its last state.
+bool settled(DebugSession& session) {
+    return QTest::qWaitFor([&] { return !session.engine()->busy(); }, 60000);
+}
+
+QStringList messagesOf(const QSignalSpy& spy) {
+    QStringList texts;
+    for (const QList<QVariant>& call : spy)
+        texts << call.value(0).toString();
+    return texts;
+}
+
+} // namespace
+
+class TestDebugSession : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void opensAndSteps();
+    void runToANodeThatRanIsRefused();
+    void breakpointsStopContinueAndPlay();
+    void inputsAreRememberedPerModel();
+    void aFailedRunRefusesStepsUntilReset();
+
+private:
+    bool open(const QString& source);
+    bool command(RunCommand c);
+    std::unique_ptr<DebugSession> session_;
+};
+
+void TestDebugSession::init() {
+    QSettings().clear();
+    session_ = std::make_unique<DebugSession>();
+}
+
+bool TestDebugSession::open(const QString& source) {
+    QSignalSpy loaded(session_.get(), &DebugSession::modelLoaded);
+    quint64 seed = 1;
+    session_->open(source, {}, seed);
+    if (seed != 0 || session_->pendingSource() != source)
+        return false;
+    return loaded.wait(60000) && settled(*session_) && session_->source() == source &&
+           session_->pendingSource().isEmpty();
+}
+
+bool TestDebugSession::command(RunCommand c) {
+    session_->runCommand(c);
+    return settled(*session_);
+}
+
+void TestDebugSession::opensAndSteps() {
+    QVERIFY(open("example:tinynet"));
+    QVERIFY(session_->model().graph.find("fc1"));
+    QVERIFY(session_->current().isEmpty());
+    QVERIFY(session_->canRun());
+    QSignalSpy moved(session_.get(), &DebugSession::currentNodeChanged);
+    QVERIFY(command(RunCommand::Step)); // x
+    QVERIFY(command(RunCommand::Step)); // fc1
+    QCOMPARE(session_->current(), QString("fc1"));
+    QCOMPARE(moved.last().value(0).toString(), QString("fc1"));
+    QVERIFY(session_->recordOf("fc1"));
+    QCOMPARE(session_->recordOf("fc1")->state, NodeState::Done);
+    QVERIFY(!session_->recordOf("fc2") || session_->recordOf("fc2")->state != NodeState::Done);
+    QVERIFY(session_->modelShown());
+    QVERIFY(session_->shownGraph().find("fc1"));
+    QCOMPARE(settings::recentModels().value(0), QString("example:tinynet"));
+}
+
+void TestDebugSession::runToANodeThatRanIsRefused() {
+    QVERIFY(open("example:tinynet"));
+    session_->runTo("relu");
+    QVERIFY(settled(*session_));
+    QCOMPARE(session_->current(), QString("relu"));
+    QSignalSpy runs(session_.get(), &DebugSession::runUpdated);
+    QSignalSpy said(session_.get(), &DebugSession::message);
+    const int before = static_cast<int>(runs.size());
+    session_->runTo("fc1");
+    QCOMPARE(messagesOf(said).value(0),
+             QString("fc1 has already run; Reset (Ctrl+Shift+F5) to run to it again"));
+    QTest::qWait(200);
+    QCOMPARE(runs.size(), before); // nothing was asked of the engine
+}
+
+void TestDebugSession::breakpointsStopContinueAndPlay() {
+    QVERIFY(open("example:tinynet"));
+    QVERIFY(!session_->setBreakpoint("nowhere", true)); // not a node of the model
+    QVERIFY(session_->setBreakpoint("fc2", true));
+    QCOMPARE(session_->breakpoints(), QSet<QString>{"fc2"});
+    QVERIFY(command(RunCommand::RunToEnd));
+    QCOMPARE(session_->current(), QString("relu")); // stopped before fc2 runs
+    QVERIFY(!session_->run().finished);
+
+    QVERIFY(command(RunCommand::Reset));
+    QSignalSpy playing(session_.get(), &DebugSession::playingChanged);
+    QSignalSpy said(session_.get(), &DebugSession::message);
+    session_->setPlayInterval(10);
+    session_->setPlaying(true);
+    QVERIFY(session_->playing());
+    QTRY_VERIFY_WITH_TIMEOUT(!session_->playing(), 60000);
+    QCOMPARE(playing.last().value(0).toBool(), false);
+    QCOMPARE(messagesOf(said).last(), QString("Play stopped at the breakpoint before fc2"));
+    QCOMPARE(session_->current(), QString("relu"));
+    // Play again steps over the breakpoint it stopped at, to the end.
+    session_->setPlaying(true);
+    QTRY_VERIFY_WITH_TIMEOUT(session_->run().finished, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(!session_->playing(), 60000);
+}
+
+void TestDebugSession::inputsAreRememberedPerModel() {
+    QVERIFY(open("example:tinynet"));
+    QVERIFY(session_->applyInputs({"bogus"}, 0).contains("bogus"));
+    QVERIFY(settings::inputsFor("example:tinynet").isEmpty());
+    QSignalSpy applied(session_.get(), &DebugSession::inputsApplied);
+    QCOMPARE(session_->applyInputs({"2x4"}, 7), QString());
+    QVERIFY(applied.wait(60000));
+    QCOMPARE(applied.last().value(0).toString(), QString("input 2x4, seed 7, applied"));
+    QCOMPARE(settings::inputsFor("example:tinynet"), QStringList{"2x4"});
+    QCOMPARE(settings::seedFor("example:tinynet"), quint64(7));
+    // Opened again without inputs: the remembered ones, with their seed.
+    QSignalSpy loaded(session_.get(), &DebugSession::modelLoaded);
+    quint64 seed = 0;
+    session_->open("example:tinynet", {}, seed);
+    QCOMPARE(seed, quint64(7));
+    QVERIFY(loaded.wait(60000));
+    QCOMPARE(QString::fromStdString(session_->model().inputs.at(0).text()), QString("2x4"));
+}
+
+void TestDebugSession::aFailedRunRefusesStepsUntilReset() {
+    QVERIFY(open("example:tinynet"));
+    QSignalSpy applied(session_.get(), &DebugSession::inputsApplied);
+    QCOMPARE(session_->applyInputs({"3x5"}, 0), QString()); // fc1 takes 4 features
+    QVERIFY(applied.wait(60000) && settled(*session_));
+    QVERIFY(command(RunCommand::RunToEnd));
+    QVERIFY(session_->run().failed);
+    QCOMPARE(session_->current(), QString("fc1"));
+    QSignalSpy said(session_.get(), &DebugSession::message);
+    session_->runCommand(RunCommand::Step);
+    QCOMPARE(messagesOf(said).value(0),
+             QString("The run failed at fc1; Reset (Ctrl+Shift+F5) to run again"));
+    QVERIFY(command(RunCommand::Reset));
+    QVERIFY(!session_->run().failed);
+}
+
+int main(int argc, char** argv) {
+    QStandardPaths::setTestModeEnabled(true); // remembered inputs go to a test-only place
+    QApplication app(argc, argv);
+    app.setOrganizationName("fxview-tests");
+    TestDebugSession test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_debugsession.moc"

@@ -1,0 +1,282 @@
+#include "session/DebugSession.h"
+
+#include <QTimer>
+#include <functional>
+
+#include "session/SessionSettings.h"
+
+namespace fxview {
+
+DebugSession::DebugSession(QObject* parent)
+    : QObject(parent), engine_(new Engine(this)), playTimer_(new QTimer(this)) {
+    playTimer_->setInterval(400);
+    connect(playTimer_, &QTimer::timeout, this, &DebugSession::playTick);
+    connect(engine_, &Engine::loaded, this, [this](const LoadedModel& model) {
+        takeModel(model);
+        emit modelLoaded(model_);
+    });
+    connect(engine_, &Engine::runUpdated, this, [this](const RunSnapshot& snapshot) {
+        takeRun(snapshot);
+        emit runUpdated(run_);
+    });
+    connect(engine_, &Engine::executedPathReady, this, [this](const ExecutedView& view) {
+        executed_ = view;
+        emit executedPathReady();
+    });
+    connect(engine_, &Engine::inputsApplied, this, &DebugSession::takeInputs);
+    connect(engine_, &Engine::loadFailed, this, [this] { pendingSource_.clear(); });
+    connect(engine_, &Engine::liveEnded, this, [this] {
+        setPlaying(false);
+        liveEnded_ = true;
+    });
+    connect(engine_, &Engine::engineFailed, this, [this] { setPlaying(false); });
+}
+
+QString DebugSession::topLevelName(const std::string& name) {
+    return QString::fromStdString(name.substr(0, name.find('.')));
+}
+
+// The first visible top-level node from the one that holds `name`.
+QString DebugSession::guardedNode(const Graph& graph, const std::string& name) {
+    std::function<bool(const Node&)> holds = [&](const Node& n) {
+        if (n.name == name)
+            return true;
+        for (const Block& b : n.blocks)
+            for (const Node& inner : b.nodes)
+                if (holds(inner))
+                    return true;
+        return false;
+    };
+    for (std::size_t i = 0; i < graph.nodes.size(); ++i)
+        if (holds(graph.nodes[i]))
+            for (std::size_t j = i; j < graph.nodes.size(); ++j)
+                if (!graph.nodes[j].hidden)
+                    return QString::fromStdString(graph.nodes[j].name);
+    return {};
+}
+
+const Graph& DebugSession::shownGraph() const {
+    return executedShown_            ? executed_.graph
+           : !shownModule_.isEmpty() ? run_.inside->graph
+           : model_.view             ? model_.view->graph
+                                     : model_.graph;
+}
+
+const NodeRecord* DebugSession::recordOf(const std::string& node) const {
+    const auto& records = executedShown_            ? executed_.records
+                          : !shownModule_.isEmpty() ? run_.inside->records
+                                                    : run_.records;
+    auto it = records.find(node);
+    return it == records.end() ? nullptr : &it->second;
+}
+
+// A member, not a weight folded into the box (a .pt2 reads its weights first of all).
+const ScopeBox* DebugSession::boxOfNext() const {
+    if (!model_.view || !modelShown() || run_.finished || run_.failed)
+        return nullptr;
+    return model_.view->boxRunning(topLevelName(run_.next).toStdString());
+}
+
+int DebugSession::open(const QString& source, const std::vector<InputSpec>& inputs, quint64& seed) {
+    pendingSource_ = source;
+    // Without inputs given, the ones last applied to this model are used again.
+    std::vector<InputSpec> chosen = inputs;
+    if (chosen.empty())
+        for (const QString& text : settings::inputsFor(source)) {
+            InputSpec spec;
+            std::string error;
+            if (parseInputSpec(text.toStdString(), spec, error))
+                chosen.push_back(spec);
+        }
+    const bool remembered = inputs.empty() && !chosen.empty();
+    seed = remembered ? settings::seedFor(source) : 0;
+    return engine_->load(source, chosen, seed, remembered ? "applied last time" : "as given",
+                         settings::scopesFor(source));
+}
+
+QString DebugSession::cancelOpen() {
+    if (!engine_->cancelLoad())
+        return {};
+    QString cancelled = pendingSource_;
+    pendingSource_.clear();
+    return cancelled;
+}
+
+void DebugSession::takeModel(const LoadedModel& model) {
+    setPlaying(false); // Play belonged to the model that was open
+    model_ = model;
+    source_ = model.source;
+    liveEnded_ = false;
+    // A live model cannot be opened again from File ▸ Open Recent.
+    if (!model.live)
+        settings::addRecentModel(source_);
+    // Inputs that could not be made are forgotten, so that they cannot fail again at the next
+    // start; the run uses the guess if there is one.
+    if (model.layout.ok() && !model.inputError.isEmpty())
+        settings::forgetInputs(source_);
+    pendingSource_.clear();
+    current_.clear();
+    breakpoints_.clear();
+    run_ = RunSnapshot();
+    executed_ = ExecutedView();
+    executedShown_ = false;
+    shownModule_.clear();
+    emit runChanged();
+    emit currentNodeChanged(current_);
+}
+
+void DebugSession::takeRun(const RunSnapshot& snapshot) {
+    executed_ = ExecutedView(); // the run moved on: a path shown is no longer this run's
+    run_ = snapshot;
+    const QString current =
+        run_.inside ? QString::fromStdString(run_.inside->last) : topLevelName(snapshot.last);
+    const bool moved = current != current_;
+    current_ = current;
+    emit runChanged();
+    if (moved)
+        emit currentNodeChanged(current_);
+}
+
+void DebugSession::setExecutedShown(bool on) {
+    executedShown_ = on;
+    shownModule_.clear(); // the executed path takes the scene; off, the run's own view returns
+}
+
+bool DebugSession::followModuleFrame() {
+    const QString inside = run_.inside ? QString::fromStdString(run_.inside->node) : QString();
+    if (inside == shownModule_)
+        return false;
+    shownModule_ = inside;
+    return true;
+}
+
+void DebugSession::setScopes(const std::set<std::string>& open,
+                             std::shared_ptr<const ScopeView> view, GraphLayout layout) {
+    model_.openScopes = open;
+    model_.view = std::move(view);
+    model_.layout = std::move(layout);
+    settings::rememberScopes(source_, open);
+}
+
+QString DebugSession::applyInputs(const QStringList& texts, quint64 seed) {
+    std::vector<InputSpec> specs;
+    for (const QString& text : texts) {
+        InputSpec spec;
+        std::string error;
+        if (!parseInputSpec(text.trimmed().toStdString(), spec, error))
+            return QString::fromStdString(error);
+        specs.push_back(spec);
+    }
+    engine_->setInputs(specs, seed);
+    return {};
+}
+
+void DebugSession::takeInputs(const std::vector<InputSpec>& specs, quint64 seed) {
+    QStringList texts;
+    for (const InputSpec& spec : specs)
+        texts << QString::fromStdString(spec.text());
+    // A file's inputs are its next opening's; a live model opens with the arguments passed.
+    if (!model_.live)
+        settings::rememberInputs(source_, texts, seed);
+    emit inputsApplied("input " + texts.join(", ") + QString(", seed %1, applied").arg(seed), texts,
+                       seed);
+}
+
+void DebugSession::runCommand(RunCommand command) {
+    if (source_.isEmpty())
+        return;
+    if (run_.failed && command != RunCommand::Reset) {
+        emit message("The run failed at " + current_ + "; Reset (Ctrl+Shift+F5) to run again",
+                     6000);
+        return;
+    }
+    if (const ScopeBox* box = boxOfNext()) {
+        const QString scope = QString::fromStdString(box->scope);
+        if (command == RunCommand::Step) {
+            emit message("Stepping over " + scope, 3000);
+            engine_->command(RunCommand::RunTo, QString::fromStdString(box->last));
+            return;
+        }
+        // Step Into: its first node drawn, then stepped into as it would be.
+        if (command == RunCommand::StepInto)
+            emit revealRequested(topLevelName(run_.next));
+    }
+    engine_->command(command);
+}
+
+void DebugSession::runTo(const QString& selected) {
+    QString node = selected;
+    if (node.isEmpty() || source_.isEmpty())
+        return;
+    // A box: until its scope has run whole.
+    const ScopeView* scopes = modelShown() ? model_.view.get() : nullptr;
+    if (const ScopeBox* box = scopes ? scopes->box(node.toStdString()) : nullptr)
+        node = QString::fromStdString(box->last);
+    if (const NodeRecord* r = recordOf(node.toStdString()); r && r->state == NodeState::Done) {
+        emit message(node + " has already run; Reset (Ctrl+Shift+F5) to run to it again", 6000);
+        return;
+    }
+    // Inside a stepped-into module its nodes are named from the model's top: "fc1.linear".
+    engine_->command(RunCommand::RunTo, shownModule_.isEmpty() ? node : shownModule_ + "." + node);
+}
+
+bool DebugSession::setBreakpoint(const QString& node, bool on) {
+    // Only nodes of the model's own graph can stop a run (not an executed path's copies).
+    if (node.isEmpty() || !model_.graph.find(node.toStdString()))
+        return false;
+    if (on)
+        breakpoints_.insert(node);
+    else
+        breakpoints_.remove(node);
+    engine_->setBreakpoint(node, on);
+    return true;
+}
+
+void DebugSession::setPlaying(bool on) {
+    if (on && (run_.finished || run_.failed)) // Play on an ended run plays it again from the start
+        engine_->command(RunCommand::Reset);
+    // Pause while a node is still running: it stops there, or its engine is ended and restarted.
+    if (!on && playing() && engine_->busy())
+        engine_->interrupt();
+    // Play leaving a breakpoint's node steps over it; the next breakpoint stops it.
+    playFrom_ =
+        on ? topLevelName(run_.finished || run_.failed ? std::string() : run_.next) : QString();
+    if (on)
+        playTimer_->start();
+    else
+        playTimer_->stop();
+    emit playingChanged(on);
+}
+
+bool DebugSession::playing() const {
+    return playTimer_->isActive();
+}
+
+void DebugSession::setPlayInterval(int milliseconds) {
+    playTimer_->setInterval(milliseconds);
+}
+
+int DebugSession::playInterval() const {
+    return playTimer_->interval();
+}
+
+void DebugSession::playTick() {
+    if (engine_->busy())
+        return; // the node still computes: the session waits, it does not queue steps
+    if (run_.finished || run_.failed || source_.isEmpty()) {
+        setPlaying(false);
+        return;
+    }
+    // A breakpoint stops Play as it stops Continue: before its node runs.
+    const QString next = topLevelName(run_.next);
+    if (next != playFrom_)
+        playFrom_.clear();
+    if (breakpoints_.contains(next) && next != playFrom_) {
+        setPlaying(false);
+        emit message("Play stopped at the breakpoint before " + next, 5000);
+        return;
+    }
+    engine_->command(RunCommand::Step);
+}
+
+} // namespace fxview

@@ -1,0 +1,124 @@
+#pragma once
+// One debugging session: the model open, the run and what the window shows of it, with the
+// decisions a debugger makes on them (what Step means on a closed scope, whether Run to Cursor
+// can reach a node, what a breakpoint or Play stops at), apart from any widget. The window draws
+// what the session holds and hands it the person's commands; panels and tests read it.
+//
+// The engine's answers come here first (the session holds them), then go on to the window as
+// the session's signals (modelLoaded, runUpdated, executedPathReady, inputsApplied); the
+// session also tells what only it decides: a sentence for the status bar (message), a node whose
+// scopes must open before a step (revealRequested), Play starting or stopping (playingChanged).
+
+#include <QObject>
+#include <QSet>
+#include <QString>
+
+#include "engineclient/Engine.h"
+
+class QTimer;
+
+namespace fxview {
+
+class DebugSession : public QObject {
+    Q_OBJECT
+public:
+    explicit DebugSession(QObject* parent = nullptr);
+
+    Engine* engine() const { return engine_; }
+
+    // The model open ("" before one is), and one being opened.
+    const QString& source() const { return source_; }
+    const QString& pendingSource() const { return pendingSource_; }
+    const LoadedModel& model() const { return model_; }
+    const RunSnapshot& run() const { return run_; }
+    // The node the run stopped after ("" before it starts), named as the shown graph names it.
+    const QString& current() const { return current_; }
+    const ExecutedView& executed() const { return executed_; }
+    bool executedShown() const { return executedShown_; }
+    // The module Step Into is in, whose graph is shown, or "".
+    const QString& shownModule() const { return shownModule_; }
+    bool liveEnded() const { return liveEnded_; }
+    bool canRun() const { return !source_.isEmpty() && !liveEnded_; }
+    const QSet<QString>& breakpoints() const { return breakpoints_; }
+
+    // What the scene shows: the executed path, a stepped-into module, or the model drawn with
+    // its closed scopes as boxes; and the record of one of its nodes in this run.
+    const Graph& shownGraph() const;
+    const NodeRecord* recordOf(const std::string& node) const;
+    // Whether the model's own graph is shown (not the executed path or a module's).
+    bool modelShown() const { return !executedShown_ && shownModule_.isEmpty(); }
+    // The box the next node to run is inside, when the model's graph is shown and it is closed.
+    const ScopeBox* boxOfNext() const;
+
+    // Opens `source` with `inputs`, or with those last applied to it; the open model stays
+    // until the new one is loaded. Returns the load's id; `seed` the seed used.
+    int open(const QString& source, const std::vector<InputSpec>& inputs, quint64& seed);
+    // Stops the model being opened; its source, or "" if nothing was opening.
+    QString cancelOpen();
+    void setExecutedShown(bool on);
+    // The module the run is inside is shown: false if it already was.
+    bool followModuleFrame();
+    // The scopes drawn open changed (the window laid the model out again).
+    void setScopes(const std::set<std::string>& open, std::shared_ptr<const ScopeView> view,
+                   GraphLayout layout);
+
+    // The inputs the input bar applies: "" or the sentence that rejects them. Remembered for
+    // the model once the engine has made them (inputsApplied).
+    QString applyInputs(const QStringList& specs, quint64 seed);
+
+    // The debugger's commands. A closed scope is stepped as a call_module is: Step runs it
+    // whole, Step Into opens it (revealRequested) and runs its first node.
+    void runCommand(RunCommand command);
+    // Run to Cursor: until `node` (or a box's whole scope) has run; one that already ran cannot
+    // be reached again without Reset, and the person is told so.
+    void runTo(const QString& node);
+    // A breakpoint on one of the model's own nodes; false if `node` is none.
+    bool setBreakpoint(const QString& node, bool on);
+
+    // Play: one step per interval until the end, a failure, a breakpoint or Pause.
+    void setPlaying(bool on);
+    bool playing() const;
+    void setPlayInterval(int milliseconds);
+    int playInterval() const;
+
+    // Inside a stepped-into module the engine names nodes "fc1.linear"; the model's graph fc1.
+    static QString topLevelName(const std::string& name);
+    // The visible node a hidden one stands guard for (an inlined check's raise before `fc`).
+    static QString guardedNode(const Graph& graph, const std::string& name);
+
+signals:
+    // The engine's answers, once the session holds them: the window draws them.
+    void modelLoaded(const fxview::LoadedModel& model);
+    void runUpdated(const fxview::RunSnapshot& snapshot);
+    void executedPathReady();
+    // Inputs the engine made, remembered for the model: `note` for the input bar.
+    void inputsApplied(const QString& note, const QStringList& specs, quint64 seed);
+
+    void message(const QString& text, int milliseconds);
+    void revealRequested(const QString& node);
+    void playingChanged(bool on);
+    void runChanged();
+    void currentNodeChanged(const QString& node);
+
+private:
+    // A model the engine loaded becomes the session's: the run, breakpoints and views start
+    // afresh; its inputs are forgotten if they could not be made.
+    void takeModel(const LoadedModel& model);
+    void takeRun(const RunSnapshot& snapshot);
+    void takeInputs(const std::vector<InputSpec>& specs, quint64 seed);
+    void playTick();
+
+    Engine* engine_;
+    QTimer* playTimer_;
+    QString playFrom_; // the breakpoint node Play started at, which it steps over
+    QString source_, pendingSource_, current_;
+    LoadedModel model_;
+    RunSnapshot run_;
+    ExecutedView executed_;
+    bool executedShown_ = false;
+    QString shownModule_;
+    bool liveEnded_ = false;
+    QSet<QString> breakpoints_;
+};
+
+} // namespace fxview

@@ -108,6 +108,8 @@ void TestInterpreter::outputsEqualForward_data() {
         << QString::fromStdString(fixture("held_tensors_scripted.pt")) << "2x3x4";
     QTest::newRow("buffer_written_scripted")
         << QString::fromStdString(fixture("buffer_written_scripted.pt")) << "2x3";
+    QTest::newRow("access_order_scripted")
+        << QString::fromStdString(fixture("access_order_scripted.pt")) << "3x4";
     QTest::newRow("dict_literals_scripted")
         << QString::fromStdString(fixture("dict_literals_scripted.pt")) << "2x4";
     QTest::newRow("list_attribute_scripted")

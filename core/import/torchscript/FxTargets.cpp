@@ -270,6 +270,8 @@ FxCall fxCallFor(const std::string& ns, const std::string& name, bool operatorFo
             return {Op::CallMethod, name, name};
         return {Op::CallFunction, "torch." + name, name};
     }
+    if (ns == "prim" && name == "TupleIndex") // `f(x)[0]` on a tuple a call returned
+        return {Op::CallFunction, "operator.getitem", "getitem"};
     if (ns == "prim") // TorchScript's own instructions: shown by their TorchScript name
         return {Op::CallFunction, "prim::" + name, name};
     return {Op::CallFunction, "torch.ops." + ns + "." + name, name};

@@ -8,6 +8,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -140,7 +141,22 @@ void Tracer::traceGetAttr(const jit::Node* n, Frame& frame) {
         for (const jit::Use& use : n->output()->uses())
             sameBlock = sameBlock && use.user->owningBlock() == n->owningBlock() &&
                         use.user != n->owningBlock()->return_node();
-        if (sameBlock && !getAttrNodes_.count(path)) {
+        // A scripted graph reads it where the code did, its user's text naming it
+        // (`self.w.expand(x.size(0), -1)`: Python reads w before it sizes x, and torch.fx's
+        // get_attr goes there); a traced one reads them all up front, its users' text being
+        // the stacks the tracer recorded.
+        bool readHere = false;
+        for (const jit::Use& use : n->output()->uses()) {
+            const std::string text = sourceSpelling_.originalText(use.user);
+            for (std::size_t at = text.find("." + field); at != std::string::npos && !readHere;
+                 at = text.find("." + field, at + 1)) {
+                const std::size_t end = at + 1 + field.size();
+                readHere =
+                    end == text.size() ||
+                    !(std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_');
+            }
+        }
+        if (sameBlock && !readHere && !getAttrNodes_.count(path)) {
             pendingAttributes_.push_back({n->output(), path, value});
             return;
         }

@@ -267,23 +267,24 @@ void Tracer::setItem(Binding& dict, const c10::IValue& key, const Argument& keyA
 // `items[0]` of a list or tuple literal and `d["out"]` of a dict literal Python holds: the item
 // itself, no node (as in torch.fx).
 bool Tracer::traceLiteralItem(const jit::Node* n, Frame& frame) {
-    if (n->kind() != c10::aten::__getitem__ || n->inputs().size() != 2)
+    const bool index = n->kind() == c10::aten::__getitem__ || n->kind() == c10::prim::TupleIndex;
+    if (!index || n->inputs().size() != 2)
         return false;
     const Binding& literal = dataOf(frame, n->inputs()[0]);
-    const Binding& index = dataOf(frame, n->inputs()[1]);
+    const Binding& key = dataOf(frame, n->inputs()[1]);
     const ValueSource& source = literal.source;
-    if (!index.constant || literal.arg.items.size() != source.items.size())
+    if (!key.constant || literal.arg.items.size() != source.items.size())
         return false;
     std::optional<std::size_t> at;
     if (source.kind == ValueSource::Kind::Dict) {
         for (std::size_t i = 0; i < source.keys.size(); ++i)
-            if (source.keys[i] == *index.constant)
+            if (source.keys[i] == *key.constant)
                 at = i;
     } else if ((source.kind == ValueSource::Kind::List ||
                 source.kind == ValueSource::Kind::Tuple) &&
-               index.constant->isInt()) {
+               key.constant->isInt()) {
         auto size = static_cast<std::int64_t>(source.items.size());
-        std::int64_t i = index.constant->toInt();
+        std::int64_t i = key.constant->toInt();
         i = i < 0 ? i + size : i;
         if (i >= 0 && i < size)
             at = static_cast<std::size_t>(i);

@@ -76,6 +76,9 @@ void TestDebugSession::opensAndSteps() {
     QVERIFY(command(RunCommand::Step)); // fc1
     QCOMPARE(session_->current(), QString("fc1"));
     QCOMPARE(moved.last().value(0).toString(), QString("fc1"));
+    QCOMPARE(session_->stateText(), QString("stopped after fc1"));
+    QCOMPARE(session_->nodesMatching("fc"), (QStringList{"fc1", "fc2"}));
+    QCOMPARE(session_->nodesMatching("RELU"), QStringList{"relu"}); // its op, any case
     QVERIFY(session_->recordOf("fc1"));
     QCOMPARE(session_->recordOf("fc1")->state, NodeState::Done);
     QVERIFY(!session_->recordOf("fc2") || session_->recordOf("fc2")->state != NodeState::Done);
@@ -151,6 +154,7 @@ void TestDebugSession::aFailedRunRefusesStepsUntilReset() {
     QVERIFY(command(RunCommand::RunToEnd));
     QVERIFY(session_->run().failed);
     QCOMPARE(session_->current(), QString("fc1"));
+    QCOMPARE(session_->stateText(), QString("failed at fc1"));
     QSignalSpy said(session_.get(), &DebugSession::message);
     session_->runCommand(RunCommand::Step);
     QCOMPARE(messagesOf(said).value(0),

@@ -7,6 +7,29 @@
 
 namespace fxview {
 
+namespace {
+
+// The status bar's word on the last run's output against the model's own forward.
+QString outputCheckNote(const OutputCheck& check) {
+    switch (check.verdict) {
+    case OutputCheck::Verdict::Equal:
+        return ", output equal to forward";
+    case OutputCheck::Verdict::Differs:
+        return ", OUTPUT DIFFERS FROM FORWARD";
+    case OutputCheck::Verdict::Nondeterministic:
+        return ", output not checked (random op)";
+    case OutputCheck::Verdict::ForwardFailed:
+        return ", output not checked (forward failed)";
+    case OutputCheck::Verdict::NoReference:
+        return ", output not checked (.pt2: no forward to run)";
+    case OutputCheck::Verdict::NotChecked:
+        break;
+    }
+    return {};
+}
+
+} // namespace
+
 DebugSession::DebugSession(QObject* parent)
     : QObject(parent), engine_(new Engine(this)), playTimer_(new QTimer(this)) {
     playTimer_->setInterval(400);
@@ -75,6 +98,30 @@ const ScopeBox* DebugSession::boxOfNext() const {
     if (!model_.view || !modelShown() || run_.finished || run_.failed)
         return nullptr;
     return model_.view->boxRunning(topLevelName(run_.next).toStdString());
+}
+
+QString DebugSession::stateText() const {
+    return engine_->busy()           ? "working…"
+           : run_.failed             ? "failed at " + current_
+           : run_.finished           ? "finished" + outputCheckNote(run_.outputCheck)
+           : current_.isEmpty()      ? "ready"
+           : !shownModule_.isEmpty() ? "inside " + shownModule_ + ", stopped after " + current_
+                                     : "stopped after " + current_;
+}
+
+QStringList DebugSession::nodesMatching(const QString& text) const {
+    // The model's every node, those inside closed scopes too (selecting one opens its scopes);
+    // the executed path's or the module's when one of those is shown.
+    const Graph& graph = modelShown() ? model_.graph : shownGraph();
+    QStringList names;
+    graph.forEachNode([&](const Node& n, int) {
+        bool match = QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) ||
+                     QString(opName(n.op)).contains(text, Qt::CaseInsensitive) ||
+                     QString::fromStdString(n.target).contains(text, Qt::CaseInsensitive);
+        if (!n.hidden && match)
+            names << QString::fromStdString(n.name);
+    });
+    return names;
 }
 
 int DebugSession::open(const QString& source, const std::vector<InputSpec>& inputs, quint64& seed) {

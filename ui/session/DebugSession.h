@@ -12,6 +12,7 @@
 #include <QObject>
 #include <QSet>
 #include <QString>
+#include <QStringList>
 
 #include "engineclient/Engine.h"
 
@@ -49,6 +50,11 @@ public:
     bool modelShown() const { return !executedShown_ && shownModule_.isEmpty(); }
     // The box the next node to run is inside, when the model's graph is shown and it is closed.
     const ScopeBox* boxOfNext() const;
+    // Where the run is, in the status bar's words: "stopped after fc1", "finished, output equal
+    // to forward", "failed at relu"...
+    QString stateText() const;
+    // The visible nodes whose name, op or target holds `text` (any case), in graph order.
+    QStringList nodesMatching(const QString& text) const;
 
     // Opens `source` with `inputs`, or with those last applied to it; the open model stays
     // until the new one is loaded. Returns the load's id; `seed` the seed used.

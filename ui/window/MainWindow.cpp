@@ -337,44 +337,12 @@ QString MainWindow::bannerText() const {
     return banner_->shownText();
 }
 
-namespace {
-
-// The status bar's word on the last run's output against the model's own forward.
-QString outputCheckNote(const OutputCheck& check) {
-    switch (check.verdict) {
-    case OutputCheck::Verdict::Equal:
-        return ", output equal to forward";
-    case OutputCheck::Verdict::Differs:
-        return ", OUTPUT DIFFERS FROM FORWARD";
-    case OutputCheck::Verdict::Nondeterministic:
-        return ", output not checked (random op)";
-    case OutputCheck::Verdict::ForwardFailed:
-        return ", output not checked (forward failed)";
-    case OutputCheck::Verdict::NoReference:
-        return ", output not checked (.pt2: no forward to run)";
-    case OutputCheck::Verdict::NotChecked:
-        break;
-    }
-    return {};
-}
-
-} // namespace
-
 void MainWindow::updateStatus() {
     for (QAction* a : runActions_) // nothing to run without a model, or once it went
         a->setEnabled(session_->canRun());
     const LoadedModel& model = session_->model();
-    const RunSnapshot& run = session_->run();
-    const QString& current = session_->current();
     if (detach_)
         detach_->setEnabled(model.live && !session_->liveEnded());
-    QString state = engine_->busy()     ? "working…"
-                    : run.failed        ? "failed at " + current
-                    : run.finished      ? "finished" + outputCheckNote(run.outputCheck)
-                    : current.isEmpty() ? "ready"
-                    : !session_->shownModule().isEmpty()
-                        ? "inside " + session_->shownModule() + ", stopped after " + current
-                        : "stopped after " + current;
     // With scopes closed: the model's nodes, and how many boxes and nodes the picture draws.
     const ScopeView* scopes = scene_->scopeView();
     QString count =
@@ -383,7 +351,8 @@ void MainWindow::updateStatus() {
             : QString("%1 nodes").arg(scene_->nodeCount());
     const QString& source = session_->source();
     status_->setText(
-        QString("%1 · %2 · %3").arg(source.isEmpty() ? "no model" : source, count, state));
+        QString("%1 · %2 · %3")
+            .arg(source.isEmpty() ? "no model" : source, count, session_->stateText()));
 }
 
 const QString& MainWindow::modelSource() const {
@@ -412,97 +381,6 @@ QTreeWidget* MainWindow::nodeList() const {
 
 QString MainWindow::statusText() const {
     return status_->text();
-}
-
-void MainWindow::selectNode(const QString& name) {
-    // A node inside a closed scope: its scopes open first (Find, a link in the inspector).
-    if (!scene_->nodeItem(name) && session_->modelShown())
-        revealNode(name);
-    NodeItem* item = scene_->nodeItem(name);
-    if (!item)
-        return;
-    scene_->clearSelection();
-    item->setSelected(true);
-    view_->centerOn(item);
-}
-
-QString MainWindow::selectedNode() const {
-    for (QGraphicsItem* item : scene_->selectedItems())
-        if (auto* node = dynamic_cast<NodeItem*>(item))
-            return node->name();
-    return {};
-}
-
-bool MainWindow::findNode(const QString& text, bool backwards) {
-    if (text.isEmpty())
-        return false;
-    // The model's every node, those inside closed scopes too: selecting one opens its scopes.
-    const Graph& graph = session_->modelShown() ? session_->model().graph : session_->shownGraph();
-    QStringList names;
-    graph.forEachNode([&](const Node& n, int) {
-        bool match = QString::fromStdString(n.name).contains(text, Qt::CaseInsensitive) ||
-                     QString(opName(n.op)).contains(text, Qt::CaseInsensitive) ||
-                     QString::fromStdString(n.target).contains(text, Qt::CaseInsensitive);
-        if (!n.hidden && match)
-            names << QString::fromStdString(n.name);
-    });
-    if (names.isEmpty()) {
-        statusBar()->showMessage("No node matches '" + text + "'", 4000);
-        return false;
-    }
-    // From the selection on, wrapping around, like a text editor's Find Next.
-    const QString selected = selectedNode();
-    int at = static_cast<int>(names.indexOf(selected));
-    int count = static_cast<int>(names.size());
-    int next = at < 0 ? (backwards ? count - 1 : 0) : (at + (backwards ? count - 1 : 1)) % count;
-    selectNode(names[next]);
-    statusBar()->showMessage(QString("Match %1 of %2").arg(next + 1).arg(count), 4000);
-    return true;
-}
-
-void MainWindow::walk(int key) {
-    const Graph& shown = session_->shownGraph();
-    const Node* n = shown.find(selectedNode().toStdString());
-    if (!n)
-        return;
-    std::vector<std::string> order;
-    shown.forEachNode([&](const Node& node, int) {
-        if (!node.hidden)
-            order.push_back(node.name);
-    });
-    std::string target;
-    if (key == Qt::Key_Up) {
-        for (const Argument& a : n->args)
-            a.forEachNodeRef([&](const std::string& ref) {
-                if (target.empty() && scene_->nodeItem(QString::fromStdString(ref)))
-                    target = ref;
-            });
-    } else if (key == Qt::Key_Down) {
-        for (const std::string& u : n->users)
-            if (target.empty() && scene_->nodeItem(QString::fromStdString(u)))
-                target = u;
-    } else {
-        auto it = std::find(order.begin(), order.end(), n->name);
-        if (key == Qt::Key_Left && it != order.begin())
-            target = *(it - 1);
-        if (key == Qt::Key_Right && it != order.end() && it + 1 != order.end())
-            target = *(it + 1);
-    }
-    if (!target.empty())
-        selectNode(QString::fromStdString(target));
-}
-
-bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
-    if (watched == view_ && event->type() == QEvent::KeyPress) {
-        int key = static_cast<QKeyEvent*>(event)->key();
-        if ((key == Qt::Key_Up || key == Qt::Key_Down || key == Qt::Key_Left ||
-             key == Qt::Key_Right) &&
-            !selectedNode().isEmpty()) {
-            walk(key);
-            return true;
-        }
-    }
-    return QMainWindow::eventFilter(watched, event);
 }
 
 } // namespace fxview

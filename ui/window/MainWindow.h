@@ -2,9 +2,10 @@
 // fxview's main window: the graph in the centre, docks with the node list, the inspector and the
 // graph as text, a debugger's Run menu and toolbar, and a status bar. It only draws and asks:
 // the model, the run and the debugger's decisions are its DebugSession's, every model operation
-// goes through the session's Engine. MainWindow.cpp builds and wires the window;
-// MainWindowRun.cpp shows runs (snapshots, Step Into, executed path, Play, breakpoints, inputs);
-// MainWindowScopes.cpp the module hierarchy (scopes opened and closed, the node list's tree).
+// goes through the session's Engine. MainWindow.cpp builds and wires the window and shows models;
+// MainWindowActions.cpp its menus and commands; MainWindowRun.cpp shows runs (snapshots, Step
+// Into, executed path, Play, breakpoints, inputs); MainWindowScopes.cpp the module hierarchy
+// (scopes opened and closed); MainWindowNavigation.cpp finding, selecting and walking nodes.
 
 #include <QHash>
 #include <QMainWindow>

@@ -29,6 +29,7 @@
 #include "scene/NodeItem.h"
 #include "scene/OverviewView.h"
 #include "window/MainWindow.h"
+#include "window/WindowIds.h"
 
 using namespace fxview;
 
@@ -277,15 +278,15 @@ void TestMainWindow::recentModelsAndDrop() {
 }
 
 void TestMainWindow::dockLayoutIsRestored() {
-    window_->findChild<QDockWidget*>("graphText")->hide();
+    window_->findChild<QDockWidget*>(ids::kGraphTextDock)->hide();
     window_->close(); // saves the layout
     {
         MainWindow again;
         again.show();
         QVERIFY(QTest::qWaitForWindowExposed(&again));
-        QVERIFY(!again.findChild<QDockWidget*>("graphText")->isVisible());
-        QVERIFY(again.findChild<QDockWidget*>("nodes")->isVisible());
-        again.findChild<QDockWidget*>("graphText")->show();
+        QVERIFY(!again.findChild<QDockWidget*>(ids::kGraphTextDock)->isVisible());
+        QVERIFY(again.findChild<QDockWidget*>(ids::kNodesDock)->isVisible());
+        again.findChild<QDockWidget*>(ids::kGraphTextDock)->show();
         again.close();
     }
 }
@@ -588,7 +589,7 @@ void TestMainWindow::panelsFollowTheSelectionAndComeBack() {
             !inspector->toPlainText().contains("fc2"));
     QVERIFY(!list->currentItem());
 
-    auto* dock = window_->findChild<QDockWidget*>("inspector");
+    auto* dock = window_->findChild<QDockWidget*>(ids::kInspectorDock);
     dock->close();
     QVERIFY(!dock->isVisible());
     QMenu* panels = nullptr;
@@ -858,10 +859,7 @@ void TestMainWindow::stepsThroughAnExportedProgram() {
     QVERIFY(waitFor(window_.get(), SIGNAL(modelShown())));
     QVERIFY(settle(*window_));
     QCOMPARE(window_->modelSource(), model);
-    QAction* step = nullptr;
-    for (QAction* a : window_->findChildren<QAction*>())
-        if (a->text() == "&Step")
-            step = a;
+    auto* step = window_->findChild<QAction*>(ids::kStep);
     QVERIFY(step);
     auto* list = window_->findChild<QTreeWidget*>();
     // The list is the scope tree: its rows in order, scopes' rows among them.
@@ -984,17 +982,14 @@ void TestMainWindow::weightsAreDrawnInsideTheirReaders() {
     const Node* bn = window_->scene()->graph().find("batch_norm");
     QCOMPARE(NodeItem::weightLines(*bn),
              (QStringList{"weight [64]", "bias [64]", "running_mean [64]", "running_var [64]"}));
-    auto* text =
-        qobject_cast<QPlainTextEdit*>(window_->findChild<QDockWidget*>("graphText")->widget());
+    auto* text = qobject_cast<QPlainTextEdit*>(
+        window_->findChild<QDockWidget*>(ids::kGraphTextDock)->widget());
     QVERIFY(text);
     const QString printed = text->toPlainText();
     QVERIFY(
         printed.contains("%p_conv1_weight : [num_users=1] = placeholder[target=p_conv1_weight]"));
 
-    QAction* toggle = nullptr;
-    for (QAction* a : window_->findChildren<QAction*>())
-        if (a->text() == "&Weights as Nodes")
-            toggle = a;
+    auto* toggle = window_->findChild<QAction*>(ids::kWeightsAsNodes);
     QVERIFY(toggle);
     QVERIFY(!toggle->isChecked());
     toggle->trigger();

@@ -51,6 +51,7 @@
 #include "scene/OverviewView.h"
 #include "session/DebugSession.h"
 #include "session/SessionSettings.h"
+#include "window/WindowIds.h"
 
 // The icons live in this static library (resources/resources.qrc); its initialiser has to be
 // called by name, at global scope, or the linker drops it and every window, the tests' too, comes
@@ -152,7 +153,7 @@ MainWindow::MainWindow(QWidget* parent)
     restoreGeometry(settings::windowGeometry());
     if (!restoreState(settings::windowState()))
         // First start: the inspector wide enough for a value line and its histogram.
-        resizeDocks({findChild<QDockWidget*>("inspector")}, {340}, Qt::Horizontal);
+        resizeDocks({findChild<QDockWidget*>(ids::kInspectorDock)}, {340}, Qt::Horizontal);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -184,21 +185,26 @@ void MainWindow::buildDocks() {
     graphText_ = new GraphTextPanel;
     connect(graphText_, &GraphTextPanel::nodeClicked, this, &MainWindow::selectNode);
 
-    auto dock = [this](const QString& title, const QString& name, QWidget* widget,
-                       Qt::DockWidgetArea area) {
-        auto* d = new QDockWidget(title, this);
-        d->setObjectName(name);
-        d->setWidget(widget);
-        addDockWidget(area, d);
-        docks_.append(d); // View > Panels brings a closed one back
-        return d;
-    };
-    dock("Nodes", "nodes", nodeList_, Qt::LeftDockWidgetArea);
-    dock("Inspector", "inspector", inspector_, Qt::RightDockWidgetArea);
-    dock("Graph as text", "graphText", graphText_, Qt::BottomDockWidgetArea);
     overview_ = new OverviewView(view_);
     overview_->setMinimumHeight(160);
-    dock("Overview", "overview", overview_, Qt::RightDockWidgetArea);
+    const struct {
+        const char* id;
+        const char* title;
+        QWidget* widget;
+        Qt::DockWidgetArea area;
+    } docks[] = {
+        {ids::kNodesDock, "Nodes", nodeList_, Qt::LeftDockWidgetArea},
+        {ids::kInspectorDock, "Inspector", inspector_, Qt::RightDockWidgetArea},
+        {ids::kGraphTextDock, "Graph as text", graphText_, Qt::BottomDockWidgetArea},
+        {ids::kOverviewDock, "Overview", overview_, Qt::RightDockWidgetArea},
+    };
+    for (const auto& d : docks) {
+        auto* dock = new QDockWidget(d.title, this);
+        dock->setObjectName(d.id);
+        dock->setWidget(d.widget);
+        addDockWidget(d.area, dock);
+        docks_.append(dock); // View > Panels brings a closed one back
+    }
 }
 
 void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& inputs) {

@@ -3,6 +3,7 @@
 // and shows models: this file is where a new command goes.
 
 #include "window/MainWindow.h"
+#include "window/WindowIds.h"
 
 #include <QAction>
 #include <QApplication>
@@ -48,7 +49,8 @@ namespace fxview {
 
 void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu("&File");
-    file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::chooseFile);
+    file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::chooseFile)
+        ->setObjectName(ids::kOpen);
     QMenu* examplesMenu = file->addMenu("&Examples");
     for (const ExampleInfo& e : examples()) {
         QString source = "example:" + QString::fromStdString(e.name);
@@ -63,9 +65,9 @@ void MainWindow::buildActions() {
             recent->addAction(source, this, [this, source] { openModel(source); });
         recent->setEnabled(!recent->isEmpty());
     });
-    file->addAction("&Export…", QKeySequence(Qt::CTRL | Qt::Key_E), this,
-                    &MainWindow::chooseExport);
-    file->addAction("Export &Visible Part…", this, [this] {
+    file->addAction("&Export…", QKeySequence(Qt::CTRL | Qt::Key_E), this, &MainWindow::chooseExport)
+        ->setObjectName(ids::kExport);
+    QAction* visible = file->addAction("Export &Visible Part…", this, [this] {
         QString path = QFileDialog::getSaveFileName(
             this, "Export visible part", QFileInfo(session_->source()).baseName() + "-part.png",
             "PNG (*.png);;SVG (*.svg);;PDF (*.pdf)");
@@ -75,7 +77,8 @@ void MainWindow::buildActions() {
         if (!error.isEmpty())
             QMessageBox::warning(this, "Export failed", error);
     });
-    file->addAction("Load Op &Library…", this, [this] {
+    visible->setObjectName(ids::kExportVisible);
+    QAction* library = file->addAction("Load Op &Library…", this, [this] {
         // A person's own ops (TORCH_LIBRARY), as torch.ops.load_library: remembered, loaded
         // before every model from now on, and the model open now is opened again with them.
         QString path = QFileDialog::getOpenFileName(this, "Load a library of custom ops", QString(),
@@ -87,6 +90,7 @@ void MainWindow::buildActions() {
         if (!session_->source().isEmpty())
             openModel(session_->source());
     });
+    library->setObjectName(ids::kLoadOpLibrary);
     file->addSeparator();
     file->addAction("&Quit", QKeySequence::Quit, qApp, &QApplication::closeAllWindows);
 
@@ -95,9 +99,11 @@ void MainWindow::buildActions() {
     bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
     bar->setObjectName("runToolbar");
     // Icons come from resources/icons (compiled into the app; without them, text shows).
-    auto add = [&](const QString& text, const char* icon, const QKeySequence& key, auto slot) {
+    auto add = [&](const char* id, const QString& text, const char* icon, const QKeySequence& key,
+                   auto slot) {
         QAction* a = run->addAction(QIcon(QString(":/fxview/icons/%1.svg").arg(icon)), text, key,
                                     this, slot);
+        a->setObjectName(id);
         a->setToolTip(QString(text).remove('&') + " (" + key.toString(QKeySequence::NativeText) +
                       ")");
         a->setShortcutContext(Qt::ApplicationShortcut);
@@ -106,17 +112,19 @@ void MainWindow::buildActions() {
         return a;
     };
     auto command = [this](RunCommand c) { return [this, c] { session_->runCommand(c); }; };
-    add("&Step", "step", QKeySequence(Qt::Key_F10), command(RunCommand::Step));
-    add("Step &Into", "step-into", QKeySequence(Qt::Key_F11), command(RunCommand::StepInto));
-    add("Step &Out", "step-out", QKeySequence(Qt::SHIFT | Qt::Key_F11),
+    add(ids::kStep, "&Step", "step", QKeySequence(Qt::Key_F10), command(RunCommand::Step));
+    add(ids::kStepInto, "Step &Into", "step-into", QKeySequence(Qt::Key_F11),
+        command(RunCommand::StepInto));
+    add(ids::kStepOut, "Step &Out", "step-out", QKeySequence(Qt::SHIFT | Qt::Key_F11),
         command(RunCommand::StepOut));
-    add("Run to &Cursor", "run-to-cursor", QKeySequence(Qt::CTRL | Qt::Key_F10),
+    add(ids::kRunToCursor, "Run to &Cursor", "run-to-cursor", QKeySequence(Qt::CTRL | Qt::Key_F10),
         [this] { session_->runTo(selectedNode()); });
-    add("&Continue", "continue", QKeySequence(Qt::Key_F5), command(RunCommand::RunToEnd));
-    add("&Reset", "reset", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
+    add(ids::kContinue, "&Continue", "continue", QKeySequence(Qt::Key_F5),
+        command(RunCommand::RunToEnd));
+    add(ids::kReset, "&Reset", "reset", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F5),
         command(RunCommand::Reset));
     // Play steps on its own, one node per interval, until the end, a failure or Pause.
-    play_ = add("&Play", "play", QKeySequence(Qt::CTRL | Qt::Key_P),
+    play_ = add(ids::kPlay, "&Play", "play", QKeySequence(Qt::CTRL | Qt::Key_P),
                 [this] { setPlaying(play_->isChecked()); });
     play_->setCheckable(true);
     playInterval_ = new QSpinBox;
@@ -133,16 +141,19 @@ void MainWindow::buildActions() {
     detach_ = run->addAction("&Detach from Python", this, [this] { engine_->detach(); });
     detach_->setToolTip("End the live session: the window keeps its picture, your Python goes on");
     detach_->setEnabled(false);
+    detach_->setObjectName(ids::kDetach);
     run->addSeparator();
     QAction* bp = run->addAction(QIcon(":/fxview/icons/breakpoint.svg"), "Toggle &Breakpoint",
                                  QKeySequence(Qt::Key_F9), this,
                                  [this] { toggleBreakpoint(selectedNode()); });
     bp->setShortcutContext(Qt::ApplicationShortcut);
+    bp->setObjectName(ids::kToggleBreakpoint);
     run->addAction("Remove &All Breakpoints", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F9), this,
                    [this] {
                        for (const QString& node : QStringList(session_->breakpoints().values()))
                            toggleBreakpoint(node);
-                   });
+                   })
+        ->setObjectName(ids::kRemoveBreakpoints);
 
     QMenu* edit = menuBar()->addMenu("&Edit");
     edit->setObjectName("editMenu");
@@ -186,6 +197,7 @@ void MainWindow::buildActions() {
                                 setExecutedPathShown(on);
                         });
     executedPath_->setCheckable(true);
+    executedPath_->setObjectName(ids::kExecutedPath);
     executedPath_->setEnabled(false);
     executedPath_->setStatusTip("Show only what this run executed, as tracing would record it: "
                                 "branches not taken vanish, loops are unrolled");
@@ -202,6 +214,7 @@ void MainWindow::buildActions() {
         QAction* copy =
             editMenu->addAction("&Copy Image", QKeySequence::Copy, this, &MainWindow::copyImage);
         copy->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+        copy->setObjectName(ids::kCopyImage);
         view_->addAction(copy);
     }
     // Right-click on a node: the debugger's actions on that node.

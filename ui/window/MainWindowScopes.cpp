@@ -23,6 +23,7 @@
 #include "session/DebugSession.h"
 #include "session/SessionSettings.h"
 #include "window/MainWindow.h"
+#include "window/WindowIds.h"
 
 namespace fxview {
 
@@ -186,10 +187,12 @@ void MainWindow::buildScopeActions(QMenu* view) {
         depth->setEnabled(!depth->isEmpty());
     });
     view->addAction("E&xpand All", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Plus), this,
-                    [this] { expandAll(); });
+                    [this] { expandAll(); })
+        ->setObjectName(ids::kExpandAll);
     QAction* weights =
         view->addAction("&Weights as Nodes", this, [this](bool on) { setWeightsAsNodes(on); });
     weights->setCheckable(true);
+    weights->setObjectName(ids::kWeightsAsNodes);
     weights->setChecked(settings::weightsAsNodes());
     weights->setStatusTip("Draw each parameter, buffer and constant as a box of its own, not as a "
                           "line in the box of the node that reads it");

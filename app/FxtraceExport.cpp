@@ -6,7 +6,7 @@
 #include <iostream>
 
 #include "ConfinedRun.h"
-#include "EngineClient.h"
+#include "EngineConnection.h"
 #include "FxText.h"
 #include "Fxtrace.h"
 #include "GraphJson.h"
@@ -202,7 +202,7 @@ std::string failureIn(const std::vector<Frame>& answers) {
 } // namespace
 
 int exportLive(const Options& options) {
-    EngineClient engine(options.attachFd);
+    EngineConnection engine(options.attachFd);
     EngineHello hello;
     std::vector<Frame> answers;
     OpenedModel opened;

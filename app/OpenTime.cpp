@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <unistd.h>
 
-#include "engineclient/Engine.h"
+#include "engineclient/EngineClient.h"
 #include "window/MainWindow.h"
 
 namespace fxview {
@@ -58,16 +58,18 @@ private:
             QApplication::exit(0);
             return;
         }
-        QObject::connect(window_.engine(), &Engine::runUpdated, this, [](const RunSnapshot& run) {
-            if (run.failed)
-                std::fprintf(stderr, "%s\n", run.failure.c_str());
-            else if (run.last.empty())
-                return; // a reset, not the step
-            else
-                std::printf("first step: %.0f ms (%s)\n", msSinceProcessStart(), run.last.c_str());
-            std::fflush(stdout);
-            QApplication::exit(run.failed ? 1 : 0);
-        });
+        QObject::connect(window_.engine(), &EngineClient::runUpdated, this,
+                         [](const RunSnapshot& run) {
+                             if (run.failed)
+                                 std::fprintf(stderr, "%s\n", run.failure.c_str());
+                             else if (run.last.empty())
+                                 return; // a reset, not the step
+                             else
+                                 std::printf("first step: %.0f ms (%s)\n", msSinceProcessStart(),
+                                             run.last.c_str());
+                             std::fflush(stdout);
+                             QApplication::exit(run.failed ? 1 : 0);
+                         });
         window_.engine()->command(RunCommand::Step);
     }
 
@@ -84,10 +86,11 @@ void reportOpenTime(MainWindow& window, bool thenStep) {
     watcher->setParent(&window);
     QObject::connect(&window, &MainWindow::modelShown, watcher,
                      [watcher] { watcher->modelShown(); });
-    QObject::connect(window.engine(), &Engine::loadFailed, &window, [](const QString& sentence) {
-        std::fprintf(stderr, "%s\n", sentence.toUtf8().constData());
-        QApplication::exit(1);
-    });
+    QObject::connect(window.engine(), &EngineClient::loadFailed, &window,
+                     [](const QString& sentence) {
+                         std::fprintf(stderr, "%s\n", sentence.toUtf8().constData());
+                         QApplication::exit(1);
+                     });
 }
 
 } // namespace fxview

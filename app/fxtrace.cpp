@@ -15,7 +15,7 @@
 
 #include "ConfinedRun.h"
 #include "Confinement.h"
-#include "EngineClient.h"
+#include "EngineConnection.h"
 #include "Examples.h"
 #include "FxText.h"
 #include "Fxtrace.h"

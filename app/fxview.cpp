@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "Confinement.h"
-#include "EngineClient.h"
+#include "EngineConnection.h"
 #include "InputSpec.h"
 #include "OpenTime.h"
 #include "Versions.h"
@@ -182,7 +182,7 @@ int main(int argc, char** argv) {
         if (std::find(engine.opLibraries.begin(), engine.opLibraries.end(), path.toStdString()) ==
             engine.opLibraries.end())
             engine.opLibraries.push_back(path.toStdString());
-    fxview::Engine::setSettings(engine);
+    fxview::EngineClient::setSettings(engine);
 
     fxview::MainWindow window;
     window.show();

@@ -91,7 +91,7 @@ void TestLive::init() {
 
 void TestLive::cleanup() {
     window_.reset();
-    Engine::setSettings({});
+    EngineClient::setSettings({});
     if (python_.pid > 0) {
         ::kill(python_.pid, SIGKILL);
         ::waitpid(python_.pid, nullptr, 0);
@@ -105,7 +105,7 @@ bool TestLive::openLive(const QString& model) {
         return false;
     EngineSettings settings;
     settings.attachFd = python_.socket;
-    Engine::setSettings(settings);
+    EngineClient::setSettings(settings);
     window_ = std::make_unique<MainWindow>();
     window_->show();
     QSignalSpy shown(window_.get(), SIGNAL(runShown()));
@@ -322,7 +322,7 @@ void TestLive::aBrokenFrameEndsTheEngineNotTheWindow() {
     });
     EngineSettings settings;
     settings.attachFd = pair[0];
-    Engine::setSettings(settings);
+    EngineClient::setSettings(settings);
     window_ = std::make_unique<MainWindow>();
     window_->show();
     QSignalSpy failed(window_->engine(), SIGNAL(loadFailed(QString)));
@@ -337,7 +337,7 @@ void TestLive::aBrokenFrameEndsTheEngineNotTheWindow() {
                  text.contains("the window is fine"),
              qPrintable(text));
     // The window lives and opens the next model as ever.
-    Engine::setSettings({});
+    EngineClient::setSettings({});
     QVERIFY(open(*window_, "example:tinynet"));
     QCOMPARE(window_->scene()->nodeCount(), 5);
 }

@@ -149,7 +149,7 @@ void TestMainWindow::resetClearsStates() {
 }
 
 void TestMainWindow::badFileKeepsTheModel() {
-    QSignalSpy failed(window_->engine(), &Engine::loadFailed);
+    QSignalSpy failed(window_->engine(), &EngineClient::loadFailed);
     window_->openModel(QString::fromStdString(fixture("state_dict.pt")));
     QVERIFY(failed.wait(60000));
     QCOMPARE(window_->modelSource(), QString("example:tinynet"));
@@ -375,7 +375,7 @@ void TestMainWindow::executedPathShowsWhatRan() {
     });
     QVERIFY(!notTaken.isEmpty()); // one branch of the if was not taken
 
-    QSignalSpy ready(window_->engine(), &Engine::executedPathReady);
+    QSignalSpy ready(window_->engine(), &EngineClient::executedPathReady);
     press(*window_, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
     QVERIFY(ready.wait(60000));
     QVERIFY(window_->executedPathShown());
@@ -417,8 +417,8 @@ void TestMainWindow::gutterClickSetsBreakpoint() {
 void TestMainWindow::openingShowsStagesAndCancelKeepsTheModel() {
     QString resnet = QString::fromStdString(fixture("resnet18_scripted.pt"));
     // A whole opening: the stages in order, the layout made on the engine's side.
-    QSignalSpy stages(window_->engine(), &Engine::loadProgress);
-    QSignalSpy loaded(window_->engine(), &Engine::loaded);
+    QSignalSpy stages(window_->engine(), &EngineClient::loadProgress);
+    QSignalSpy loaded(window_->engine(), &EngineClient::loaded);
     window_->openModel(resnet);
     QVERIFY(!window_->loadProgress()->stage().isEmpty()); // shown at once
     QVERIFY(loaded.wait(60000));

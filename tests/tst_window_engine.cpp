@@ -92,7 +92,7 @@ void TestWindowEngine::crashKeepsTheWindow() {
     QTest::qWait(500);
     qint64 pid = window_->engine()->enginePid();
     QVERIFY(pid > 0 && pid != getpid());
-    QSignalSpy failed(window_->engine(), &Engine::engineFailed);
+    QSignalSpy failed(window_->engine(), &EngineClient::engineFailed);
     ::kill(static_cast<pid_t>(pid), SIGSEGV); // what LibTorch reading past a buffer does
     QVERIFY(failed.wait(scaled(5000)));
     QString banner = window_->bannerText();
@@ -136,7 +136,7 @@ void TestWindowEngine::failingNodesGiveTheirSentence() {
 
 void TestWindowEngine::damagedWeightIsRefused() {
     QVERIFY(open(*window_, "example:tinynet"));
-    QSignalSpy failed(window_->engine(), &Engine::loadFailed);
+    QSignalSpy failed(window_->engine(), &EngineClient::loadFailed);
     window_->openModel(QString::fromStdString(fixture("resnet18_cut_weight.pt")));
     QVERIFY(failed.wait(scaled(30000)));
     QVERIFY2(window_->bannerText().contains("holds 64 bytes but its tensor needs 37632"),

@@ -1,7 +1,7 @@
 #pragma once
 // One engine: an fxview-engine process (or, with --in-process, a server thread of this process)
-// and the frames it sends. It lives on the Engine's worker thread; kill() and interrupt() may be
-// called from any thread, so that the GUI thread ends a busy engine at once.
+// and the frames it sends. It lives on the EngineClient's worker thread; kill() and interrupt() may
+// be called from any thread, so that the GUI thread ends a busy engine at once.
 
 #include <QByteArray>
 #include <QObject>
@@ -48,7 +48,8 @@ public:
     // A live engine: the model lives in another program, which this window cannot kill or
     // restart; kill() detaches from it (closes the socket), interrupt() sends Interrupt.
     bool attached() const { return attached_; }
-    // `owed`: the request finishes one of the Engine's jobs when it is Done (or the engine dies).
+    // `owed`: the request finishes one of the EngineClient's jobs when it is Done (or the engine
+    // dies).
     void send(EngineMessage kind, const std::string& payload, bool owed);
     // SIGKILL now (a live engine: detach); died() follows. Thread-safe.
     void kill();

@@ -1,6 +1,6 @@
-// The engine thread's side of Engine: which engine process is current, loading or spare, what
-// each says and what the window is told (as Engine's signals, queued to the GUI thread), and the
-// reload of a model after its engine died.
+// The engine thread's side of EngineClient: which engine process is current, loading or spare, what
+// each says and what the window is told (as EngineClient's signals, queued to the GUI thread), and
+// the reload of a model after its engine died.
 
 #include "engineclient/EngineWorker.h"
 

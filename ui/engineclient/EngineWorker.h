@@ -1,6 +1,6 @@
 #pragma once
-// Private to engineclient/: the half of Engine that lives on its thread. Included only by
-// Engine.cpp and EngineWorker.cpp.
+// Private to engineclient/: the half of EngineClient that lives on its thread. Included only by
+// EngineClient.cpp and EngineWorker.cpp.
 
 #include <QFont>
 #include <QObject>
@@ -13,7 +13,7 @@
 #include <unordered_map>
 
 #include "GraphLayout.h"
-#include "engineclient/Engine.h"
+#include "engineclient/EngineClient.h"
 #include "engineclient/EngineProcess.h"
 
 namespace fxview {
@@ -22,7 +22,7 @@ namespace fxview {
 // or loading, for the GUI thread's stop() and cancelLoad(), which kill without waiting.
 class EngineWorker : public QObject {
 public:
-    EngineWorker(Engine* engine, const EngineSettings& settings)
+    EngineWorker(EngineClient* engine, const EngineSettings& settings)
         : engine_(engine), settings_(settings) {}
 
     std::mutex lock;
@@ -106,7 +106,7 @@ public:
     }
 
 private:
-    Engine* engine_;
+    EngineClient* engine_;
     EngineSettings settings_;
     EngineProcess* current_ =
         nullptr; // the open model's engine (dead until reloaded after a crash)

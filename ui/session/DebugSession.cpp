@@ -31,28 +31,28 @@ QString outputCheckNote(const OutputCheck& check) {
 } // namespace
 
 DebugSession::DebugSession(QObject* parent)
-    : QObject(parent), engine_(new Engine(this)), playTimer_(new QTimer(this)) {
+    : QObject(parent), engine_(new EngineClient(this)), playTimer_(new QTimer(this)) {
     playTimer_->setInterval(400);
     connect(playTimer_, &QTimer::timeout, this, &DebugSession::playTick);
-    connect(engine_, &Engine::loaded, this, [this](const LoadedModel& model) {
+    connect(engine_, &EngineClient::loaded, this, [this](const LoadedModel& model) {
         takeModel(model);
         emit modelLoaded(model_);
     });
-    connect(engine_, &Engine::runUpdated, this, [this](const RunSnapshot& snapshot) {
+    connect(engine_, &EngineClient::runUpdated, this, [this](const RunSnapshot& snapshot) {
         takeRun(snapshot);
         emit runUpdated(run_);
     });
-    connect(engine_, &Engine::executedPathReady, this, [this](const ExecutedView& view) {
+    connect(engine_, &EngineClient::executedPathReady, this, [this](const ExecutedView& view) {
         executed_ = view;
         emit executedPathReady();
     });
-    connect(engine_, &Engine::inputsApplied, this, &DebugSession::takeInputs);
-    connect(engine_, &Engine::loadFailed, this, [this] { pendingSource_.clear(); });
-    connect(engine_, &Engine::liveEnded, this, [this] {
+    connect(engine_, &EngineClient::inputsApplied, this, &DebugSession::takeInputs);
+    connect(engine_, &EngineClient::loadFailed, this, [this] { pendingSource_.clear(); });
+    connect(engine_, &EngineClient::liveEnded, this, [this] {
         setPlaying(false);
         liveEnded_ = true;
     });
-    connect(engine_, &Engine::engineFailed, this, [this] { setPlaying(false); });
+    connect(engine_, &EngineClient::engineFailed, this, [this] { setPlaying(false); });
 }
 
 QString DebugSession::topLevelName(const std::string& name) {

@@ -14,7 +14,8 @@
 #include <QString>
 #include <QStringList>
 
-#include "engineclient/Engine.h"
+#include "engineclient/EngineClient.h"
+#include "session/SessionTypes.h"
 
 class QTimer;
 
@@ -25,7 +26,7 @@ class DebugSession : public QObject {
 public:
     explicit DebugSession(QObject* parent = nullptr);
 
-    Engine* engine() const { return engine_; }
+    EngineClient* engine() const { return engine_; }
 
     // The model open ("" before one is), and one being opened.
     const QString& source() const { return source_; }
@@ -114,7 +115,7 @@ private:
     void takeInputs(const std::vector<InputSpec>& specs, quint64 seed);
     void playTick();
 
-    Engine* engine_;
+    EngineClient* engine_;
     QTimer* playTimer_;
     QString playFrom_; // the breakpoint node Play started at, which it steps over
     QString source_, pendingSource_, current_;

@@ -82,7 +82,7 @@ MainWindow::MainWindow(QWidget* parent)
     // On the right, without stretch: the left keeps room for messages (Find, Export, Cancel).
     statusBar()->addPermanentWidget(status_);
     statusBar()->addPermanentWidget(progress_);
-    connect(engine_, &Engine::loadProgress, progress_, &LoadProgress::advance);
+    connect(engine_, &EngineClient::loadProgress, progress_, &LoadProgress::advance);
     connect(progress_, &LoadProgress::cancelRequested, this, &MainWindow::cancelOpen);
 
     buildDocks();
@@ -90,7 +90,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(session_, &DebugSession::modelLoaded, this, &MainWindow::showModel);
     connect(session_, &DebugSession::runUpdated, this, &MainWindow::showRun);
-    connect(engine_, &Engine::loadFailed, this, [this](const QString& sentence) {
+    connect(engine_, &EngineClient::loadFailed, this, [this](const QString& sentence) {
         progress_->finish();
         statusBar()->clearMessage(); // "Opening …" is over
         banner_->say(sentence, Banner::State::Error);
@@ -101,27 +101,27 @@ MainWindow::MainWindow(QWidget* parent)
         box->open();
         updateStatus();
     });
-    connect(engine_, &Engine::inputsRejected, this,
+    connect(engine_, &EngineClient::inputsRejected, this,
             [this](const QString& sentence) { banner_->say(sentence, Banner::State::Error); });
     connect(session_, &DebugSession::inputsApplied, this, &MainWindow::inputsApplied);
-    connect(engine_, &Engine::engineFailed, this, [this](const QString& sentence) {
+    connect(engine_, &EngineClient::engineFailed, this, [this](const QString& sentence) {
         banner_->say(sentence, Banner::State::Error);
         updateStatus();
     });
-    connect(engine_, &Engine::unconfined, this, [this](const QString& sentence) {
+    connect(engine_, &EngineClient::unconfined, this, [this](const QString& sentence) {
         std::fprintf(stderr, "fxview: %s\n", qPrintable(sentence));
         statusBar()->showMessage(sentence, 10000);
     });
-    connect(engine_, &Engine::liveEnded, this, [this](const QString& sentence) {
+    connect(engine_, &EngineClient::liveEnded, this, [this](const QString& sentence) {
         // The session stopped Play and ended the run's commands.
         banner_->say(sentence, Banner::State::Note);
         updateStatus();
     });
-    connect(engine_, &Engine::liveWaiting, this, [this](const QString& sentence) {
+    connect(engine_, &EngineClient::liveWaiting, this, [this](const QString& sentence) {
         // A run outcome: gone with the state the node's end brings.
         banner_->say(sentence, Banner::State::RunFailure);
     });
-    connect(engine_, &Engine::busyChanged, this, [this](bool) { updateStatus(); });
+    connect(engine_, &EngineClient::busyChanged, this, [this](bool) { updateStatus(); });
     connect(session_, &DebugSession::message, statusBar(), &QStatusBar::showMessage);
     connect(session_, &DebugSession::revealRequested, this, &MainWindow::revealNode);
     connect(session_, &DebugSession::playingChanged, this, &MainWindow::showPlaying);

@@ -2,9 +2,9 @@
 // fxview's main window: the graph in the centre, docks with the node list, the inspector and the
 // graph as text, a debugger's Run menu and toolbar, and a status bar. It only draws and asks:
 // the model, the run and the debugger's decisions are its DebugSession's, every model operation
-// goes through the session's Engine. MainWindow.cpp builds and wires the window and shows models;
-// MainWindowActions.cpp its menus and commands; MainWindowRun.cpp shows runs (snapshots, Step
-// Into, executed path, Play, breakpoints, inputs); MainWindowScopes.cpp the module hierarchy
+// goes through the session's EngineClient. MainWindow.cpp builds and wires the window and shows
+// models; MainWindowActions.cpp its menus and commands; MainWindowRun.cpp shows runs (snapshots,
+// Step Into, executed path, Play, breakpoints, inputs); MainWindowScopes.cpp the module hierarchy
 // (scopes opened and closed); MainWindowNavigation.cpp finding, selecting and walking nodes.
 
 #include <QHash>
@@ -12,7 +12,7 @@
 #include <QPointer>
 #include <set>
 
-#include "engineclient/Engine.h"
+#include "engineclient/EngineClient.h"
 
 class QAction;
 class QSpinBox;
@@ -49,7 +49,7 @@ public:
     // For tests and scripting: the state the window shows.
     GraphScene* scene() const { return scene_; }
     DebugSession* session() const { return session_; }
-    Engine* engine() const { return engine_; }
+    EngineClient* engine() const { return engine_; }
     const QString& modelSource() const;
     const LoadedModel& model() const;
     const QString& currentNode() const;
@@ -137,7 +137,7 @@ private:
     void closeEvent(QCloseEvent* event) override;
 
     DebugSession* session_; // the model, the run and the debugger's decisions
-    Engine* engine_;        // the session's
+    EngineClient* engine_;  // the session's
     GraphScene* scene_;
     GraphView* view_;
     OverviewView* overview_;

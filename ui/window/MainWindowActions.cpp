@@ -86,7 +86,7 @@ void MainWindow::buildActions() {
         if (path.isEmpty())
             return;
         settings::addOpLibrary(path);
-        Engine::addOpLibrary(path.toStdString());
+        EngineClient::addOpLibrary(path.toStdString());
         if (!session_->source().isEmpty())
             openModel(session_->source());
     });

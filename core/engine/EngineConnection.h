@@ -16,9 +16,9 @@ namespace fxview {
 // descriptors). Returns the connected descriptor, or -1 with a sentence in `error`.
 int connectLiveEngine(const std::string& spec, std::string& error);
 
-class EngineClient {
+class EngineConnection {
 public:
-    explicit EngineClient(int fd) : fd_(fd) {}
+    explicit EngineConnection(int fd) : fd_(fd) {}
 
     // Reads the engine's hello; "" or a sentence saying why there is none.
     std::string greet(EngineHello& hello);

@@ -1,4 +1,4 @@
-#include "engineclient/Engine.h"
+#include "engineclient/EngineClient.h"
 
 #include <QMetaObject>
 #include <QTimer>
@@ -20,17 +20,17 @@ EngineSettings& sharedSettings() {
 
 } // namespace
 
-void Engine::setSettings(const EngineSettings& settings) {
+void EngineClient::setSettings(const EngineSettings& settings) {
     sharedSettings() = settings;
 }
 
-void Engine::addOpLibrary(const std::string& path) {
+void EngineClient::addOpLibrary(const std::string& path) {
     std::vector<std::string>& libraries = sharedSettings().opLibraries;
     if (std::find(libraries.begin(), libraries.end(), path) == libraries.end())
         libraries.push_back(path);
 }
 
-Engine::Engine(QObject* parent)
+EngineClient::EngineClient(QObject* parent)
     : QObject(parent), worker_(new EngineWorker(this, sharedSettings())) {
     qRegisterMetaType<fxview::LoadedModel>();
     qRegisterMetaType<fxview::RunSnapshot>();
@@ -46,7 +46,7 @@ Engine::Engine(QObject* parent)
         worker_, [w = worker_] { w->startSpare(); }, Qt::QueuedConnection);
 }
 
-Engine::~Engine() {
+EngineClient::~EngineClient() {
     // Closing the window ends every engine at once, however busy.
     worker_->killLoading();
     worker_->killCurrent();
@@ -56,7 +56,7 @@ Engine::~Engine() {
     thread_.wait();
 }
 
-void Engine::post(std::function<void(EngineWorker&)> job) {
+void EngineClient::post(std::function<void(EngineWorker&)> job) {
     ++posted_;
     if (++pending_ == 1)
         emit busyChanged(true);
@@ -64,7 +64,7 @@ void Engine::post(std::function<void(EngineWorker&)> job) {
         worker_, [this, job = std::move(job)] { job(*worker_); }, Qt::QueuedConnection);
 }
 
-void Engine::finishedLater(int jobs) {
+void EngineClient::finishedLater(int jobs) {
     if (jobs <= 0)
         return;
     QMetaObject::invokeMethod(
@@ -78,8 +78,8 @@ void Engine::finishedLater(int jobs) {
         Qt::QueuedConnection);
 }
 
-int Engine::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed,
-                 const QString& origin, std::optional<std::set<std::string>> openScopes) {
+int EngineClient::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed,
+                       const QString& origin, std::optional<std::set<std::string>> openScopes) {
     cancelLoad();
     loading_ = std::make_shared<LoadTicket>(++loads_);
     OpenRequest request{source.toStdString(), inputs, seed, origin.toStdString(),
@@ -90,7 +90,7 @@ int Engine::load(const QString& source, const std::vector<InputSpec>& inputs, qu
     return loading_->id;
 }
 
-bool Engine::cancelLoad() {
+bool EngineClient::cancelLoad() {
     bool cancelled = loading_ && loading_->cancel();
     loading_.reset();
     if (cancelled)
@@ -98,21 +98,21 @@ bool Engine::cancelLoad() {
     return cancelled;
 }
 
-void Engine::requestExecutedPath() {
+void EngineClient::requestExecutedPath() {
     post([font = layoutFont_](EngineWorker& w) { w.executedPath(font); });
 }
 
-void Engine::setWeightsAsNodes(bool on) {
+void EngineClient::setWeightsAsNodes(bool on) {
     // Not a job (nothing is answered): queued before whatever is posted after it.
     QMetaObject::invokeMethod(
         worker_, [w = worker_, on] { w->setWeightsAsNodes(on); }, Qt::QueuedConnection);
 }
 
-void Engine::setInputs(const std::vector<InputSpec>& inputs, quint64 seed) {
+void EngineClient::setInputs(const std::vector<InputSpec>& inputs, quint64 seed) {
     post([request = InputsRequest{inputs, seed}](EngineWorker& w) { w.setInputs(request); });
 }
 
-void Engine::command(RunCommand command, const QString& node) {
+void EngineClient::command(RunCommand command, const QString& node) {
     if (command == RunCommand::Reset && busy())
         return stop();
     post([request = CommandRequest{command, node.toStdString()}](EngineWorker& w) {
@@ -120,13 +120,13 @@ void Engine::command(RunCommand command, const QString& node) {
     });
 }
 
-void Engine::setBreakpoint(const QString& node, bool on) {
+void EngineClient::setBreakpoint(const QString& node, bool on) {
     post([request = BreakpointRequest{node.toStdString(), on}](EngineWorker& w) {
         w.setBreakpoint(request);
     });
 }
 
-void Engine::stop() {
+void EngineClient::stop() {
     if (worker_->currentAttached()) {
         // A live model cannot be killed and reloaded: its run stops at its next node, then
         // resets; a node that never returns is said to the person (interrupt()).
@@ -138,11 +138,11 @@ void Engine::stop() {
     post([](EngineWorker& w) { w.reload(); });
 }
 
-qint64 Engine::enginePid() const {
+qint64 EngineClient::enginePid() const {
     return worker_->currentPid();
 }
 
-void Engine::interrupt() {
+void EngineClient::interrupt() {
     if (!busy())
         return;
     worker_->interruptCurrent();
@@ -162,11 +162,11 @@ void Engine::interrupt() {
     });
 }
 
-bool Engine::live() const {
+bool EngineClient::live() const {
     return worker_->currentAttached();
 }
 
-void Engine::detach() {
+void EngineClient::detach() {
     if (worker_->currentAttached())
         worker_->killCurrent();
 }

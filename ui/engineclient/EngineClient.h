@@ -30,47 +30,9 @@
 #include "ScopeTree.h"
 #include "ScopeView.h"
 #include "engineclient/EngineProcess.h"
+#include "session/SessionTypes.h"
 
 namespace fxview {
-
-struct LoadedModel {
-    int load = 0; // the id Engine::load returned
-    QString source;
-    QString className;
-    Graph graph;
-    ScopeTree scopes;                 // its module hierarchy
-    std::set<std::string> openScopes; // the ones drawn open: remembered, or the default
-    // The graph as drawn with only those open (closed scopes as boxes), and its layout, made on
-    // the engine's side with the scene's font; the cache lays it out again as scopes open.
-    std::shared_ptr<const ScopeView> view;
-    GraphLayout layout;
-    std::shared_ptr<LayoutCache> layoutCache;
-    std::vector<InputSpec> inputs; // what the run uses: given, or guessed
-    QString inputNote;             // where the inputs came from
-    QString inputError;            // why the inputs given could not be used (the guess was), or ""
-    std::string graphText;         // torch.fx's print(graph)
-    QString note;                  // why this graph and not the one asked for, or ""
-    bool live = false;             // served by the person's own Python process (--attach)
-    QString runtime;               // where the model runs ("Python 3.13, PyTorch 2.6, pid 7")
-};
-
-// The executed path of the run so far as its own graph (branches not taken left out, loops
-// unrolled), with each of its nodes' values, as the engine sent it; laid out here.
-struct ExecutedView : PathState {
-    GraphLayout layout;
-};
-
-// While Step Into is inside a module: that module's own graph with its nodes' records (as the
-// engine sent it), laid out, as a debugger shows the source of the function it stepped into.
-struct ModuleFrame : FrameState {
-    GraphLayout layout;
-};
-
-// The run as the engine sent it, with the module stepped into laid out (`inside`, or null; the
-// protocol's own `steppedInto` is moved there).
-struct RunSnapshot : RunState {
-    std::shared_ptr<const ModuleFrame> inside;
-};
 
 // One load's fate, shared by the window (which may cancel it) and the engine (which commits it
 // when done): whichever comes first wins, so the two never disagree on which model is open.
@@ -93,13 +55,13 @@ private:
 
 class EngineWorker;
 
-class Engine : public QObject {
+class EngineClient : public QObject {
     Q_OBJECT
 public:
-    explicit Engine(QObject* parent = nullptr);
-    ~Engine() override;
+    explicit EngineClient(QObject* parent = nullptr);
+    ~EngineClient() override;
 
-    // How engines are started (fxview's --in-process and --memory-limit): read by each Engine
+    // How engines are started (fxview's --in-process and --memory-limit): read by each EngineClient
     // when it is made.
     static void setSettings(const EngineSettings& settings);
     // Adds a library of custom ops that every later load loads first (no-op if listed).
@@ -156,7 +118,7 @@ signals:
     // A live engine asked to stop (Pause, Reset) is still inside a node after half a second:
     // the sentence says it cannot be stopped from here; the next run state replaces it.
     void liveWaiting(const QString& sentence);
-    // Once per Engine, when its model runs without Landlock (an old kernel, --in-process).
+    // Once per EngineClient, when its model runs without Landlock (an old kernel, --in-process).
     void unconfined(const QString& sentence);
 
 private:

@@ -1,4 +1,4 @@
-#include "EngineClient.h"
+#include "EngineConnection.h"
 
 #include <cerrno>
 #include <cstring>
@@ -42,7 +42,7 @@ int connectLiveEngine(const std::string& spec, std::string& error) {
     return fd;
 }
 
-std::string EngineClient::greet(EngineHello& hello) {
+std::string EngineConnection::greet(EngineHello& hello) {
     Frame frame;
     try {
         if (!readFrame(fd_, frame))
@@ -56,8 +56,8 @@ std::string EngineClient::greet(EngineHello& hello) {
     return {};
 }
 
-std::string EngineClient::ask(EngineMessage kind, const std::string& payload,
-                              std::vector<Frame>& answers) {
+std::string EngineConnection::ask(EngineMessage kind, const std::string& payload,
+                                  std::vector<Frame>& answers) {
     answers.clear();
     if (!writeFrame(fd_, static_cast<std::uint16_t>(kind), payload))
         return "The engine went away before it was asked.";

@@ -1,0 +1,61 @@
+#pragma once
+// What a debugging session holds, as plain data: the model open (LoadedModel), the run
+// (RunSnapshot, with the module Step Into is in), and the executed path (ExecutedView). The
+// engine client makes them from the engine's answers (engineclient/), the session keeps them
+// (DebugSession), the window and the panels read them.
+
+#include <QString>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "EngineProtocol.h"
+#include "Graph.h"
+#include "GraphLayout.h"
+#include "InputSpec.h"
+#include "ScopeTree.h"
+#include "ScopeView.h"
+
+namespace fxview {
+
+struct LoadedModel {
+    int load = 0; // the id EngineClient::load returned
+    QString source;
+    QString className;
+    Graph graph;
+    ScopeTree scopes;                 // its module hierarchy
+    std::set<std::string> openScopes; // the ones drawn open: remembered, or the default
+    // The graph as drawn with only those open (closed scopes as boxes), and its layout, made on
+    // the engine's side with the scene's font; the cache lays it out again as scopes open.
+    std::shared_ptr<const ScopeView> view;
+    GraphLayout layout;
+    std::shared_ptr<LayoutCache> layoutCache;
+    std::vector<InputSpec> inputs; // what the run uses: given, or guessed
+    QString inputNote;             // where the inputs came from
+    QString inputError;            // why the inputs given could not be used (the guess was), or ""
+    std::string graphText;         // torch.fx's print(graph)
+    QString note;                  // why this graph and not the one asked for, or ""
+    bool live = false;             // served by the person's own Python process (--attach)
+    QString runtime;               // where the model runs ("Python 3.13, PyTorch 2.6, pid 7")
+};
+
+// The executed path of the run so far as its own graph (branches not taken left out, loops
+// unrolled), with each of its nodes' values, as the engine sent it; laid out here.
+struct ExecutedView : PathState {
+    GraphLayout layout;
+};
+
+// While Step Into is inside a module: that module's own graph with its nodes' records (as the
+// engine sent it), laid out, as a debugger shows the source of the function it stepped into.
+struct ModuleFrame : FrameState {
+    GraphLayout layout;
+};
+
+// The run as the engine sent it, with the module stepped into laid out (`inside`, or null; the
+// protocol's own `steppedInto` is moved there).
+struct RunSnapshot : RunState {
+    std::shared_ptr<const ModuleFrame> inside;
+};
+
+} // namespace fxview

@@ -15,7 +15,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-PYTHON_DIR = Path(__file__).resolve().parent.parent / "python"
+PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
 sys.path.insert(0, str(PYTHON_DIR / "_build"))
 backend = importlib.import_module("backend")
 

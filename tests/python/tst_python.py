@@ -2,7 +2,7 @@
 
 Run by CTest as python_module; by hand, through the root:
   scripts/in-root env PYTHONPATH=$PWD/python FXVIEW_APP=$PWD/build/app/fxview \
-      QT_QPA_PLATFORM=offscreen /usr/bin/python3 tests/tst_python.py
+      QT_QPA_PLATFORM=offscreen /usr/bin/python3 tests/python/tst_python.py
 FXTRACE names fxtrace (default: beside FXVIEW_APP). Exits 0 when every check passes, else 1
 with one FAIL line per failed check.
 """

@@ -52,7 +52,7 @@ import torchvision
 from torch.ao.quantization import get_default_qconfig_mapping
 from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
 from checks import check, run_groups  # noqa: E402
 
 WORK = Path(tempfile.mkdtemp(prefix="tst_real_models-"))

@@ -30,8 +30,8 @@ import fxview
 from fxview import fxgraph, wire
 from fxview.live import Session
 
-sys.path.insert(0, str(Path(__file__).parent / "fixtures"))
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent / "fixtures"))
+sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
 import live_models  # noqa: E402 - TinyNet, the person's pass, ShapeBranch: shared with tst_live
 from checks import check, run_groups  # noqa: E402
 

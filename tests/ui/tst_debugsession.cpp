@@ -85,6 +85,18 @@ void TestDebugSession::opensAndSteps() {
     QVERIFY(session_->modelShown());
     QVERIFY(session_->shownGraph().find("fc1"));
     QCOMPARE(settings::recentModels().value(0), QString("example:tinynet"));
+
+    QSignalSpy selected(session_.get(), &DebugSession::selectionChanged);
+    session_->select("relu");
+    session_->select("relu"); // the same again: nothing changed
+    QCOMPARE(selected.size(), 1);
+    QCOMPARE(session_->selected(), QString("relu"));
+    QSignalSpy shown(session_.get(), &DebugSession::shownGraphChanged);
+    session_->setExecutedShown(true);
+    QCOMPARE(shown.size(), 1);
+    QVERIFY(!session_->modelShown());
+    session_->setExecutedShown(false);
+    QVERIFY(session_->modelShown());
 }
 
 void TestDebugSession::runToANodeThatRanIsRefused() {

@@ -170,6 +170,7 @@ void DebugSession::takeModel(const LoadedModel& model) {
     shownModule_.clear();
     emit runChanged();
     emit currentNodeChanged(current_);
+    emit shownGraphChanged();
 }
 
 void DebugSession::takeRun(const RunSnapshot& snapshot) {
@@ -187,6 +188,14 @@ void DebugSession::takeRun(const RunSnapshot& snapshot) {
 void DebugSession::setExecutedShown(bool on) {
     executedShown_ = on;
     shownModule_.clear(); // the executed path takes the scene; off, the run's own view returns
+    emit shownGraphChanged();
+}
+
+void DebugSession::select(const QString& node) {
+    if (node == selected_)
+        return;
+    selected_ = node;
+    emit selectionChanged(selected_);
 }
 
 bool DebugSession::followModuleFrame() {
@@ -194,6 +203,7 @@ bool DebugSession::followModuleFrame() {
     if (inside == shownModule_)
         return false;
     shownModule_ = inside;
+    emit shownGraphChanged();
     return true;
 }
 

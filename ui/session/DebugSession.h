@@ -81,6 +81,9 @@ public:
     void runTo(const QString& node);
     // A breakpoint on one of the model's own nodes; false if `node` is none.
     bool setBreakpoint(const QString& node, bool on);
+    // The node the person selected ("" for none), as the scene reports it.
+    void select(const QString& node);
+    const QString& selected() const { return selected_; }
 
     // Play: one step per interval until the end, a failure, a breakpoint or Pause.
     void setPlaying(bool on);
@@ -106,6 +109,9 @@ signals:
     void playingChanged(bool on);
     void runChanged();
     void currentNodeChanged(const QString& node);
+    // What the scene shows changed: the executed path or a module's graph in the model's place.
+    void shownGraphChanged();
+    void selectionChanged(const QString& node);
 
 private:
     // A model the engine loaded becomes the session's: the run, breakpoints and views start
@@ -118,7 +124,7 @@ private:
     EngineClient* engine_;
     QTimer* playTimer_;
     QString playFrom_; // the breakpoint node Play started at, which it steps over
-    QString source_, pendingSource_, current_;
+    QString source_, pendingSource_, current_, selected_;
     LoadedModel model_;
     RunSnapshot run_;
     ExecutedView executed_;

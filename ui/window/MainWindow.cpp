@@ -130,6 +130,10 @@ MainWindow::MainWindow(QWidget* parent)
             setExecutedPathShown(true);
     });
     connect(scene_, &GraphScene::gutterClicked, this, &MainWindow::toggleBreakpoint);
+    // The session hears of the selection while it lives (the window's children go before the
+    // scene, which still reports its items leaving as it is destroyed).
+    connect(scene_, &QGraphicsScene::selectionChanged, session_,
+            [this] { session_->select(selectedNode()); });
     connect(scene_, &QGraphicsScene::selectionChanged, this, [this] {
         QString name = selectedNode();
         if (name.isEmpty()) {

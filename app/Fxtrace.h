@@ -1,6 +1,7 @@
 #pragma once
-// fxtrace's pieces shared by its two files: fxtrace.cpp (the command line, graph, nodes, json,
-// run) and FxtraceExport.cpp (export: a file's graph, or a live engine's).
+// fxtrace's pieces shared by its files: fxtrace.cpp (the command line, graph, nodes, json, run),
+// FxtraceRun.cpp (run's watch for NaN and Inf) and FxtraceExport.cpp (export: a file's graph,
+// or a live engine's).
 
 #include <QString>
 #include <cstdint>
@@ -30,6 +31,8 @@ struct Options {
     bool showHidden = false;
     bool keepValues = false;
     bool tracePath = false;
+    std::string savedNode, savedValueFile; // --save-value NODE FILE
+    bool breakOnNonFinite = false;         // --break-on nan
     // export
     QString format;
     bool run = false;
@@ -54,6 +57,13 @@ bool writeFile(const std::string& path, const std::string& text);
 
 // Inputs from --input, or guessed from the graph (and said so on stderr).
 bool chooseInputs(Interpreter& run, const Options& options, std::vector<InputSpec>& specs);
+
+// Runs to the end, or until the first node whose output holds a NaN or Inf (its name in
+// `stoppedAt`, and StopReason::Breakpoint).
+StopReason runWatchingValues(Interpreter& interpreter, std::string& stoppedAt);
+// "Stopped at NODE: its output holds 3 NaN values; ..." and the line of the model's code that
+// made it: whether they were born there or came in with an input.
+std::string nonFiniteReport(const Interpreter& interpreter, const std::string& node);
 
 // Draws the graph offscreen and writes it in the format asked for, through the same export
 // code the app uses: a file's graph (run first with --run or --step)...

@@ -56,7 +56,8 @@ const std::vector<Command>& commands() {
          "  --seed N            seed for the random input (default 0)\n"},
         {"run",
          "fxtrace run MODEL [--input SPEC]... [--seed N] [--json FILE] [--keep-values] "
-         "[--trace-path] [--show-hidden] [--save-outputs FILE]",
+         "[--trace-path] [--show-hidden] [--save-outputs FILE] [--save-value NODE FILE] "
+         "[--break-on nan]",
          "Runs the graph node by node and prints one line per node: name, op, target, output\n"
          "shape, dtype and time; then whether the outputs equal the module's own forward.\n"
          "  --input SPEC    one per placeholder: 3x4, 1x3x224x224, 2x8:int64 (integers are drawn\n"
@@ -76,6 +77,9 @@ const std::vector<Command>& commands() {
          "                  torch.load(FILE) reads them (a tensor, or the model's "
          "tuple/list/dict;\n"
          "                  a .pt2's user outputs as a tuple, without its buffer mutations)\n"
+         "  --save-value NODE FILE  write NODE's value, as it was when the node ran, the same way\n"
+         "  --break-on nan  stop after the first node whose output holds a NaN or an Inf, say\n"
+         "                  whether they were born there or came in with an input, exit 1\n"
          "Exit code 1 when a node fails (the message names it) or the outputs differ.\n"},
         {"export",
          "fxtrace export MODEL -o FILE [--format F] [--input SPEC]... [--seed N] "
@@ -228,6 +232,7 @@ int run(const Options& options) {
 
     RunOptions runOptions;
     runOptions.keepValues = options.keepValues;
+    runOptions.capturedNode = options.savedNode;
     Interpreter interpreter(loaded.model, std::move(traced), runOptions);
     std::vector<InputSpec> specs;
     if (!chooseInputs(interpreter, options, specs))
@@ -236,7 +241,22 @@ int run(const Options& options) {
         reportStage(next, true);
         return true;
     });
-    StopReason stop = interpreter.runToEnd();
+    if (!options.savedNode.empty() && !interpreter.graph().find(options.savedNode)) {
+        std::cerr << "The graph has no node '" << options.savedNode
+                  << "'; `fxtrace nodes MODEL` lists their names.\n";
+        return kModelFailed;
+    }
+    std::string stoppedAt;
+    StopReason stop = options.breakOnNonFinite ? runWatchingValues(interpreter, stoppedAt)
+                                               : interpreter.runToEnd();
+    if (!stoppedAt.empty()) {
+        std::cout << runTable(interpreter, options.showHidden)
+                  << nonFiniteReport(interpreter, stoppedAt) << "\n";
+        if (!options.savedNode.empty())
+            if (std::string error = interpreter.saveValue(options.savedValueFile); !error.empty())
+                std::cerr << error << "\n";
+        return kModelFailed;
+    }
     reportStage("checking the outputs");
 
     // Checked once, before the JSON that carries the verdict: forward costs a second run.
@@ -268,6 +288,11 @@ int run(const Options& options) {
         std::cerr << interpreter.failure() << memoryHint(interpreter.failure(), options) << "\n";
         return kModelFailed;
     }
+    if (!options.savedNode.empty())
+        if (std::string error = interpreter.saveValue(options.savedValueFile); !error.empty()) {
+            std::cerr << error << "\n";
+            return kModelFailed;
+        }
     if (!options.outputsFile.empty()) {
         std::string error = interpreter.saveOutputs(options.outputsFile);
         if (!error.empty()) {
@@ -397,6 +422,16 @@ int main(int argc, char** argv) {
             if (i + 1 == args.size())
                 return usageError("--save-outputs needs a file name");
             options.outputsFile = args[++i];
+        } else if (a == "--save-value" && options.command == "run") {
+            if (i + 2 >= args.size())
+                return usageError("--save-value needs a node's name and a file name");
+            options.savedNode = args[++i];
+            options.savedValueFile = args[++i];
+        } else if (a == "--break-on" && options.command == "run") {
+            if (i + 1 == args.size() || args[i + 1] != "nan")
+                return usageError("--break-on takes nan (a NaN or an Inf in a node's output)");
+            options.breakOnNonFinite = true;
+            ++i;
         } else if (a == "--keep-values" && options.command == "run") {
             options.keepValues = true;
         } else if (a == "--trace-path" && options.command == "run") {
@@ -444,6 +479,7 @@ int main(int argc, char** argv) {
     confined.timeLimit = options.timeLimit;
     confined.memoryLimit = options.memoryLimit;
     confined.inProcess = options.inProcess;
-    confined.outputs = {&options.output, &options.jsonFile, &options.outputsFile};
+    confined.outputs = {&options.output, &options.jsonFile, &options.outputsFile,
+                        &options.savedValueFile};
     return runConfined(confined, [&] { return run(options); });
 }

@@ -66,6 +66,8 @@ void Interpreter::Private::resetRun() {
     failed = false;
     finished = plan->top.empty();
     output = c10::IValue();
+    captured = c10::IValue();
+    hasCaptured = false;
     last.clear();
     child.reset();
     childStep = -1;
@@ -274,6 +276,25 @@ OutputCheck Interpreter::checkOutputs() {
     return equal ? outputsEqual() : outputsDiffer(output);
 }
 
+namespace {
+
+// `value` as a torch.save file at `path` (`what` names it in the sentence); "" or why not.
+std::string writeTorchSave(const c10::IValue& value, const std::string& path,
+                           const std::string& what) {
+    try {
+        std::vector<char> bytes = torchSaveBytes(value); // torch.save's zip format
+        std::ofstream file(path, std::ios::binary);
+        file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        if (file)
+            return {};
+    } catch (const std::exception& e) {
+        return "Cannot save " + what + " to '" + path + "': " + firstLineOf(e) + ".";
+    }
+    return "Cannot write '" + path + "': check that its folder exists and is writable.";
+}
+
+} // namespace
+
 std::string Interpreter::saveOutputs(const std::string& path) const {
     if (!d->finished)
         return "The run has not reached its output, so there is nothing to save to '" + path + "'.";
@@ -289,16 +310,16 @@ std::string Interpreter::saveOutputs(const std::string& path) const {
                     user.push_back(items[i]);
             saved = c10::ivalue::Tuple::create(std::move(user));
         }
-    try {
-        std::vector<char> bytes = torchSaveBytes(saved); // torch.save's zip format
-        std::ofstream file(path, std::ios::binary);
-        file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (file)
-            return {};
-    } catch (const std::exception& e) {
-        return "Cannot save the outputs to '" + path + "': " + firstLineOf(e) + ".";
-    }
-    return "Cannot write '" + path + "': check that its folder exists and is writable.";
+    return writeTorchSave(saved, path, "the outputs");
+}
+
+std::string Interpreter::saveValue(const std::string& path) const {
+    const std::string& node = d->options.capturedNode;
+    if (!d->hasCaptured)
+        return "Node '" + node + "' has not run" +
+               (d->failed ? " before the run failed" : std::string()) +
+               ", so there is no value of it to save to '" + path + "'.";
+    return writeTorchSave(d->captured, path, "the value of '" + node + "'");
 }
 
 Graph Interpreter::executedPath(std::unordered_map<std::string, ValueSummary>* values) const {

@@ -22,6 +22,9 @@ namespace fxview {
 struct RunOptions {
     bool keepValues = false;   // otherwise values no later node needs are freed, as torch.fx does
     bool fullSummaries = true; // statistics of every tensor, or shapes and dtypes only
+    // A node whose value is kept as it was when it ran (its last run inside a loop), for
+    // saveValue; "" for none.
+    std::string capturedNode;
 };
 
 enum class StopReason {
@@ -93,6 +96,9 @@ public:
     // The graph's output (a tensor, or the tuple/list/dict the model returns) as a torch.save
     // file that Python's torch.load reads. Returns "" or a sentence saying what went wrong.
     std::string saveOutputs(const std::string& path) const;
+    // RunOptions::capturedNode's value as it was when the node ran, as a torch.save file that
+    // Python's torch.load reads. Returns "" or a sentence saying what went wrong.
+    std::string saveValue(const std::string& path) const;
 
     // What tracing with this input records: branches not taken leave no node and a loop body
     // appears once per iteration. With `values`, what each of its nodes produced, by name.

@@ -54,6 +54,8 @@ struct Interpreter::Private {
     bool failed = false;
     bool finished = false;
     c10::IValue output;
+    c10::IValue captured; // options.capturedNode's value when it last ran
+    bool hasCaptured = false;
     bool outputShaped = false; // output is ep.module()'s return already (Step::shapeOutput)
     std::string last;
     // stepInto: the module's own interpreter, and the call_module step it runs for.

@@ -88,6 +88,15 @@ void Interpreter::Private::recordDone(int id, const c10::IValue& value, Clock::t
     r.runs += 1;
     r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
     r.value = summarize(value, options.fullSummaries);
+    if (!options.capturedNode.empty() && stepAt(id).name == options.capturedNode) {
+        // A copy: an in-place op later in the run must not change what the node produced.
+        try {
+            captured = value.deepcopy();
+        } catch (const std::exception&) {
+            captured = value; // an object deepcopy cannot copy: held as it is
+        }
+        hasCaptured = true;
+    }
     last = stepAt(id).name;
     noteRan(last);
 }

@@ -19,7 +19,8 @@ ValueSummary summarize(const c10::IValue& value, bool withStats);
 // What a node holding `t` shows of it: its name, shape and dtype.
 HeldTensor heldTensor(const std::string& name, const at::Tensor& t);
 
-// torch::equal all the way down tuples and lists; scalars compare with ==.
+// torch::equal all the way down tuples and lists, a NaN equal to a NaN in the same place;
+// scalars compare with ==.
 bool exactlyEqual(const c10::IValue& a, const c10::IValue& b);
 
 } // namespace fxview

@@ -7,34 +7,23 @@
 #include <QTest>
 #include <QTreeWidget>
 
+#include "GraphBuilding.h"
 #include "panels/NodeListPanel.h"
 
 using namespace fxview;
 
 namespace {
 
-Node node(Op op, const std::string& name, const std::string& scope,
-          std::vector<std::string> inputs = {}) {
-    Node n;
-    n.op = op;
-    n.name = name;
-    n.target = op == Op::CallModule ? scope + "." + name : "operator.add";
-    n.scope = scope;
-    for (const std::string& input : inputs)
-        n.args.push_back(Argument::ofNode(input));
-    return n;
-}
-
 // A lifted weight, the input x, a (fc, relu), b.inner (mul), output.
 Graph nested() {
     Graph g;
-    g.nodes.push_back(node(Op::Placeholder, "p_fc_weight", ""));
+    g.nodes.push_back(scopedNode(Op::Placeholder, "p_fc_weight", ""));
     g.nodes.back().placeholderKind = PlaceholderKind::Parameter;
-    g.nodes.push_back(node(Op::Placeholder, "x", ""));
-    g.nodes.push_back(node(Op::CallModule, "fc", "a", {"x"}));
-    g.nodes.push_back(node(Op::CallFunction, "relu", "a", {"fc"}));
-    g.nodes.push_back(node(Op::CallFunction, "mul", "b.inner", {"relu"}));
-    g.nodes.push_back(node(Op::Output, "output", "", {"mul"}));
+    g.nodes.push_back(scopedNode(Op::Placeholder, "x", ""));
+    g.nodes.push_back(scopedNode(Op::CallModule, "fc", "a", {"x"}));
+    g.nodes.push_back(scopedNode(Op::CallFunction, "relu", "a", {"fc"}));
+    g.nodes.push_back(scopedNode(Op::CallFunction, "mul", "b.inner", {"relu"}));
+    g.nodes.push_back(scopedNode(Op::Output, "output", "", {"mul"}));
     g.recomputeUsers();
     return g;
 }

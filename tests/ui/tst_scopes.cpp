@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "FxText.h"
+#include "GraphBuilding.h"
 #include "ScopeView.h"
 #include "WindowSupport.h"
 #include "scene/ClusterItem.h"
@@ -27,27 +28,15 @@ using namespace fxview;
 
 namespace {
 
-Node node(Op op, const std::string& name, const std::string& scope,
-          std::vector<std::string> inputs = {}) {
-    Node n;
-    n.op = op;
-    n.name = name;
-    n.target = op == Op::CallModule ? scope + "." + name : "operator.add";
-    n.scope = scope;
-    for (const std::string& input : inputs)
-        n.args.push_back(Argument::ofNode(input));
-    return n;
-}
-
 // x -> a (fc, relu) -> b (inner (mul), add of mul and relu) -> output.
 Graph nested() {
     Graph g;
-    g.nodes.push_back(node(Op::Placeholder, "x", ""));
-    g.nodes.push_back(node(Op::CallModule, "fc", "a", {"x"}));
-    g.nodes.push_back(node(Op::CallFunction, "relu", "a", {"fc"}));
-    g.nodes.push_back(node(Op::CallFunction, "mul", "b.inner", {"relu"}));
-    g.nodes.push_back(node(Op::CallFunction, "add", "b", {"mul", "relu"}));
-    g.nodes.push_back(node(Op::Output, "output", "", {"add"}));
+    g.nodes.push_back(scopedNode(Op::Placeholder, "x", ""));
+    g.nodes.push_back(scopedNode(Op::CallModule, "fc", "a", {"x"}));
+    g.nodes.push_back(scopedNode(Op::CallFunction, "relu", "a", {"fc"}));
+    g.nodes.push_back(scopedNode(Op::CallFunction, "mul", "b.inner", {"relu"}));
+    g.nodes.push_back(scopedNode(Op::CallFunction, "add", "b", {"mul", "relu"}));
+    g.nodes.push_back(scopedNode(Op::Output, "output", "", {"add"}));
     g.nodes[1].scopeType = "__torch__.Block";
     g.recomputeUsers();
     return g;
@@ -214,9 +203,9 @@ void TestScopes::boxRunStateFromMembers() {
 void TestScopes::weightsFoldIntoTheirBox() {
     // A .pt2's weights are placeholders at the top, outside every scope.
     Graph g = nested();
-    Node weight = node(Op::Placeholder, "p_w", "");
+    Node weight = scopedNode(Op::Placeholder, "p_w", "");
     weight.placeholderKind = PlaceholderKind::Parameter;
-    Node shared = node(Op::Placeholder, "p_shared", "");
+    Node shared = scopedNode(Op::Placeholder, "p_shared", "");
     shared.placeholderKind = PlaceholderKind::Parameter;
     g.nodes.insert(g.nodes.begin() + 1, {weight, shared});
     g.nodes[5].args.push_back(Argument::ofNode("p_w"));      // mul, in b.inner
@@ -240,11 +229,11 @@ void TestScopes::aScopeCalledTwiceIsTwoBoxes() {
     // x -> act (call 1) -> mid -> act (call 2) -> output: one box would take mid's output and
     // give it its input, a cycle; torch.fx records two calls.
     Graph g;
-    g.nodes.push_back(node(Op::Placeholder, "x", ""));
-    g.nodes.push_back(node(Op::CallFunction, "gelu", "act", {"x"}));
-    g.nodes.push_back(node(Op::CallFunction, "mid", "", {"gelu"}));
-    g.nodes.push_back(node(Op::CallFunction, "gelu_1", "act", {"mid"}));
-    g.nodes.push_back(node(Op::Output, "output", "", {"gelu_1"}));
+    g.nodes.push_back(scopedNode(Op::Placeholder, "x", ""));
+    g.nodes.push_back(scopedNode(Op::CallFunction, "gelu", "act", {"x"}));
+    g.nodes.push_back(scopedNode(Op::CallFunction, "mid", "", {"gelu"}));
+    g.nodes.push_back(scopedNode(Op::CallFunction, "gelu_1", "act", {"mid"}));
+    g.nodes.push_back(scopedNode(Op::Output, "output", "", {"gelu_1"}));
     g.recomputeUsers();
     ScopeView view = collapseScopes(g, ScopeTree(g), {});
     std::vector<std::string> names;
@@ -263,10 +252,10 @@ void TestScopes::aBoxStopsBeforeItsGuard() {
     // the next shown node: a breakpoint on its box stops before the guard, and stepping over it
     // runs to its last shown node (no run stops after a hidden one).
     Graph g = nested();
-    Node guard = node(Op::CallFunction, "check", "b", {"relu"});
+    Node guard = scopedNode(Op::CallFunction, "check", "b", {"relu"});
     guard.hidden = true;
     g.nodes.insert(g.nodes.begin() + 3, guard);
-    Node tail = node(Op::CallFunction, "check_1", "b", {"add"});
+    Node tail = scopedNode(Op::CallFunction, "check_1", "b", {"add"});
     tail.hidden = true;
     g.nodes.insert(g.nodes.begin() + 6, tail);
     g.recomputeUsers();

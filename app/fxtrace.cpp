@@ -286,6 +286,9 @@ int run(const Options& options) {
         return kModelFailed;
     if (stop == StopReason::Failed) {
         std::cerr << interpreter.failure() << memoryHint(interpreter.failure(), options) << "\n";
+        if (!options.savedNode.empty()) // it may have run before the failure
+            if (std::string error = interpreter.saveValue(options.savedValueFile); !error.empty())
+                std::cerr << error << "\n";
         return kModelFailed;
     }
     if (!options.savedNode.empty())

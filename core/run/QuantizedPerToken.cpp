@@ -10,8 +10,10 @@
 #include <ATen/ATen.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 namespace fxview::qdecomposed {
 
@@ -143,12 +145,18 @@ Tensor fakeQuantPerChannel(const Tensor& input, const Tensor& scales, const Tens
                 "Expecting input to have dtype torch.float32, but got dtype: ",
                 dtypeText(input.scalar_type()));
     TORCH_CHECK(axis < input.dim(), "Expecting axis to be < ", input.dim());
-    // _unsqueeze_multiple over every dimension but axis, in increasing order.
-    for (std::int64_t d = 0; d < input.dim(); ++d)
-        if (d != axis) {
-            s = s.unsqueeze(d);
-            zp = zp.unsqueeze(d);
-        }
+    // _unsqueeze_multiple(x, list(range(0, axis)) + list(range(axis + 1, ndim))): sorted, as
+    // Python builds it (a negative axis gives Python's own list, -1 and all).
+    std::vector<std::int64_t> dims;
+    for (std::int64_t d = 0; d < axis; ++d)
+        dims.push_back(d);
+    for (std::int64_t d = axis + 1; d < input.dim(); ++d)
+        dims.push_back(d);
+    std::sort(dims.begin(), dims.end());
+    for (std::int64_t d : dims) {
+        s = s.unsqueeze(d);
+        zp = zp.unsqueeze(d);
+    }
     Tensor temp = at::round(input * (s.reciprocal() * 1.0)) + zp;
     return (at::clamp(temp, quantMin, quantMax) - zp) * s;
 }

@@ -108,6 +108,8 @@ void TestInterpreter::outputsEqualForward_data() {
         << QString::fromStdString(fixture("held_tensors_scripted.pt")) << "2x3x4";
     QTest::newRow("buffer_written_scripted")
         << QString::fromStdString(fixture("buffer_written_scripted.pt")) << "2x3";
+    QTest::newRow("held_through_loops_scripted")
+        << QString::fromStdString(fixture("held_through_loops_scripted.pt")) << "2x4";
     QTest::newRow("access_order_scripted")
         << QString::fromStdString(fixture("access_order_scripted.pt")) << "3x4";
     QTest::newRow("dict_literals_scripted")

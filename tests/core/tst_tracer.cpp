@@ -131,6 +131,7 @@ void TestTracer::printingRulesEqualTorchFx_data() {
     QTest::newRow("range loops") << "range_loops";
     // Buffers and literal tensors run while tracing, a get_attr per use; sizes one by one.
     QTest::newRow("held tensors") << "held_tensors";
+    QTest::newRow("held through loops") << "held_through_loops";
     // A parameter's get_attr where Python reads it; a returned tuple indexed: a getitem folded.
     QTest::newRow("access order") << "access_order";
 }

@@ -79,16 +79,16 @@ QString DebugSession::guardedNode(const Graph& graph, const std::string& name) {
 }
 
 const Graph& DebugSession::shownGraph() const {
-    return executedShown_            ? executed_.graph
-           : !shownModule_.isEmpty() ? run_.inside->graph
-           : model_.view             ? model_.view->graph
-                                     : model_.graph;
+    return executedShown_                           ? executed_.graph
+           : !shownModule_.isEmpty() && run_.inside ? run_.inside->graph
+           : model_.view                            ? model_.view->graph
+                                                    : model_.graph;
 }
 
 const NodeRecord* DebugSession::recordOf(const std::string& node) const {
-    const auto& records = executedShown_            ? executed_.records
-                          : !shownModule_.isEmpty() ? run_.inside->records
-                                                    : run_.records;
+    const auto& records = executedShown_                           ? executed_.records
+                          : !shownModule_.isEmpty() && run_.inside ? run_.inside->records
+                                                                   : run_.records;
     auto it = records.find(node);
     return it == records.end() ? nullptr : &it->second;
 }

@@ -124,9 +124,13 @@ void Tracer::traceNode(const jit::Node* n, Frame& frame) {
         frame[n->output()] = lookup(frame, n->input());
         return;
     }
-    HeldUses heldUses(*this, n, frame);
+    // A value set as a module attribute, or carried into a loop the trace unrolls, stays held:
+    // Python holds the real tensor there too.
     if (kind == c10::prim::SetAttr)
         return traceSetAttr(n, frame);
+    if (kind == c10::prim::Loop)
+        return traceLoop(n, frame);
+    HeldUses heldUses(*this, n, frame);
     if (traceObjectNode(n, frame))
         return;
     if (kind == c10::prim::ListConstruct && mutatedElsewhere(n))
@@ -145,8 +149,6 @@ void Tracer::traceNode(const jit::Node* n, Frame& frame) {
     }
     if (kind == c10::prim::If)
         return traceIf(n, frame);
-    if (kind == c10::prim::Loop)
-        return traceLoop(n, frame);
     traceOperator(n, frame);
 }
 

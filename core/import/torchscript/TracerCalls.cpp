@@ -131,7 +131,10 @@ void Tracer::traceGetAttr(const jit::Node* n, Frame& frame) {
         b.path = path;
         frame[n->output()] = b;
     } else if (value.isTensor() && runHeldTensors_ && !isParameter(owner.module, field)) {
-        frame[n->output()] = heldValue(value, path); // a buffer: torch.fx reads the tensor
+        // A buffer: torch.fx reads the tensor, and names it by its path wherever it shows up
+        // again (`self.buf.float()` of a float32 buffer is the buffer itself).
+        bufferPaths_.emplace(value.toTensor().unsafeGetTensorImpl(), path);
+        frame[n->output()] = heldValue(value, path);
     } else if (value.isTensor()) {
         // torch.fx records a get_attr where Python reads the attribute, right at its use; a
         // traced graph reads them all up front. Read where first used when every use is a
@@ -181,7 +184,8 @@ void Tracer::traceSetAttr(const jit::Node* n, Frame& frame) {
     if (runtimeBlocks_ > 0)
         throw TraceError("the module attribute '" + path +
                          "' is set inside a branch or loop, which fxview cannot follow yet");
-    setAttributes_[path] = dataOf(frame, n->inputs()[1]);
+    const Binding& value = lookup(frame, n->inputs()[1]);
+    setAttributes_[path] = value.held ? value : dataOf(frame, n->inputs()[1]);
 }
 
 // Attributes not read yet (see traceGetAttr) are read when `n` uses them, in its argument

@@ -198,6 +198,7 @@ void Tracer::traceChosenCall(const jit::Node* n, const Binding& choice, Frame& f
 void Tracer::traceLoop(const jit::Node* n, Frame& frame) {
     if (unrollLoop(n, frame))
         return;
+    HeldUses heldUses(*this, n, frame); // a loop that stays takes nodes
     Node node;
     node.op = Op::CallFunction;
     node.target = "prim::Loop";

@@ -91,6 +91,9 @@ bool Tracer::runHeld(const jit::Node* n, Frame& frame) {
 Tracer::Binding Tracer::materialize(const Binding& held) {
     const at::Tensor& tensor = held.constant->toTensor();
     std::string target = held.path;
+    if (auto buffer = bufferPaths_.find(tensor.unsafeGetTensorImpl());
+        target.empty() && buffer != bufferPaths_.end())
+        target = buffer->second; // computed, but the buffer itself (torch.fx: `a is p_`)
     if (target.empty()) {
         auto [it, added] = tensorConstantNames_.emplace(tensor.unsafeGetTensorImpl(), "");
         if (added)
@@ -100,8 +103,8 @@ Tracer::Binding Tracer::materialize(const Binding& held) {
     Node node;
     node.op = Op::GetAttr;
     node.target = target;
-    if (!held.path.empty())
-        node.tensors.push_back(heldTensor(held.path, tensor));
+    if (target.rfind("_tensor_constant", 0) != 0)
+        node.tensors.push_back(heldTensor(target, tensor));
     Step step;
     step.kind = Step::Kind::Attribute;
     step.attribute = *held.constant;

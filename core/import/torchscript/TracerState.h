@@ -238,6 +238,7 @@ private:
     bool heldWritten_ = false;         // an in-place op wrote a held tensor
     mutable bool heldEscaped_ = false; // a held tensor reached code that needs a node
     std::unordered_map<const c10::TensorImpl*, std::string> tensorConstantNames_;
+    std::unordered_map<const c10::TensorImpl*, std::string> bufferPaths_; // held buffers
     std::vector<std::string> assertMessages_; // the nodes formatting torch._assert messages
     // Where the nodes emitted now come from: the TorchScript node being traced, and the calls
     // it was inlined through (outermost first), for each node's source lines.

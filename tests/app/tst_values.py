@@ -2,7 +2,8 @@
 - `fxtrace run --save-value NODE FILE` writes the node's value as it was when the node ran,
   torch.equal to what torch.fx's Interpreter computed for that node (a node whose output a
   later in-place op changes keeps what it produced), for a model of our own and torchvision's
-  resnet18 (a call_module node, a call_function node); a name the graph lacks is refused with a
+  resnet18 (a call_module node, a call_function node), and a value of each dtype (bfloat16,
+  int32, bool, complex64, quint8 with its scale and zero point); a name the graph lacks is refused with a
   sentence.
 - `fxtrace run --break-on nan` stops after the first node whose output holds a NaN or Inf: a
   log of a negative number stops at the log (every input finite: born there), with the line of
@@ -46,6 +47,19 @@ class LogOfLinear(torch.nn.Module):
         z = torch.log(y)
         w = z * 2
         return torch.relu(w).add_(1)
+
+
+class Dtypes(torch.nn.Module):
+    """A value of each kind --save-value must keep as it is: bfloat16, int32, bool, complex64,
+    quint8 (scale and zero point with it)."""
+
+    def forward(self, x):
+        b = x.to(torch.bfloat16) * 3
+        i = (x * 10).to(torch.int32)
+        m = x > 0
+        c = torch.complex(x, x * 2)
+        q = torch.quantize_per_tensor(x, 0.1, 3, torch.quint8)
+        return b, i, m, c, q.dequantize()
 
 
 class Finite(torch.nn.Module):
@@ -108,6 +122,21 @@ def check_saved_values():
         if check(run.returncode == 0, f"resnet18 --save-value {node}: {run.stderr}"):
             check(torch.equal(torch.load(out), expected[node]),
                   f"resnet18 --save-value {node}: not torch.fx's")
+    torch.manual_seed(0)
+    model, x = Dtypes().eval(), torch.randn(2, 3)
+    archive, input_file = saved(model, x, "dtypes")
+    expected = values_in_fx(model, x)
+    for node in ("mul", "to_1", "gt", "complex_1", "quantize_per_tensor"):
+        out = WORK / f"dtypes_{node}.pt"
+        run = fxtrace("run", archive, "--input", f"file:{input_file}", "--save-value", node, out)
+        if not check(run.returncode == 0, f"--save-value {node}: {run.stderr}"):
+            continue
+        got, want = torch.load(out), expected[node]
+        equal = got.dtype == want.dtype and (
+            torch.equal(got.int_repr(), want.int_repr()) and got.q_scale() == want.q_scale()
+            and got.q_zero_point() == want.q_zero_point() if want.is_quantized
+            else torch.equal(got, want))
+        check(equal, f"--save-value {node}: {got.dtype} is not torch.fx's {want.dtype} value")
     print("done --save-value: own model (fc, log, mul, relu before add_), resnet18 "
           "(layer2_0_conv1, flatten) against torch.fx's Interpreter")
 

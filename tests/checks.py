@@ -1,6 +1,9 @@
 """What the Python tests share: check() notes a failure and goes on, run_groups() runs each
-group of checks, says which failed and gives the exit status."""
+group of checks, says which failed and gives the exit status; fxtrace() runs the built fxtrace
+(the FXTRACE environment variable names it)."""
 
+import os
+import subprocess
 import traceback
 
 failures = []
@@ -26,3 +29,9 @@ def run_groups(groups):
         passed, failed = (passed + 1, failed) if len(failures) == before else (passed, failed + 1)
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
+
+
+def fxtrace(*args):
+    """fxtrace with `args`, its output captured as text."""
+    return subprocess.run([os.environ["FXTRACE"], *map(str, args)], capture_output=True,
+                          text=True, timeout=600)

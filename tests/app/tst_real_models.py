@@ -37,8 +37,6 @@ Run by CTest as python_real_models (FXTRACE names the built fxtrace).
 
 import difflib
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,13 +51,9 @@ from torch.ao.quantization import get_default_qconfig_mapping
 from torch.ao.quantization.quantize_fx import convert_fx, prepare_fx
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
-from checks import check, run_groups  # noqa: E402
+from checks import check, fxtrace, run_groups  # noqa: E402
 
 WORK = Path(tempfile.mkdtemp(prefix="tst_real_models-"))
-FXTRACE = os.environ["FXTRACE"]
-
-def fxtrace(*args):
-    return subprocess.run([FXTRACE, *map(str, args)], capture_output=True, text=True, timeout=600)
 
 
 class QuantMix(torch.nn.Module):

@@ -13,8 +13,6 @@
 Run by CTest as python_values (FXTRACE names the built fxtrace).
 """
 
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -24,14 +22,9 @@ import torch.fx
 import torchvision
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
-from checks import check, run_groups  # noqa: E402
+from checks import check, fxtrace, run_groups  # noqa: E402
 
 WORK = Path(tempfile.mkdtemp(prefix="tst_values-"))
-FXTRACE = os.environ["FXTRACE"]
-
-
-def fxtrace(*args):
-    return subprocess.run([FXTRACE, *map(str, args)], capture_output=True, text=True, timeout=600)
 
 
 class LogOfLinear(torch.nn.Module):

@@ -313,10 +313,6 @@ void DebugSession::setPlayInterval(int milliseconds) {
     playTimer_->setInterval(milliseconds);
 }
 
-int DebugSession::playInterval() const {
-    return playTimer_->interval();
-}
-
 void DebugSession::playTick() {
     if (engine_->busy())
         return; // the node still computes: the session waits, it does not queue steps

@@ -89,7 +89,6 @@ public:
     void setPlaying(bool on);
     bool playing() const;
     void setPlayInterval(int milliseconds);
-    int playInterval() const;
 
     // Inside a stepped-into module the engine names nodes "fc1.linear"; the model's graph fc1.
     static QString topLevelName(const std::string& name);

@@ -224,7 +224,8 @@ void Tracer::readPendingAttributes(const jit::Node* n, Frame& frame) {
         readIfPending(input);
 }
 
-// One get_attr node per parameter or buffer, reused by every access like torch.fx.
+// One get_attr node per parameter, reused by every access as torch.fx's parameter proxy cache
+// does (a buffer only comes here when it cannot be held: see TracerHeld.cpp).
 Tracer::Binding Tracer::attributeNode(const std::string& path, const c10::IValue& value) {
     auto it = getAttrNodes_.find(path);
     if (it == getAttrNodes_.end()) {

@@ -58,13 +58,6 @@ bool writeFile(const std::string& path, const std::string& text);
 // Inputs from --input, or guessed from the graph (and said so on stderr).
 bool chooseInputs(Interpreter& run, const Options& options, std::vector<InputSpec>& specs);
 
-// Runs to the end, or until the first node whose output holds a NaN or Inf (its name in
-// `stoppedAt`, and StopReason::Breakpoint).
-StopReason runWatchingValues(Interpreter& interpreter, std::string& stoppedAt);
-// "Stopped at NODE: its output holds 3 NaN values; ..." and the line of the model's code that
-// made it: whether they were born there or came in with an input.
-std::string nonFiniteReport(const Interpreter& interpreter, const std::string& node);
-
 // Draws the graph offscreen and writes it in the format asked for, through the same export
 // code the app uses: a file's graph (run first with --run or --step)...
 int exportPicture(const Options& options, const std::shared_ptr<Model>& model, TraceResult traced);

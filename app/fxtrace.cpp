@@ -246,12 +246,10 @@ int run(const Options& options) {
                   << "'; `fxtrace nodes MODEL` lists their names.\n";
         return kModelFailed;
     }
-    std::string stoppedAt;
-    StopReason stop = options.breakOnNonFinite ? runWatchingValues(interpreter, stoppedAt)
-                                               : interpreter.runToEnd();
-    if (!stoppedAt.empty()) {
-        std::cout << runTable(interpreter, options.showHidden)
-                  << nonFiniteReport(interpreter, stoppedAt) << "\n";
+    interpreter.setBreakOnNonFinite(options.breakOnNonFinite);
+    StopReason stop = interpreter.runToEnd();
+    if (!interpreter.stopNote().empty()) {
+        std::cout << runTable(interpreter, options.showHidden) << interpreter.stopNote() << "\n";
         if (!options.savedNode.empty())
             if (std::string error = interpreter.saveValue(options.savedValueFile); !error.empty())
                 std::cerr << error << "\n";

@@ -60,7 +60,10 @@ void Interpreter::Private::planFrees() {
 void Interpreter::Private::resetRun() {
     slots.assign(static_cast<std::size_t>(plan->slotCount), c10::IValue());
     records.assign(plan->steps.size(), NodeRecord());
+    versions.assign(plan->steps.size(), -1);
+    keptBytes = 0;
     frames = {Frame{&plan->top, 0, -1, 0, 0}};
+    stopNote.clear();
     order.clear();
     failure.clear();
     failed = false;
@@ -92,6 +95,7 @@ const Graph& Interpreter::graph() const {
 }
 
 StopReason Interpreter::step() {
+    d->stopNote.clear();
     torch::NoGradGuard noGrad;
     if (d->child)
         return d->stepChild(false);
@@ -108,6 +112,7 @@ StopReason Interpreter::stepOver() {
 }
 
 StopReason Interpreter::stepInto() {
+    d->stopNote.clear();
     torch::NoGradGuard noGrad;
     if (d->child)
         return d->stepChild(true);
@@ -137,6 +142,7 @@ StopReason Interpreter::stepInto() {
 }
 
 StopReason Interpreter::stepOut() {
+    d->stopNote.clear();
     if (!d->child)
         return runToEnd();
     torch::NoGradGuard noGrad;
@@ -145,32 +151,41 @@ StopReason Interpreter::stepOut() {
             return StopReason::Stepped;
         if (d->stepChild(false) == StopReason::Failed)
             return StopReason::Failed;
+        if (checkWatch())
+            return StopReason::Breakpoint;
     }
     return d->stopState();
 }
 
 StopReason Interpreter::runTo(const std::string& node) {
+    d->stopNote.clear();
     while (!d->finished && !d->failed) {
         if (!d->goOn(nextNode()))
             return StopReason::Stepped;
         StopReason r = step();
         if (r == StopReason::Failed || lastNode() == node)
             return r;
+        if (checkWatch())
+            return StopReason::Breakpoint;
     }
     return d->stopState();
 }
 
 StopReason Interpreter::runToEnd() {
+    d->stopNote.clear();
     bool first = true;
     while (!d->finished && !d->failed) {
         // A breakpoint stops the run before its node; continuing from it runs that node.
-        if (!first && d->breakpoints.count(nextNode()))
+        auto at = d->breakpoints.find(nextNode());
+        if (!first && at != d->breakpoints.end() && at->second.kind == BreakCondition::Kind::Always)
             return StopReason::Breakpoint;
         first = false;
         if (!d->goOn(nextNode()))
             return StopReason::Stepped;
         if (step() == StopReason::Failed)
             return StopReason::Failed;
+        if (checkWatch())
+            return StopReason::Breakpoint;
     }
     return d->stopState();
 }
@@ -179,9 +194,9 @@ void Interpreter::reset() {
     d->resetRun();
 }
 
-void Interpreter::setBreakpoint(const std::string& node, bool on) {
+void Interpreter::setBreakpoint(const std::string& node, bool on, BreakCondition condition) {
     if (on)
-        d->breakpoints.insert(node);
+        d->breakpoints[node] = condition;
     else
         d->breakpoints.erase(node);
 }
@@ -276,25 +291,6 @@ OutputCheck Interpreter::checkOutputs() {
     return equal ? outputsEqual() : outputsDiffer(output);
 }
 
-namespace {
-
-// `value` as a torch.save file at `path` (`what` names it in the sentence); "" or why not.
-std::string writeTorchSave(const c10::IValue& value, const std::string& path,
-                           const std::string& what) {
-    try {
-        std::vector<char> bytes = torchSaveBytes(value); // torch.save's zip format
-        std::ofstream file(path, std::ios::binary);
-        file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-        if (file)
-            return {};
-    } catch (const std::exception& e) {
-        return "Cannot save " + what + " to '" + path + "': " + firstLineOf(e) + ".";
-    }
-    return "Cannot write '" + path + "': check that its folder exists and is writable.";
-}
-
-} // namespace
-
 std::string Interpreter::saveOutputs(const std::string& path) const {
     if (!d->finished)
         return "The run has not reached its output, so there is nothing to save to '" + path + "'.";
@@ -310,7 +306,7 @@ std::string Interpreter::saveOutputs(const std::string& path) const {
                     user.push_back(items[i]);
             saved = c10::ivalue::Tuple::create(std::move(user));
         }
-    return writeTorchSave(saved, path, "the outputs");
+    return writeValueFile(saved, {}, false, path, "the outputs");
 }
 
 std::string Interpreter::saveValue(const std::string& path) const {
@@ -319,7 +315,7 @@ std::string Interpreter::saveValue(const std::string& path) const {
         return "Node '" + node + "' has not run" +
                (d->failed ? " before the run failed" : std::string()) +
                ", so there is no value of it to save to '" + path + "'.";
-    return writeTorchSave(d->captured, path, "the value of '" + node + "'");
+    return writeValueFile(d->captured, {}, false, path, "the value of '" + node + "'");
 }
 
 Graph Interpreter::executedPath(std::unordered_map<std::string, ValueSummary>* values) const {

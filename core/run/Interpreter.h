@@ -10,17 +10,22 @@
 #include <unordered_map>
 #include <vector>
 
+#include "BreakCondition.h"
 #include "Graph.h"
 #include "InputSpec.h"
 #include "Model.h"
 #include "OutputCheck.h"
 #include "RunRecord.h"
 #include "Tracer.h"
+#include "ValueSlice.h"
 
 namespace fxview {
 
 struct RunOptions {
-    bool keepValues = false;   // otherwise values no later node needs are freed, as torch.fx does
+    bool keepValues = false; // otherwise values no later node needs are freed, as torch.fx does
+    // With keepValues off, values no later node needs are kept for the Values view until they
+    // hold this many bytes, and freed after that.
+    std::int64_t keepBytes = 0;
     bool fullSummaries = true; // statistics of every tensor, or shapes and dtypes only
     // A node whose value is kept as it was when it ran (its last run inside a loop), for
     // saveValue; "" for none.
@@ -40,6 +45,8 @@ struct InputChoice {
     std::string explanation; // one line per placeholder
     std::string error;       // when no guess is possible: what to pass instead
 };
+
+struct ValueLookup;
 
 class Interpreter {
 public:
@@ -65,7 +72,19 @@ public:
     StopReason runToEnd();                     // until the end or the next breakpoint
     void reset();
 
-    void setBreakpoint(const std::string& node, bool on);
+    // A breakpoint stops runTo, runToEnd and stepOut before its node; one with a condition
+    // stops them after it, when its output meets the condition (BreakCondition.h).
+    void setBreakpoint(const std::string& node, bool on, BreakCondition condition = {});
+    // Stops those runs after the first node whose output holds a NaN or an infinity.
+    void setBreakOnNonFinite(bool on);
+    // Why the last command stopped after a node (a condition or Break on NaN/Inf met), as one
+    // paragraph: which node, what it holds, whether its inputs already held it, its source line;
+    // "" when it did not.
+    const std::string& stopNote() const;
+    // Whether the node that ran last meets its breakpoint's condition or the NaN watch; sets
+    // stopNote. runTo, runToEnd and stepOut call it after each node; call it after a step that
+    // runs as part of something longer (Play).
+    bool checkWatch();
     // Called before each node that runTo, runToEnd and stepOut run (with the node's name); when
     // it returns false the run stops there, as at a breakpoint (a Pause; the engine process also
     // says where a long run is).
@@ -100,6 +119,13 @@ public:
     // Python's torch.load reads. Returns "" or a sentence saying what went wrong.
     std::string saveValue(const std::string& path) const;
 
+    // A slice of a node's value as it is now (a weight of a call_module's module with
+    // request.weight), for the Values view; inside the module Step Into is in with
+    // request.frame. A node not run, or whose value was freed, gets an error sentence.
+    ValueSlice valueSlice(const ValueSliceRequest& request) const;
+    // The same value (all of it, or request.item of it) written to `path`. "" or a sentence.
+    std::string saveNodeValue(const SaveValueRequest& request, const std::string& path) const;
+
     // What tracing with this input records: branches not taken leave no node and a loop body
     // appears once per iteration. With `values`, what each of its nodes produced, by name.
     Graph executedPath(std::unordered_map<std::string, ValueSummary>* values = nullptr) const;
@@ -108,6 +134,7 @@ public:
 
 private:
     std::unique_ptr<Private> d;
+    friend struct ValueLookup; // InterpreterValues.cpp: finds the value a request names
 };
 
 } // namespace fxview

@@ -11,9 +11,11 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "BreakCondition.h"
 #include "ExecutedPath.h"
 #include "Interpreter.h"
 #include "PlanPrivate.h"
@@ -41,7 +43,9 @@ struct Interpreter::Private {
 
     std::vector<c10::IValue> inputs;
     std::vector<ValueSummary> inputSummaries;
-    std::unordered_set<std::string> breakpoints;
+    std::unordered_map<std::string, BreakCondition> breakpoints;
+    bool breakOnNonFinite = false;
+    std::string stopNote; // why the last command stopped after a node: InterpreterWatch.cpp
     std::function<bool(const std::string&)> beforeNode; // setBeforeNode's; may be empty
     std::vector<std::vector<int>> freeAfter; // top-level step id -> slots nobody needs after it
 
@@ -54,7 +58,11 @@ struct Interpreter::Private {
     bool failed = false;
     bool finished = false;
     c10::IValue output;
-    c10::IValue captured; // options.capturedNode's value when it last ran
+    // Step id -> the version counter of the tensor it made, when it made it (-1: not a tensor):
+    // a later in-place op changes the value the Values view shows, and the view says so.
+    std::vector<std::int64_t> versions;
+    std::int64_t keptBytes = 0; // held past their last use, for the Values view
+    c10::IValue captured;       // options.capturedNode's value when it last ran
     bool hasCaptured = false;
     bool outputShaped = false; // output is ep.module()'s return already (Step::shapeOutput)
     std::string last;
@@ -72,6 +80,11 @@ struct Interpreter::Private {
     void indexNodes();
     void planFrees();
     void resetRun();
+
+    // InterpreterValues.cpp: what the Values view reads.
+    static std::int64_t tensorBytes(const c10::IValue& value);
+    static std::int64_t versionOf(const c10::IValue& value);
+    const Step* stepNamed(const std::string& node) const;
 
     // InterpreterSteps.cpp: values, records, and running.
     c10::IValue resolve(const ValueSource& source) const;

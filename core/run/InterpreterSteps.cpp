@@ -88,6 +88,7 @@ void Interpreter::Private::recordDone(int id, const c10::IValue& value, Clock::t
     r.runs += 1;
     r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
     r.value = summarize(value, options.fullSummaries);
+    versions[static_cast<std::size_t>(id)] = versionOf(value);
     if (!options.capturedNode.empty() && stepAt(id).name == options.capturedNode) {
         // A copy: an in-place op later in the run must not change what the node produced.
         try {
@@ -348,8 +349,16 @@ void Interpreter::Private::finishControl(int id, std::vector<c10::IValue> result
 void Interpreter::Private::afterTopLevel(int id) {
     if (frames.size() != 1 || options.keepValues)
         return;
-    for (int slot : freeAfter[static_cast<std::size_t>(id)])
-        slots[static_cast<std::size_t>(slot)] = c10::IValue();
+    // Values no later node needs are freed, as torch.fx frees them, once the ones kept for the
+    // Values view fill options.keepBytes.
+    for (int slot : freeAfter[static_cast<std::size_t>(id)]) {
+        c10::IValue& value = slots[static_cast<std::size_t>(slot)];
+        std::int64_t bytes = tensorBytes(value);
+        if (keptBytes + bytes <= options.keepBytes)
+            keptBytes += bytes;
+        else
+            value = c10::IValue();
+    }
 }
 
 // Closes every block that has run to its end: an if yields its results, a loop either

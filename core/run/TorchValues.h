@@ -5,6 +5,7 @@
 
 #include "Graph.h"
 #include "RunRecord.h"
+#include "ValueSlice.h"
 
 namespace fxview {
 
@@ -22,5 +23,15 @@ HeldTensor heldTensor(const std::string& name, const at::Tensor& t);
 // torch::equal all the way down tuples and lists, a NaN equal to a NaN in the same place;
 // scalars compare with ==.
 bool exactlyEqual(const c10::IValue& a, const c10::IValue& b);
+
+// A slice of `value` (an item of it: ValueSliceRequest::item) cut as `request` asks, the
+// request cut to what the slice holds; an error sentence when it holds no tensor.
+ValueSlice sliceValue(const c10::IValue& value, ValueSliceRequest request);
+
+// `value` (or its `item`) written to `path` as torch.save writes it (`npy` false: a zip that
+// Python's torch.load reads with weights_only=True) or as numpy.save does (a tensor NumPy has
+// a dtype for). Returns "" or a sentence naming `what` and what went wrong.
+std::string writeValueFile(const c10::IValue& value, const std::vector<std::int64_t>& item,
+                           bool npy, const std::string& path, const std::string& what);
 
 } // namespace fxview

@@ -27,6 +27,16 @@ inline std::string reencode(EngineMessage kind, const std::string& payload) {
         return reencoded<CommandRequest>(payload);
     case EngineMessage::SetBreakpoint:
         return reencoded<BreakpointRequest>(payload);
+    case EngineMessage::ValueRequest:
+        return reencoded<ValueSliceRequest>(payload);
+    case EngineMessage::SaveValue:
+        return reencoded<SaveValueRequest>(payload);
+    case EngineMessage::SetWatch:
+        return reencoded<WatchRequest>(payload);
+    case EngineMessage::Values:
+        return reencoded<ValueSlice>(payload);
+    case EngineMessage::ValueSaved:
+        return reencoded<SavedValue>(payload);
     case EngineMessage::Hello:
         return reencoded<EngineHello>(payload);
     case EngineMessage::Progress:

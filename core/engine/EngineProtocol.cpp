@@ -43,9 +43,50 @@ template <typename Io> void walk(Io& io, CommandRequest& m) {
     io(m.command);
     io(m.node);
 }
+template <typename Io> void walk(Io& io, BreakCondition& m) {
+    io(m.kind);
+    io(m.threshold);
+}
 template <typename Io> void walk(Io& io, BreakpointRequest& m) {
     io(m.node);
     io(m.on);
+    io(m.condition);
+}
+template <typename Io> void walk(Io& io, WatchRequest& m) {
+    io(m.breakOnNonFinite);
+}
+template <typename Io> void walk(Io& io, SavedValue& m) {
+    io(m.path);
+    io(m.error);
+}
+template <typename Io> void walk(Io& io, ValueSliceRequest& m) {
+    io(m.frame);
+    io(m.node);
+    io(m.weight);
+    io(m.item);
+    io(m.index);
+    io(m.planeAxis);
+    io(m.rowAxis);
+    io(m.colAxis);
+    io(m.planeStart);
+    io(m.planeCount);
+    io(m.rowStart);
+    io(m.rowCount);
+    io(m.colStart);
+    io(m.colCount);
+}
+template <typename Io> void walk(Io& io, ValueSlice& m) {
+    io(m.error);
+    io(m.note);
+    io(m.summary);
+    io(m.request);
+    io(m.reals);
+    io(m.imags);
+    io(m.ints);
+}
+template <typename Io> void walk(Io& io, SaveValueRequest& m) {
+    io(m.value);
+    io(m.format);
 }
 template <typename Io> void walk(Io& io, FrameState& m) {
     io(m.node);
@@ -64,6 +105,7 @@ template <typename Io> void walk(Io& io, RunState& m) {
     io(m.finished);
     io(m.failed);
     io(m.failure);
+    io(m.stopNote);
     io(m.outputCheck);
     io(m.depth);
     io(m.inputs);
@@ -120,6 +162,21 @@ std::string encode(const RunState& m) {
 std::string encode(const PathState& m) {
     return encoded(m);
 }
+std::string encode(const WatchRequest& m) {
+    return encoded(m);
+}
+std::string encode(const SavedValue& m) {
+    return encoded(m);
+}
+std::string encode(const ValueSliceRequest& m) {
+    return encoded(m);
+}
+std::string encode(const ValueSlice& m) {
+    return encoded(m);
+}
+std::string encode(const SaveValueRequest& m) {
+    return encoded(m);
+}
 std::string encode(const std::string& sentence) {
     return encoded(sentence);
 }
@@ -146,12 +203,31 @@ void decode(const std::string& payload, CommandRequest& m) {
 }
 void decode(const std::string& payload, BreakpointRequest& m) {
     decodeWhole(payload, m);
+    if (static_cast<int>(m.condition.kind) > static_cast<int>(BreakCondition::Kind::AbsAbove))
+        throw WireError("an unknown breakpoint condition");
 }
 void decode(const std::string& payload, RunState& m) {
     decodeWhole(payload, m);
 }
 void decode(const std::string& payload, PathState& m) {
     decodeWhole(payload, m);
+}
+void decode(const std::string& payload, WatchRequest& m) {
+    decodeWhole(payload, m);
+}
+void decode(const std::string& payload, SavedValue& m) {
+    decodeWhole(payload, m);
+}
+void decode(const std::string& payload, ValueSliceRequest& m) {
+    decodeWhole(payload, m);
+}
+void decode(const std::string& payload, ValueSlice& m) {
+    decodeWhole(payload, m);
+}
+void decode(const std::string& payload, SaveValueRequest& m) {
+    decodeWhole(payload, m);
+    if (static_cast<int>(m.format) > static_cast<int>(ValueFileFormat::Npy))
+        throw WireError("an unknown value file format");
 }
 void decode(const std::string& payload, std::string& sentence) {
     decodeWhole(payload, sentence);

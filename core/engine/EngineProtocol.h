@@ -12,7 +12,9 @@
 #include "Graph.h"
 #include "InputSpec.h"
 #include "OutputCheck.h"
+#include "BreakCondition.h"
 #include "RunRecord.h"
+#include "ValueSlice.h"
 
 namespace fxview {
 
@@ -28,6 +30,9 @@ enum class EngineMessage : std::uint16_t {
     // Not a request (no answer, no Done): the request running now stops before its next node.
     // Only a live engine reads while it runs; the window interrupts fxview-engine with SIGUSR1.
     Interrupt,
+    ValueRequest, // ValueSliceRequest: answered with Values
+    SaveValue,    // SaveValueRequest: answered with ValueSaved
+    SetWatch,     // WatchRequest: no answer but Done
     // engine -> window
     Hello = 100,    // EngineHello, once, before the first request is read
     Progress,       // ProgressNote: a load's stage
@@ -40,6 +45,8 @@ enum class EngineMessage : std::uint16_t {
     Path,           // PathState
     Failed,         // a sentence: a request ended in an error nothing expected
     Done,           // the request is answered
+    Values,         // ValueSlice
+    ValueSaved,     // SavedValue
 };
 
 struct EngineHello {
@@ -92,6 +99,19 @@ struct CommandRequest {
 struct BreakpointRequest {
     std::string node;
     bool on = false;
+    BreakCondition condition; // Always: before the node; otherwise after it, when met
+};
+
+// Run > Break on NaN/Inf: runs stop after the first node whose output holds one.
+struct WatchRequest {
+    bool breakOnNonFinite = false;
+};
+
+// A node's value written to a file in the engine's own folder (the only one it may write): the
+// window moves it where the person asked.
+struct SavedValue {
+    std::string path;  // the file written, or ""
+    std::string error; // why not, one sentence
 };
 
 // The module Step Into is inside, as plain data (laid out by the window).
@@ -110,6 +130,9 @@ struct RunState {
     bool finished = false;
     bool failed = false;
     std::string failure;
+    // Why the run stopped after a node: a breakpoint's condition or Break on NaN/Inf (the
+    // interpreter's stopNote), "" otherwise.
+    std::string stopNote;
     OutputCheck outputCheck; // once finished: the output against the module's own forward
     int depth = 0;           // how many modules deep Step Into is
     // The inputs the run uses, for the JSON export's `input`: specs, seed, and what they made.
@@ -133,6 +156,11 @@ std::string encode(const CommandRequest& m);
 std::string encode(const BreakpointRequest& m);
 std::string encode(const RunState& m);
 std::string encode(const PathState& m);
+std::string encode(const WatchRequest& m);
+std::string encode(const SavedValue& m);
+std::string encode(const ValueSliceRequest& m);
+std::string encode(const ValueSlice& m);
+std::string encode(const SaveValueRequest& m);
 std::string encode(const std::string& sentence);
 
 // Each throws WireError on a payload that does not decode whole.
@@ -145,6 +173,11 @@ void decode(const std::string& payload, CommandRequest& m);
 void decode(const std::string& payload, BreakpointRequest& m);
 void decode(const std::string& payload, RunState& m);
 void decode(const std::string& payload, PathState& m);
+void decode(const std::string& payload, WatchRequest& m);
+void decode(const std::string& payload, SavedValue& m);
+void decode(const std::string& payload, ValueSliceRequest& m);
+void decode(const std::string& payload, ValueSlice& m);
+void decode(const std::string& payload, SaveValueRequest& m);
 void decode(const std::string& payload, std::string& sentence);
 
 } // namespace fxview

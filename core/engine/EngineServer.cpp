@@ -37,7 +37,8 @@ std::string joined(const std::vector<InputSpec>& specs) {
 
 class Server {
 public:
-    Server(int out, std::int64_t memoryLimit) : out_(out), memoryLimit_(memoryLimit) {}
+    Server(int out, const EngineHello& hello)
+        : out_(out), memoryLimit_(hello.memoryLimit), tempDir_(hello.tempDir) {}
 
     void handle(const Frame& request) {
         engineInterruptFlag() = false;
@@ -65,7 +66,32 @@ public:
                 BreakpointRequest m;
                 decode(request.payload, m);
                 if (interpreter_)
-                    interpreter_->setBreakpoint(m.node, m.on);
+                    interpreter_->setBreakpoint(m.node, m.on, m.condition);
+                break;
+            }
+            case EngineMessage::SetWatch: {
+                WatchRequest m;
+                decode(request.payload, m);
+                watch_ = m;
+                if (interpreter_)
+                    interpreter_->setBreakOnNonFinite(m.breakOnNonFinite);
+                break;
+            }
+            case EngineMessage::ValueRequest: {
+                ValueSliceRequest m;
+                decode(request.payload, m);
+                ValueSlice slice;
+                if (interpreter_)
+                    slice = interpreter_->valueSlice(m);
+                else
+                    slice.error = "No model is open, so there are no values to show.";
+                send(EngineMessage::Values, encode(slice));
+                break;
+            }
+            case EngineMessage::SaveValue: {
+                SaveValueRequest m;
+                decode(request.payload, m);
+                send(EngineMessage::ValueSaved, encode(saveValue(m)));
                 break;
             }
             case EngineMessage::ExecutedPath:
@@ -93,6 +119,9 @@ private:
     int out_;
     std::int64_t
         memoryLimit_; // the cap this process runs under, for a failed allocation's sentence
+    std::string tempDir_; // the one folder it may write: saved values go there
+    int savedValues_ = 0;
+    WatchRequest watch_;
     std::unique_ptr<Interpreter> interpreter_;
     std::vector<InputSpec> specs_;
     std::uint64_t seed_ = 0;
@@ -122,7 +151,12 @@ private:
         model.className = loaded.model->className();
         model.graph = traced.graph;
         model.graphText = formatGraph(traced.graph);
-        auto interpreter = std::make_unique<Interpreter>(loaded.model, std::move(traced));
+        // Values no later node needs stay for the Values view until they fill a quarter of
+        // the memory cap (2 GB without one); past that they are freed as torch.fx frees them.
+        RunOptions options;
+        options.keepBytes = memoryLimit_ > 0 ? memoryLimit_ / 4 : std::int64_t(2) << 30;
+        auto interpreter = std::make_unique<Interpreter>(loaded.model, std::move(traced), options);
+        interpreter->setBreakOnNonFinite(watch_.breakOnNonFinite);
         std::vector<InputSpec> inputs = request.inputs;
         std::uint64_t seed = request.seed;
         if (!inputs.empty()) {
@@ -192,10 +226,13 @@ private:
         send(EngineMessage::Running, encode(interpreter_->nextNode()));
         switch (request.command) {
         case RunCommand::Step:
-            interpreter_->step();
+            // Play steps one node at a time: a condition or the NaN watch stops it too.
+            if (interpreter_->step() == StopReason::Stepped)
+                interpreter_->checkWatch();
             break;
         case RunCommand::StepInto:
-            interpreter_->stepInto();
+            if (interpreter_->stepInto() == StopReason::Stepped)
+                interpreter_->checkWatch();
             break;
         case RunCommand::StepOut:
             interpreter_->stepOut();
@@ -226,6 +263,22 @@ private:
             r.value = std::move(value);
         }
         send(EngineMessage::Path, encode(path));
+    }
+
+    SavedValue saveValue(const SaveValueRequest& request) {
+        SavedValue saved;
+        if (!interpreter_) {
+            saved.error = "No model is open, so there is no value to save.";
+        } else if (tempDir_.empty()) {
+            saved.error = "This engine has no folder it may write, so it cannot save values.";
+        } else {
+            bool npy = request.format == ValueFileFormat::Npy;
+            saved.path = tempDir_ + "/value-" + std::to_string(++savedValues_) + (npy ? ".npy" : ".pt");
+            saved.error = interpreter_->saveNodeValue(request, saved.path);
+            if (!saved.error.empty())
+                saved.path.clear();
+        }
+        return saved;
     }
 
     // The innermost module Step Into is in.
@@ -267,6 +320,7 @@ private:
         s.finished = interpreter_->finished();
         s.failed = interpreter_->failed();
         s.failure = interpreter_->failure();
+        s.stopNote = interpreter_->stopNote();
         if (std::string hint = memoryLimitHint(s.failure, memoryLimit_); !hint.empty())
             s.failure += " " + hint;
         // Checked once per run, when it ends: forward costs as much as the run itself.
@@ -288,7 +342,7 @@ private:
 
 int serveEngine(int in, int out, const EngineHello& hello) {
     writeFrame(out, static_cast<std::uint16_t>(EngineMessage::Hello), encode(hello));
-    Server server(out, hello.memoryLimit);
+    Server server(out, hello);
     Frame request;
     try {
         while (readFrame(in, request))

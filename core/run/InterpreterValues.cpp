@@ -122,6 +122,7 @@ ValueSlice Interpreter::valueSlice(const ValueSliceRequest& request) const {
     ValueSlice slice;
     std::string note;
     c10::IValue value = ValueLookup::valueNamed(*this, request, slice.error, note);
+    slice.request = request; // an answer says what it answers, an error too
     if (!slice.error.empty())
         return slice;
     slice = sliceValue(value, request);

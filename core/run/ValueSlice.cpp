@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace fxview {
 
@@ -33,21 +34,27 @@ double roundToDtype(double d, const std::string& dtype) {
     return d; // float64, complex128
 }
 
-// The shortest decimal that reads back as `v` in `dtype`, as NumPy prints a scalar of it.
+// The shortest decimal that reads back as `v` in `dtype`, laid out as Python's repr lays out a
+// float: fixed from 1e-4 up to 1e16 ("100.0", "0.001"), scientific outside ("1e-05").
 std::string shortest(double v, const std::string& dtype) {
     if (std::isnan(v))
         return "nan";
     if (std::isinf(v))
         return v > 0 ? "inf" : "-inf";
-    char text[40];
-    for (int digits = 1; digits <= 17; ++digits) {
-        std::snprintf(text, sizeof text, "%.*g", digits, v);
+    char text[64];
+    int digits = 1;
+    for (; digits < 17; ++digits) {
+        std::snprintf(text, sizeof text, "%.*e", digits - 1, v);
         if (roundToDtype(std::strtod(text, nullptr), dtype) == v)
             break;
     }
+    std::snprintf(text, sizeof text, "%.*e", digits - 1, v);
+    int exponent = std::atoi(std::strchr(text, 'e') + 1);
+    if (exponent < -4 || exponent >= 16)
+        return text;
+    std::snprintf(text, sizeof text, "%.*f", std::max(0, digits - 1 - exponent), v);
     std::string s = text;
-    // A float that prints as an integer keeps a point, as Python's repr does ("2.0").
-    if (s.find_first_of(".en") == std::string::npos)
+    if (s.find('.') == std::string::npos)
         s += ".0";
     return s;
 }

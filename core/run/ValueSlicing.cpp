@@ -68,6 +68,7 @@ template <typename T> std::vector<T> flat(const at::Tensor& t) {
 
 ValueSlice sliceValue(const c10::IValue& value, ValueSliceRequest r) {
     ValueSlice slice;
+    slice.request = r; // an error says what it answers; a slice the request cut to it
     at::Tensor t;
     try {
         t = tensorAt(value, r.item);

@@ -12,12 +12,13 @@ import os
 import queue
 import socket
 import sys
+import tempfile
 import threading
 import time
 
 import torch
 
-from . import fxgraph, wire
+from . import fxgraph, values, wire
 from .stepper import Stepper, bind_inputs, finish_outputs, unflatten_inputs
 from .summary import exactly_equal, summarize
 
@@ -62,6 +63,8 @@ class Session:
         self.seed = 0
         self.stepper = Stepper(self.gm, self.given)
         self.output_check = wire.OutputCheck()
+        self.temp_dir: str | None = None  # where saved values wait for the window to move them
+        self.saved = 0
 
     # --- what the window is sent ------------------------------------------------------------
     def opened(self) -> wire.OpenedModel:
@@ -104,7 +107,7 @@ class Session:
             self.output_check = self.check_outputs()
         return wire.RunState(
             records=dict(s.records), order=list(s.order), last=s.last_node(), next=s.next_node(),
-            finished=s.finished, failed=s.failed, failure=s.failure,
+            finished=s.finished, failed=s.failed, failure=s.failure, stopNote=s.stop_note,
             outputCheck=self.output_check, depth=s.depth, inputs=self.specs, seed=self.seed,
             inputValues=[summarize(v) for v in s.inputs], steppedInto=self._frame())
 
@@ -113,6 +116,66 @@ class Session:
         records = {name: r for name, r in self.stepper.records.items()
                    if r.state == wire.DONE_STATE}
         return wire.PathState(graph=fxgraph.to_wire(self.gm, self.class_name), records=records)
+
+    def value_named(self, r: wire.ValueSliceRequest):
+        """(value, error, note) for what a Values view request names, as
+        core/run/InterpreterValues.cpp finds it."""
+        at, rest = self.stepper, r.frame
+        while rest:
+            name = at.child_node.name if at.child else None
+            if name is None or not (rest == name or rest.startswith(name + ".")):
+                return None, (f"The run is no longer inside '{r.frame}': step into it again to "
+                              "see its values."), ""
+            rest, at = rest[len(name) + 1:], at.child
+        node, record = at.by_name.get(r.node), at.records.get(r.node)
+        if node is None or record is None:
+            return None, f"There is no node '{r.node}' to show values of.", ""
+        if r.weight:
+            held = None
+            if node.op == "call_module":
+                held = getattr(at.gm.get_submodule(node.target), r.weight, None)
+            if not isinstance(held, torch.Tensor):
+                return None, f"Node '{r.node}' holds no tensor named '{r.weight}'.", ""
+            return held, "", ""
+        if record.state == wire.PENDING:
+            return None, (f"Node '{r.node}' has not run yet: step to it or Run to Cursor (F4) "
+                          "to see its values."), ""
+        if record.state == wire.FAILED_STATE:
+            return None, f"Node '{r.node}' failed, so it has no value: {record.error}", ""
+        if r.node not in at.values:
+            return None, (f"The value of '{r.node}' was freed after its last use, as torch.fx "
+                          "frees it, to keep memory: Run to Cursor (F4) on the node to see "
+                          "it."), ""
+        value, note = at.values[r.node], ""
+        version = at.versions.get(r.node, -1)
+        if version >= 0 and values.version_of(value) != version:
+            note = (f"A later node changed this tensor in place since '{r.node}' made it: these "
+                    "are its values now, as torch.fx's Interpreter holds them.")
+        elif record.runs > 1:
+            note = f"The value of its last run (of {record.runs})."
+        return value, "", note
+
+    def value_slice(self, r: wire.ValueSliceRequest) -> wire.ValueSlice:
+        value, error, note = self.value_named(r)
+        if error:
+            return wire.ValueSlice(error=error, request=r)
+        out = values.slice_value(value, r)
+        out.note = note
+        return out
+
+    def save_value(self, r: wire.SaveValueRequest) -> wire.SavedValue:
+        value, error, _ = self.value_named(r.value)
+        if error:
+            return wire.SavedValue(error=error)
+        if self.temp_dir is None:
+            self.temp_dir = tempfile.mkdtemp(prefix="fxview-live-")
+        self.saved += 1
+        npy = r.format == wire.NPY
+        path = os.path.join(self.temp_dir, f"value-{self.saved}{'.npy' if npy else '.pt'}")
+        what = (f"'{r.value.node}.{r.value.weight}'" if r.value.weight
+                else f"the value of '{r.value.node}'")
+        error = values.save_value(value, list(r.value.item), npy, path, what)
+        return wire.SavedValue(error=error) if error else wire.SavedValue(path=path)
 
     # --- what the window asks ---------------------------------------------------------------
     def set_inputs(self, specs: list, seed: int) -> str:
@@ -146,9 +209,10 @@ class Session:
                     made.append(torch.randint(0, 10, spec.shape, dtype=dtype).to(device))
         self.specs = list(specs) + [wire.InputSpec(example=True)] * (len(made) - len(specs))
         self.seed = seed
-        breakpoints = self.stepper.breakpoints
+        old = self.stepper
         self.stepper = Stepper(self.gm, made)
-        self.stepper.breakpoints = breakpoints
+        self.stepper.breakpoints = old.breakpoints
+        self.stepper.break_on_non_finite = old.break_on_non_finite
         self.output_check = wire.OutputCheck()
         return ""
 
@@ -278,8 +342,23 @@ class LiveEngine:
                 self.command(wire.decode(payload, wire.CommandRequest))
             elif kind == wire.SET_BREAKPOINT:
                 request = wire.decode(payload, wire.BreakpointRequest)
-                (s.stepper.breakpoints.add if request.on else s.stepper.breakpoints.discard)(
-                    request.node)
+                if request.condition.kind > wire.ABS_ABOVE:
+                    raise wire.WireError("an unknown breakpoint condition")
+                if request.on:
+                    s.stepper.breakpoints[request.node] = request.condition
+                else:
+                    s.stepper.breakpoints.pop(request.node, None)
+            elif kind == wire.SET_WATCH:
+                request = wire.decode(payload, wire.WatchRequest)
+                s.stepper.break_on_non_finite = request.breakOnNonFinite
+            elif kind == wire.VALUE_REQUEST:
+                request = wire.decode(payload, wire.ValueSliceRequest)
+                self.send(wire.VALUES, wire.encode(s.value_slice(request)))
+            elif kind == wire.SAVE_VALUE:
+                request = wire.decode(payload, wire.SaveValueRequest)
+                if request.format > wire.NPY:
+                    raise wire.WireError("an unknown value file format")
+                self.send(wire.VALUE_SAVED, wire.encode(s.save_value(request)))
             elif kind == wire.EXECUTED_PATH:
                 self.send(wire.PATH, wire.encode(s.executed_path()))
             else:
@@ -304,4 +383,6 @@ class LiveEngine:
             raise wire.WireError("an unknown run command")
         with torch.no_grad():
             commands[request.command]()
+            if request.command in (wire.STEP, wire.STEP_INTO) and not stepper.failed:
+                stepper.check_watch()  # Play steps one node at a time: the watch stops it too
         self.publish()

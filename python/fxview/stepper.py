@@ -14,7 +14,7 @@ import torch
 import torch.fx
 from torch.fx.graph import _PyTreeCodeGen
 
-from . import fxgraph, wire
+from . import fxgraph, values, wire
 from .summary import summarize
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
@@ -58,7 +58,9 @@ class Stepper:
         self.inputs = list(inputs)
         self.prefix = prefix
         self.device = _device_of(gm)
-        self.breakpoints: set[str] = set()
+        # Node -> its condition (Always: before it; otherwise after it, when met).
+        self.breakpoints: dict[str, wire.BreakCondition] = {}
+        self.break_on_non_finite = False
         self.before_node = None  # (next name) -> bool: False stops the run there (Pause)
         self.reset()
 
@@ -74,6 +76,12 @@ class Stepper:
         self.finished = self.failed = False
         self.failure = ""
         self.output = None
+        self.stop_note = ""
+        # What the Values view reads: every value, kept past its last use while they fit in
+        # values.KEEP_BYTES; each tensor's version counter when its node made it.
+        self.values: dict[str, object] = {}
+        self.versions: dict[str, int] = {}
+        self.kept_bytes = 0
 
     @property
     def depth(self) -> int:
@@ -107,9 +115,17 @@ class Stepper:
         record.timeUs, record.runs = elapsed_us, record.runs + 1
         self.order.append(node.name)
         self.last = node.name
-        # Values no later node needs go, as torch.fx.Interpreter.run frees them.
+        self.values[node.name] = value
+        self.versions[node.name] = values.version_of(value)
+        # Values no later node needs go, as torch.fx.Interpreter.run frees them, once the ones
+        # kept for the Values view fill values.KEEP_BYTES.
         for gone in self.interpreter.user_to_last_uses.get(node, []):
             env.pop(gone, None)
+            size = values.tensor_bytes(self.values.get(gone.name))
+            if self.kept_bytes + size <= values.KEEP_BYTES:
+                self.kept_bytes += size
+            else:
+                self.values.pop(gone.name, None)
         self.pc += 1
         if node.op == "output":
             self.finished = True
@@ -200,29 +216,76 @@ class Stepper:
     def step_out(self) -> None:
         if not self.child:
             return self.run_to_end()
+        self.stop_note = ""
         while self.child and not self.failed:
             if not self._go_on():
                 return
             self._step_child(False)
+            if self.check_watch():
+                return
 
     def run_to(self, name: str) -> None:
+        self.stop_note = ""
         while not self.finished and not self.failed:
             if not self._go_on():
                 return
             self.step()
-            if self.failed or self.last_node() == name:
+            if self.failed or self.last_node() == name or self.check_watch():
                 return
 
     def run_to_end(self) -> None:
+        self.stop_note = ""
         first = True
         while not self.finished and not self.failed:
             # A breakpoint stops the run before its node; continuing from it runs that node.
-            if not first and self.next_node() in self.breakpoints:
+            at = self.breakpoints.get(self.next_node())
+            if not first and at is not None and at.kind == wire.ALWAYS:
                 return
             first = False
             if not self._go_on():
                 return
             self.step()
+            if self.check_watch():
+                return
+
+    # --- where the numbers go wrong (core/run/InterpreterWatch.cpp) -------------------------
+    def innermost(self) -> "Stepper":
+        """The stepper whose own node ran last: the module Step Into is in, or this one."""
+        if self.child and self.child.last_node():
+            return self.child.innermost()
+        return self
+
+    def check_watch(self) -> bool:
+        """Whether the node that ran last meets its breakpoint's condition or the NaN watch;
+        sets stop_note to the paragraph that says so."""
+        self.stop_note = ""
+        name, at = self.last_node(), self.innermost()
+        record = at.records.get(at.last)
+        if not name or record is None or record.state != wire.DONE_STATE:
+            return False
+        condition = self.breakpoints.get(name)
+        hit = condition is not None and values.condition_met(condition, record.value)
+        counts = values.non_finite(record.value)
+        if not hit and not (self.break_on_non_finite and sum(counts)):
+            return False
+        note = f"Stopped at {name}: "
+        if hit and condition.kind == wire.ABS_ABOVE and not sum(counts):
+            note += (f"its output reaches |x| = {values.largest_magnitude(record.value)!r}, "
+                     f"above the breakpoint's |x| > {condition.threshold!r}.")
+        else:
+            node, bad = at.by_name[at.last], []
+            for used in node.all_input_nodes:
+                r = at.records.get(used.name)
+                if r is not None and r.state == wire.DONE_STATE and sum(values.non_finite(r.value)):
+                    bad.append(f"{used.name} ({values.non_finite_text(values.non_finite(r.value))})")
+            note += f"its output holds {values.non_finite_text(counts)}"
+            note += ("; they came in with " + ", ".join(bad) + ", already not finite."
+                     if bad else "; every input it took was finite, so they were born here.")
+            trace = node.stack_trace or ""
+            if "File \"" in trace:
+                note += "\n  " + trace[trace.rindex("File \""):].rstrip("\n")
+        self.stop_note = note
+        return True
 
 
 def bind_inputs(gm: torch.fx.GraphModule, args, kwargs) -> list:

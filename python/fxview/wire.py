@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 4
+WIRE_VERSION = 5
 MAGIC = b"FXVE"
 HEADER = struct.Struct("=4sHHI")  # magic, version, kind, payload length: this machine's order
 MAX_PAYLOAD = 1 << 30
@@ -27,9 +27,10 @@ class WireError(ValueError):
 
 
 # Message kinds (EngineMessage).
-OPEN, SET_INPUTS, COMMAND, SET_BREAKPOINT, EXECUTED_PATH, INTERRUPT = 1, 2, 3, 4, 5, 6
+(OPEN, SET_INPUTS, COMMAND, SET_BREAKPOINT, EXECUTED_PATH, INTERRUPT, VALUE_REQUEST, SAVE_VALUE,
+ SET_WATCH) = range(1, 10)
 (HELLO, PROGRESS, RUNNING, OPENED, OPEN_FAILED, INPUTS_APPLIED, INPUTS_REJECTED, STATE, PATH,
- FAILED, DONE) = range(100, 111)
+ FAILED, DONE, VALUES, VALUE_SAVED) = range(100, 113)
 
 # RunCommand
 STEP, STEP_INTO, STEP_OUT, RUN_TO, RUN_TO_END, RESET = range(6)
@@ -39,6 +40,10 @@ OPS = ["placeholder", "get_attr", "call_module", "call_function", "call_method",
 A_NONE, A_BOOL, A_INT, A_FLOAT, A_STRING, A_NODE, A_LIST, A_TUPLE, A_REPR, A_DICT = range(10)
 # NodeState
 PENDING, DONE_STATE, FAILED_STATE, NOT_EXECUTED = range(4)
+# BreakCondition.Kind
+ALWAYS, NON_FINITE, ABS_ABOVE = range(3)
+# ValueFileFormat
+TORCH_SAVE, NPY = range(2)
 # OutputCheck.Verdict
 NOT_CHECKED, EQUAL, DIFFERS, NONDETERMINISTIC, FORWARD_FAILED, NO_REFERENCE = range(6)
 
@@ -164,8 +169,47 @@ class CommandRequest:
 
 
 @_struct
+class BreakCondition:
+    FIELDS = [("kind", "enum", ALWAYS), ("threshold", "float", 0.0)]
+
+
+@_struct
 class BreakpointRequest:
-    FIELDS = [("node", "str", ""), ("on", "bool", False)]
+    FIELDS = [("node", "str", ""), ("on", "bool", False),
+              ("condition", BreakCondition, BreakCondition)]
+
+
+@_struct
+class WatchRequest:
+    FIELDS = [("breakOnNonFinite", "bool", False)]
+
+
+@_struct
+class SavedValue:
+    FIELDS = [("path", "str", ""), ("error", "str", "")]
+
+
+@_struct
+class ValueSliceRequest:
+    FIELDS = [("frame", "str", ""), ("node", "str", ""), ("weight", "str", ""),
+              ("item", ("vec", "int"), list), ("index", ("vec", "int"), list),
+              ("planeAxis", "int", -1), ("rowAxis", "int", -1), ("colAxis", "int", -1),
+              ("planeStart", "int", 0), ("planeCount", "int", 1), ("rowStart", "int", 0),
+              ("rowCount", "int", 1), ("colStart", "int", 0), ("colCount", "int", 1)]
+
+
+@_struct
+class ValueSlice:
+    FIELDS = [("error", "str", ""), ("note", "str", ""),
+              ("summary", ValueSummary, ValueSummary),
+              ("request", ValueSliceRequest, ValueSliceRequest),
+              ("reals", ("vec", "float"), list), ("imags", ("vec", "float"), list),
+              ("ints", ("vec", "int"), list)]
+
+
+@_struct
+class SaveValueRequest:
+    FIELDS = [("value", ValueSliceRequest, ValueSliceRequest), ("format", "enum", TORCH_SAVE)]
 
 
 @_struct
@@ -179,7 +223,7 @@ class FrameState:
 class RunState:
     FIELDS = [("records", ("map", NodeRecord), dict), ("order", ("vec", "str"), list),
               ("last", "str", ""), ("next", "str", ""), ("finished", "bool", False),
-              ("failed", "bool", False), ("failure", "str", ""),
+              ("failed", "bool", False), ("failure", "str", ""), ("stopNote", "str", ""),
               ("outputCheck", OutputCheck, OutputCheck), ("depth", "int", 0),
               ("inputs", ("vec", InputSpec), list), ("seed", "int", 0),
               ("inputValues", ("vec", ValueSummary), list),
@@ -199,7 +243,9 @@ PAYLOADS = {
     SET_BREAKPOINT: BreakpointRequest, EXECUTED_PATH: None, INTERRUPT: None,
     HELLO: EngineHello, PROGRESS: ProgressNote, RUNNING: "str", OPENED: OpenedModel,
     OPEN_FAILED: "str", INPUTS_APPLIED: InputsRequest, INPUTS_REJECTED: "str", STATE: RunState,
-    PATH: PathState, FAILED: "str", DONE: None,
+    PATH: PathState, FAILED: "str", DONE: None, VALUE_REQUEST: ValueSliceRequest,
+    SAVE_VALUE: SaveValueRequest, SET_WATCH: WatchRequest, VALUES: ValueSlice,
+    VALUE_SAVED: SavedValue,
 }
 
 _U8, _U32, _I64, _F64 = struct.Struct("=B"), struct.Struct("=I"), struct.Struct("=q"), \
@@ -226,6 +272,9 @@ def _write(out: bytearray, kind, value, depth=1) -> None:
         shape, item = kind
         if shape == "vec":
             out += _U32.pack(len(value))
+            if item in ("float", "int") and value:  # a slice of a tensor: one pack, not millions
+                out += struct.pack(f"={len(value)}{'d' if item == 'float' else 'q'}", *value)
+                return
             for v in value:
                 _write(out, item, v, depth + 1)
         elif shape == "map":
@@ -277,6 +326,10 @@ class _Reader:
         if isinstance(kind, tuple):
             shape, item = kind
             if shape == "vec":
+                if item in ("float", "int"):
+                    n = self.count(8)
+                    return list(struct.unpack(f"={n}{'d' if item == 'float' else 'q'}",
+                                              self.take(8 * n)))
                 return [self.read(item, depth + 1) for _ in range(self.count(1))]
             if shape == "map":
                 n = self.count(5)

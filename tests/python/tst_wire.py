@@ -38,7 +38,7 @@ def filled(kind, name="", depth=0, counter=[0]):
     if kind == "bool":
         return True
     if kind == "enum":
-        return 1 + counter[0] % 2  # 1 or 2: valid for every enum (RunCommand stops at 5)
+        return 1  # valid for every enum (ValueFileFormat has two values)
     if kind == "int":
         return counter[0] * 1000 + 7
     if kind == "float":

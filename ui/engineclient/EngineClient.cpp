@@ -36,6 +36,7 @@ EngineClient::EngineClient(QObject* parent)
     qRegisterMetaType<fxview::RunSnapshot>();
     qRegisterMetaType<fxview::ExecutedView>();
     qRegisterMetaType<std::string>();
+    qRegisterMetaType<std::shared_ptr<const fxview::ValueSlice>>();
     layoutFont_ = GraphScene::defaultFont();
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
@@ -120,10 +121,22 @@ void EngineClient::command(RunCommand command, const QString& node) {
     });
 }
 
-void EngineClient::setBreakpoint(const QString& node, bool on) {
-    post([request = BreakpointRequest{node.toStdString(), on}](EngineWorker& w) {
+void EngineClient::setBreakpoint(const QString& node, bool on, BreakCondition condition) {
+    post([request = BreakpointRequest{node.toStdString(), on, condition}](EngineWorker& w) {
         w.setBreakpoint(request);
     });
+}
+
+void EngineClient::setBreakOnNonFinite(bool on) {
+    post([request = WatchRequest{on}](EngineWorker& w) { w.setWatch(request); });
+}
+
+void EngineClient::requestValues(const ValueSliceRequest& request) {
+    post([request](EngineWorker& w) { w.requestValues(request); });
+}
+
+void EngineClient::saveValue(const SaveValueRequest& request, const QString& destination) {
+    post([request, destination](EngineWorker& w) { w.saveValue(request, destination); });
 }
 
 void EngineClient::stop() {

@@ -86,7 +86,14 @@ public:
     void requestExecutedPath();
     void setInputs(const std::vector<InputSpec>& inputs, quint64 seed);
     void command(RunCommand command, const QString& node = {});
-    void setBreakpoint(const QString& node, bool on);
+    void setBreakpoint(const QString& node, bool on, BreakCondition condition = {});
+    // Run ▸ Break on NaN/Inf: runs stop after the first node whose output holds one.
+    void setBreakOnNonFinite(bool on);
+    // Asks for a slice of a node's value; answered by valuesReady.
+    void requestValues(const ValueSliceRequest& request);
+    // Asks the engine to write a node's value and moves the file to `destination`; answered by
+    // valueSaved.
+    void saveValue(const SaveValueRequest& request, const QString& destination);
     bool busy() const { return pending_ > 0; }
     // Ends whatever the engine is doing now: its process is killed and a fresh one reloads the
     // model (the graph stays; the run starts again from the beginning). For Reset while busy.
@@ -112,6 +119,9 @@ signals:
     void inputsApplied(const std::vector<fxview::InputSpec>& inputs, quint64 seed);
     void engineFailed(const QString& sentence); // a request ended in an error nothing expected
     void runUpdated(const fxview::RunSnapshot& snapshot);
+    void valuesReady(std::shared_ptr<const fxview::ValueSlice> slice);
+    // `error` is "" when the value is at `destination`, or the sentence that says why not.
+    void valueSaved(const QString& destination, const QString& error);
     void busyChanged(bool busy);
     // The live engine is gone (its Python process ended, or detach()): the picture stays.
     void liveEnded(const QString& sentence);
@@ -139,3 +149,4 @@ private:
 Q_DECLARE_METATYPE(fxview::LoadedModel)
 Q_DECLARE_METATYPE(fxview::RunSnapshot)
 Q_DECLARE_METATYPE(fxview::ExecutedView)
+Q_DECLARE_METATYPE(std::shared_ptr<const fxview::ValueSlice>)

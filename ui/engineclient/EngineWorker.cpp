@@ -53,6 +53,7 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
     ticket_ = t;
     loadRequest_ = request;
     engine->send(EngineMessage::Open, encode(request), true);
+    engine->send(EngineMessage::SetWatch, encode(watch_), false); // Run ▸ Break on NaN/Inf stays
     // An engine stuck in a run cannot answer for the model it has: it goes now.
     if (current_ && current_->outstanding() > 0)
         current_->kill();
@@ -119,9 +120,10 @@ EngineProcess* EngineWorker::liveCurrent() {
         running_.clear();
     }
     fresh->send(EngineMessage::Open, encode(open_), false);
-    for (const auto& [node, on] : breakpoints_)
-        if (on)
-            fresh->send(EngineMessage::SetBreakpoint, encode(BreakpointRequest{node, on}), false);
+    for (const auto& [node, condition] : breakpoints_)
+        fresh->send(EngineMessage::SetBreakpoint, encode(BreakpointRequest{node, true, condition}),
+                    false);
+    fresh->send(EngineMessage::SetWatch, encode(watch_), false);
     return fresh;
 }
 
@@ -272,6 +274,29 @@ void EngineWorker::fromCurrent(EngineMessage kind, const std::string& payload) {
     case EngineMessage::Failed: {
         QString sentence = qs(decoded<std::string>(payload));
         emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
+        break;
+    }
+    case EngineMessage::Values: {
+        auto slice = std::make_shared<const ValueSlice>(decoded<ValueSlice>(payload));
+        emitDone([e = engine_, slice] { emit e->valuesReady(slice); });
+        break;
+    }
+    case EngineMessage::ValueSaved: {
+        SavedValue saved = decoded<SavedValue>(payload);
+        QString destination = saveDestinations_.empty() ? QString() : saveDestinations_.front();
+        if (!saveDestinations_.empty())
+            saveDestinations_.pop_front();
+        QString error = qs(saved.error);
+        if (error.isEmpty()) {
+            // Moved out of the engine's folder: a copy (another file system), then removed.
+            QFile::remove(destination);
+            if (!QFile::copy(qs(saved.path), destination))
+                error = QString("Cannot write '%1': check that its folder exists and is "
+                                "writable.")
+                            .arg(destination);
+            QFile::remove(qs(saved.path));
+        }
+        emitDone([e = engine_, destination, error] { emit e->valueSaved(destination, error); });
         break;
     }
     case EngineMessage::Path: {

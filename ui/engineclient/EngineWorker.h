@@ -5,6 +5,7 @@
 #include <QFont>
 #include <QObject>
 #include <QString>
+#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -93,9 +94,34 @@ public:
     void command(const CommandRequest& request);
 
     void setBreakpoint(const BreakpointRequest& request) {
-        breakpoints_[request.node] = request.on;
+        if (request.on)
+            breakpoints_[request.node] = request.condition;
+        else
+            breakpoints_.erase(request.node);
         if (EngineProcess* engine = liveCurrent())
             return engine->send(EngineMessage::SetBreakpoint, encode(request), true);
+        engine_->finishedLater(1);
+    }
+
+    void setWatch(const WatchRequest& request) {
+        watch_ = request;
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::SetWatch, encode(request), true);
+        engine_->finishedLater(1);
+    }
+
+    void requestValues(const ValueSliceRequest& request) {
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::ValueRequest, encode(request), true);
+        engine_->finishedLater(1);
+    }
+
+    // The engine writes the file in its own folder; the answer's file is moved to `destination`.
+    void saveValue(const SaveValueRequest& request, const QString& destination) {
+        if (EngineProcess* engine = liveCurrent()) {
+            saveDestinations_.push_back(destination);
+            return engine->send(EngineMessage::SaveValue, encode(request), true);
+        }
         engine_->finishedLater(1);
     }
 
@@ -116,7 +142,9 @@ private:
     OpenRequest loadRequest_;
     std::optional<std::set<std::string>> openScopes_; // the load's
     OpenRequest open_; // what current_ opened, with the inputs applied since: a reload's request
-    std::unordered_map<std::string, bool> breakpoints_;
+    std::unordered_map<std::string, BreakCondition> breakpoints_; // replayed on a reload
+    WatchRequest watch_;                                          // so is Break on NaN/Inf
+    std::deque<QString> saveDestinations_; // where each SaveValue asked goes, in order
     bool reloading_ = false;
     bool saidUnconfined_ = false;
     QFont font_;

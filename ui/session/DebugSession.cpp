@@ -53,6 +53,14 @@ DebugSession::DebugSession(QObject* parent)
         liveEnded_ = true;
     });
     connect(engine_, &EngineClient::engineFailed, this, [this] { setPlaying(false); });
+    connect(engine_, &EngineClient::valuesReady, this, &DebugSession::valuesReady);
+    connect(engine_, &EngineClient::valueSaved, this,
+            [this](const QString& destination, const QString& error) {
+                if (error.isEmpty())
+                    emit message("Saved the value to " + destination, 6000);
+                else
+                    emit valueNotSaved(error);
+            });
 }
 
 QString DebugSession::topLevelName(const std::string& name) {
@@ -164,6 +172,7 @@ void DebugSession::takeModel(const LoadedModel& model) {
     pendingSource_.clear();
     current_.clear();
     breakpoints_.clear();
+    conditions_.clear();
     run_ = RunSnapshot();
     executed_ = ExecutedView();
     executedShown_ = false;
@@ -180,6 +189,9 @@ void DebugSession::takeRun(const RunSnapshot& snapshot) {
         run_.inside ? QString::fromStdString(run_.inside->last) : topLevelName(snapshot.last);
     const bool moved = current != current_;
     current_ = current;
+    // A condition or the NaN watch stopped the run after a node: Play stops there too.
+    if (!run_.stopNote.empty() && playing())
+        setPlaying(false);
     emit runChanged();
     if (moved)
         emit currentNodeChanged(current_);
@@ -277,7 +289,7 @@ void DebugSession::runTo(const QString& selected) {
     engine_->command(RunCommand::RunTo, shownModule_.isEmpty() ? node : shownModule_ + "." + node);
 }
 
-bool DebugSession::setBreakpoint(const QString& node, bool on) {
+bool DebugSession::setBreakpoint(const QString& node, bool on, BreakCondition condition) {
     // Only nodes of the model's own graph can stop a run (not an executed path's copies).
     if (node.isEmpty() || !model_.graph.find(node.toStdString()))
         return false;
@@ -285,8 +297,27 @@ bool DebugSession::setBreakpoint(const QString& node, bool on) {
         breakpoints_.insert(node);
     else
         breakpoints_.remove(node);
-    engine_->setBreakpoint(node, on);
+    if (on && condition.kind != BreakCondition::Kind::Always)
+        conditions_.insert(node, condition);
+    else
+        conditions_.remove(node);
+    engine_->setBreakpoint(node, on, condition);
     return true;
+}
+
+void DebugSession::setBreakOnNonFinite(bool on) {
+    breakOnNonFinite_ = on;
+    engine_->setBreakOnNonFinite(on);
+}
+
+void DebugSession::requestValues(const ValueSliceRequest& request) {
+    if (canRun())
+        engine_->requestValues(request);
+}
+
+void DebugSession::saveValue(const SaveValueRequest& request, const QString& path) {
+    if (canRun())
+        engine_->saveValue(request, path);
 }
 
 void DebugSession::setPlaying(bool on) {
@@ -324,7 +355,7 @@ void DebugSession::playTick() {
     const QString next = topLevelName(run_.next);
     if (next != playFrom_)
         playFrom_.clear();
-    if (breakpoints_.contains(next) && next != playFrom_) {
+    if (breakpoints_.contains(next) && !conditions_.contains(next) && next != playFrom_) {
         setPlaying(false);
         emit message("Play stopped at the breakpoint before " + next, 5000);
         return;

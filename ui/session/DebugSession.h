@@ -9,6 +9,7 @@
 // session also tells what only it decides: a sentence for the status bar (message), a node whose
 // scopes must open before a step (revealRequested), Play starting or stopping (playingChanged).
 
+#include <QHash>
 #include <QObject>
 #include <QSet>
 #include <QString>
@@ -79,8 +80,17 @@ public:
     // Run to Cursor: until `node` (or a box's whole scope) has run; one that already ran cannot
     // be reached again without Reset, and the person is told so.
     void runTo(const QString& node);
-    // A breakpoint on one of the model's own nodes; false if `node` is none.
-    bool setBreakpoint(const QString& node, bool on);
+    // A breakpoint on one of the model's own nodes; false if `node` is none. With a condition it
+    // stops a run after the node, when its output meets it (BreakCondition.h).
+    bool setBreakpoint(const QString& node, bool on, BreakCondition condition = {});
+    BreakCondition breakCondition(const QString& node) const { return conditions_.value(node); }
+    // Run ▸ Break on NaN/Inf: runs (and Play) stop after the first node whose output holds one.
+    void setBreakOnNonFinite(bool on);
+    bool breakOnNonFinite() const { return breakOnNonFinite_; }
+
+    // The Values view's questions: answered by valuesReady, and valueSaved through `message`.
+    void requestValues(const ValueSliceRequest& request);
+    void saveValue(const SaveValueRequest& request, const QString& path);
     // The node the person selected ("" for none), as the scene reports it.
     void select(const QString& node);
     const QString& selected() const { return selected_; }
@@ -111,6 +121,9 @@ signals:
     // What the scene shows changed: the executed path or a module's graph in the model's place.
     void shownGraphChanged();
     void selectionChanged(const QString& node);
+    void valuesReady(std::shared_ptr<const fxview::ValueSlice> slice);
+    // A value could not be saved: the sentence says why (a saved one is said in `message`).
+    void valueNotSaved(const QString& sentence);
 
 private:
     // A model the engine loaded becomes the session's: the run, breakpoints and views start
@@ -131,6 +144,8 @@ private:
     QString shownModule_;
     bool liveEnded_ = false;
     QSet<QString> breakpoints_;
+    QHash<QString, BreakCondition> conditions_; // of the breakpoints that have one
+    bool breakOnNonFinite_ = false;
 };
 
 } // namespace fxview

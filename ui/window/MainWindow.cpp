@@ -44,6 +44,7 @@
 #include "panels/Inspector.h"
 #include "panels/LoadProgress.h"
 #include "panels/NodeListPanel.h"
+#include "panels/ValuesPanel.h"
 #include "scene/ClusterItem.h"
 #include "scene/GraphScene.h"
 #include "scene/GraphView.h"
@@ -189,6 +190,13 @@ void MainWindow::buildDocks() {
     graphText_ = new GraphTextPanel;
     connect(graphText_, &GraphTextPanel::nodeClicked, this, &MainWindow::selectNode);
 
+    values_ = new ValuesPanel;
+    connect(values_, &ValuesPanel::sliceWanted, session_, &DebugSession::requestValues);
+    connect(values_, &ValuesPanel::saveWanted, session_, &DebugSession::saveValue);
+    connect(session_, &DebugSession::valuesReady, values_, &ValuesPanel::showSlice);
+    connect(session_, &DebugSession::valueNotSaved, this,
+            [this](const QString& sentence) { banner_->say(sentence, Banner::State::Error); });
+
     overview_ = new OverviewView(view_);
     overview_->setMinimumHeight(160);
     const struct {
@@ -201,6 +209,7 @@ void MainWindow::buildDocks() {
         {ids::kInspectorDock, "Inspector", inspector_, Qt::RightDockWidgetArea},
         {ids::kGraphTextDock, "Graph as text", graphText_, Qt::BottomDockWidgetArea},
         {ids::kOverviewDock, "Overview", overview_, Qt::RightDockWidgetArea},
+        {ids::kValuesDock, "Values", values_, Qt::BottomDockWidgetArea},
     };
     for (const auto& d : docks) {
         auto* dock = new QDockWidget(d.title, this);
@@ -209,6 +218,16 @@ void MainWindow::buildDocks() {
         addDockWidget(d.area, dock);
         docks_.append(dock); // View > Panels brings a closed one back
     }
+    // Values shares the bottom with the graph's text, as a debugger's watch and console do.
+    auto* valuesDock = findChild<QDockWidget*>(ids::kValuesDock);
+    auto* textDock = findChild<QDockWidget*>(ids::kGraphTextDock);
+    tabifyDockWidget(textDock, valuesDock);
+    textDock->raise();
+    resizeDocks({textDock}, {220}, Qt::Vertical);
+    connect(valuesDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+        if (visible && !selectedNode().isEmpty())
+            showInspector(selectedNode());
+    });
 }
 
 void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& inputs) {
@@ -316,8 +335,14 @@ bool MainWindow::cancelOpen() {
 }
 
 void MainWindow::showInspector(const QString& name) {
-    if (const Node* n = session_->shownGraph().find(name.toStdString()))
-        inspector_->showNode(*n, session_->recordOf(n->name), scene_->theme().current);
+    const Node* n = session_->shownGraph().find(name.toStdString());
+    if (!n)
+        return;
+    inspector_->showNode(*n, session_->recordOf(n->name), scene_->theme().current);
+    // The numbers travel only while someone can see them (a big tensor's are not free); a scope
+    // box and the executed path's copies have none of their own.
+    if (values_->isVisible() && n->collapsedNodes == 0 && !session_->executedShown())
+        values_->showNode(session_->shownModule(), *n, session_->recordOf(n->name));
 }
 
 // The banner in the theme's colours: a tint of its "current" blue, or of its "failed" red.

@@ -37,6 +37,7 @@ class InputBar;
 class Inspector;
 class LoadProgress;
 class NodeListPanel;
+class ValuesPanel;
 class OverviewView;
 
 class MainWindow : public QMainWindow {
@@ -80,6 +81,7 @@ public:
     void setExecutedPathShown(bool on);
     bool executedPathShown() const;
     void toggleBreakpoint(const QString& node);
+    void addConditionalBreakpoint(const QString& node, BreakCondition condition);
     InputBar* inputBar() const { return inputBar_; }
 
     // The module hierarchy: a closed scope is one box. Opening or closing one lays out again
@@ -145,6 +147,7 @@ private:
     NodeListPanel* nodeList_;
     QLineEdit* find_;
     Inspector* inspector_;
+    ValuesPanel* values_;
     GraphTextPanel* graphText_;
     QLabel* status_;
     QList<QAction*> runActions_;

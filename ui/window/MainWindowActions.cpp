@@ -14,6 +14,7 @@
 #include <QFileInfo>
 #include <QGuiApplication>
 #include <QIcon>
+#include <QInputDialog>
 #include <QKeyEvent>
 #include <QLineEdit>
 #include <QMenu>
@@ -154,6 +155,13 @@ void MainWindow::buildActions() {
                            toggleBreakpoint(node);
                    })
         ->setObjectName(ids::kRemoveBreakpoints);
+    // Where the numbers go wrong: Continue, Run to Cursor and Play stop after the first node
+    // whose output holds a NaN or an infinity, and the banner says where they were born.
+    QAction* nonFinite = run->addAction("Break on &NaN/Inf");
+    nonFinite->setObjectName(ids::kBreakOnNonFinite);
+    nonFinite->setCheckable(true);
+    nonFinite->setToolTip("Stop after the first node whose output holds a NaN or an infinity");
+    connect(nonFinite, &QAction::toggled, session_, &DebugSession::setBreakOnNonFinite);
 
     QMenu* edit = menuBar()->addMenu("&Edit");
     edit->setObjectName("editMenu");
@@ -228,6 +236,23 @@ void MainWindow::buildActions() {
         menu.addAction("Run to Here", [this] { session_->runTo(selectedNode()); });
         menu.addAction(node->hasBreakpoint() ? "Remove Breakpoint" : "Add Breakpoint", this,
                        [this, name = node->name()] { toggleBreakpoint(name); });
+        if (!node->hasBreakpoint() && !node->isScopeBox()) {
+            // A condition is tested on the node's output: the run stops after it.
+            QMenu* when = menu.addMenu("Break After It When");
+            when->addAction("Its Output Holds NaN/Inf", this, [this, name = node->name()] {
+                addConditionalBreakpoint(name, {BreakCondition::Kind::NonFinite, 0});
+            });
+            when->addAction("Max |x| Exceeds…", this, [this, name = node->name()] {
+                bool ok = false;
+                double limit = QInputDialog::getDouble(this, "Break when max |x| exceeds",
+                                                       "Stop after " + name +
+                                                           " when the largest |x| of its "
+                                                           "output is above:",
+                                                       1e4, 0, 1e300, 6, &ok);
+                if (ok)
+                    addConditionalBreakpoint(name, {BreakCondition::Kind::AbsAbove, limit});
+            });
+        }
         if (node->isScopeBox())
             menu.addAction("Expand " + node->scope(), this,
                            [this, scope = node->scope()] { setScopeOpen(scope, true); });

@@ -92,7 +92,13 @@ void MainWindow::showRun(const RunSnapshot& snapshot) {
     showRecords(snapshot.finished ? QString() : current);
     // A run's failure is cleared by the next snapshot that has none (after Reset); other errors
     // (an input refused, a load that fell back to the guess) stay until something replaces them.
-    if (snapshot.failed) {
+    if (!snapshot.stopNote.empty()) {
+        // A condition or Break on NaN/Inf stopped the run after a node: it is selected, and the
+        // banner says what it holds and where that was born.
+        banner_->say(QString::fromStdString(snapshot.stopNote), Banner::State::RunFailure);
+        if (session_->shownGraph().find(current.toStdString()))
+            selectNode(current);
+    } else if (snapshot.failed) {
         banner_->say(QString::fromStdString(snapshot.failure), Banner::State::RunFailure);
         const Graph& graph =
             session_->modelShown() ? session_->model().graph : session_->shownGraph();
@@ -207,6 +213,15 @@ void MainWindow::toggleBreakpoint(const QString& name) {
     const bool on = !breakpoints.contains(node);
     if (session_->setBreakpoint(node, on))
         scene_->setBreakpoint(drawnBreakpoint(node), on);
+}
+
+void MainWindow::addConditionalBreakpoint(const QString& node, BreakCondition condition) {
+    if (session_->setBreakpoint(node, true, condition)) {
+        scene_->setBreakpoint(drawnBreakpoint(node), true);
+        statusBar()->showMessage(QString("A breakpoint stops after %1 when its output has %2")
+                                     .arg(node, QString::fromStdString(conditionText(condition))),
+                                 5000);
+    }
 }
 
 } // namespace fxview

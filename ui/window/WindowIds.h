@@ -10,6 +10,7 @@ inline constexpr char kNodesDock[] = "nodes";
 inline constexpr char kInspectorDock[] = "inspector";
 inline constexpr char kGraphTextDock[] = "graphText";
 inline constexpr char kOverviewDock[] = "overview";
+inline constexpr char kValuesDock[] = "values";
 
 // Run menu.
 inline constexpr char kStep[] = "run.step";
@@ -22,6 +23,7 @@ inline constexpr char kPlay[] = "run.play";
 inline constexpr char kDetach[] = "run.detach";
 inline constexpr char kToggleBreakpoint[] = "run.toggleBreakpoint";
 inline constexpr char kRemoveBreakpoints[] = "run.removeBreakpoints";
+inline constexpr char kBreakOnNonFinite[] = "run.breakOnNonFinite";
 
 // File and View menus.
 inline constexpr char kOpen[] = "file.open";

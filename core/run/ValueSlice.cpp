@@ -52,10 +52,21 @@ std::string shortest(double v, const std::string& dtype) {
     int exponent = std::atoi(std::strchr(text, 'e') + 1);
     if (exponent < -4 || exponent >= 16)
         return text;
-    std::snprintf(text, sizeof text, "%.*f", std::max(0, digits - 1 - exponent), v);
-    std::string s = text;
-    if (s.find('.') == std::string::npos)
-        s += ".0";
+    // Fixed, from the same shortest digits (zeros where they end), not the exact binary value:
+    // a float32 3e15 is "3000000000000000.0", not "3000000028082176.0".
+    std::string digitsText;
+    for (const char* c = text; *c && *c != 'e'; ++c)
+        if (*c >= '0' && *c <= '9')
+            digitsText += *c;
+    std::string s = v < 0 ? "-" : "";
+    if (exponent >= 0) {
+        digitsText.resize(std::max<std::size_t>(digitsText.size(), exponent + 1), '0');
+        s += digitsText.substr(0, static_cast<std::size_t>(exponent) + 1) + ".";
+        std::string fraction = digitsText.substr(static_cast<std::size_t>(exponent) + 1);
+        s += fraction.empty() ? "0" : fraction;
+    } else {
+        s += "0." + std::string(static_cast<std::size_t>(-exponent - 1), '0') + digitsText;
+    }
     return s;
 }
 

@@ -13,6 +13,8 @@
 Run by CTest as python_values (FXTRACE names the built fxtrace).
 """
 
+import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +25,7 @@ import torchvision
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
 from checks import check, fxtrace, run_groups  # noqa: E402
+from fxview import values, wire  # noqa: E402
 
 WORK = Path(tempfile.mkdtemp(prefix="tst_values-"))
 
@@ -176,10 +179,119 @@ def check_nan_outputs_equal_forward():
     print("done outputs holding NaN where forward's do, against forward")
 
 
+class Engine:
+    """fxview-engine spoken to as the window speaks to it (python/fxview/wire.py)."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([os.environ["FXVIEW_ENGINE"], "--unconfined"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        kind, payload = wire.read_frame(self.proc.stdout)
+        assert kind == wire.HELLO
+        self.temp_dir = wire.decode(payload, wire.EngineHello).tempDir
+
+    def ask(self, kind, message=None):
+        """The answers to one request, up to its Done: [(kind, payload)]."""
+        self.proc.stdin.write(wire.frame(kind, wire.encode(message) if message else b""))
+        self.proc.stdin.flush()
+        answers = []
+        while (got := wire.read_frame(self.proc.stdout))[0] != wire.DONE:
+            answers.append(got)
+        return answers
+
+    def answer(self, kind, message, wanted, payload_type):
+        for got_kind, payload in self.ask(kind, message):
+            if got_kind == wanted:
+                return wire.decode(payload, payload_type)
+        raise AssertionError(f"no answer of kind {wanted}")
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def as_tensor(slice_, dtype):
+    """A slice's numbers as a tensor of planes x rows x columns, in the value's dtype."""
+    r = slice_.request
+    shape = (r.planeCount, r.rowCount, r.colCount)
+    if slice_.imags:
+        return torch.complex(torch.tensor(slice_.reals, dtype=torch.float64),
+                             torch.tensor(slice_.imags, dtype=torch.float64)).reshape(shape).to(dtype)
+    if slice_.reals:
+        return torch.tensor(slice_.reals, dtype=torch.float64).reshape(shape).to(dtype)
+    return torch.tensor(slice_.ints, dtype=torch.int64).reshape(shape).to(dtype)
+
+
+def request(node, index, plane=-1, row=-1, col=-1, starts=(0, 0, 0), counts=(1, 1, 1), item=()):
+    return wire.ValueSliceRequest(node=node, index=list(index), item=list(item),
+                                  planeAxis=plane, rowAxis=row, colAxis=col,
+                                  planeStart=starts[0], rowStart=starts[1], colStart=starts[2],
+                                  planeCount=counts[0], rowCount=counts[1], colCount=counts[2])
+
+
+def check_value_slices():
+    """Slices the Values view asks for, from fxview-engine (C++) and from the live engine's
+    slicer (Python), equal to the same indexing of torch.fx's values."""
+    torch.manual_seed(0)
+    model, x = torchvision.models.resnet18().eval(), torch.randn(1, 3, 64, 64)
+    archive, input_file = WORK / "resnet18_values.pt", WORK / "resnet18_values_input.pt"
+    torch.jit.trace(model, x).save(str(archive))
+    torch.save(x, input_file)
+    expected = values_in_fx(model, x)
+    engine = Engine()
+    try:
+        engine.ask(wire.OPEN, wire.OpenRequest(source=str(archive),
+                                               inputs=[wire.InputSpec(file=str(input_file))]))
+        engine.ask(wire.COMMAND, wire.CommandRequest(command=wire.RUN_TO_END))
+        v = expected["layer1_0_conv1"]  # [1, 64, 16, 16]
+        cases = [
+            ("rows x columns at channel 5", request("layer1_0_conv1", [0, 5, 0, 0], row=2, col=3,
+                                                     counts=(1, 16, 16)),
+             v[0, 5].reshape(1, 16, 16)),
+            ("channels as planes", request("layer1_0_conv1", [0, 0, 0, 0], plane=1, row=2, col=3,
+                                           counts=(64, 16, 16)), v[0]),
+            ("transposed window", request("layer1_0_conv1", [0, 0, 7, 0], row=3, col=1,
+                                          starts=(0, 2, 10), counts=(1, 5, 20)),
+             v[0, 10:30, 7, 2:7].T.reshape(1, 5, 20)),
+            ("one row of a 2-D value", request("flatten", [0, 0], col=1, counts=(1, 1, 512)),
+             expected["flatten"][0].reshape(1, 1, 512)),
+        ]
+        for what, asked, want in cases:
+            got = engine.answer(wire.VALUE_REQUEST, asked, wire.VALUES, wire.ValueSlice)
+            check(not got.error, f"{what}: {got.error}")
+            if not got.error:
+                check(same(as_tensor(got, want.dtype), want.contiguous()),
+                      f"{what}: fxview-engine's slice differs from torch.fx's value")
+            live = values.slice_value(v if asked.node == "layer1_0_conv1"
+                                      else expected["flatten"], asked)
+            check(same(as_tensor(live, want.dtype), want.contiguous()),
+                  f"{what}: the live engine's slice differs from torch.fx's value")
+        weight = engine.answer(wire.VALUE_REQUEST, wire.ValueSliceRequest(
+            node="layer1_0_conv1", weight="weight", index=[0, 0, 1, 1], rowAxis=0, colAxis=1,
+            rowCount=64, colCount=64), wire.VALUES, wire.ValueSlice)
+        check(not weight.error and same(as_tensor(weight, torch.float32),
+                                        model.layer1[0].conv1.weight[:, :, 1, 1].reshape(1, 64, 64)),
+              f"the weight of layer1_0_conv1: {weight.error}")
+        gone = engine.answer(wire.VALUE_REQUEST, request("nothing", []), wire.VALUES,
+                             wire.ValueSlice)
+        check("no node 'nothing'" in gone.error, f"a missing node: {gone.error!r}")
+        # Saved as .npy, read by NumPy's own reader; bfloat16 refused with a sentence.
+        saved_npy = engine.answer(wire.SAVE_VALUE, wire.SaveValueRequest(
+            value=wire.ValueSliceRequest(node="layer1_0_conv1"), format=wire.NPY),
+            wire.VALUE_SAVED, wire.SavedValue)
+        check(not saved_npy.error, f".npy: {saved_npy.error}")
+        if not saved_npy.error:
+            import numpy
+            check(same(torch.from_numpy(numpy.load(saved_npy.path)), v), ".npy differs")
+    finally:
+        engine.close()
+    print("done value slices: fxview-engine and the live engine against torch.fx's values")
+
+
 def main():
     return run_groups([("save-value", check_saved_values, ()),
                        ("break-on nan", check_break_on_nan, ()),
-                       ("NaN outputs", check_nan_outputs_equal_forward, ())])
+                       ("NaN outputs", check_nan_outputs_equal_forward, ()),
+                       ("value slices", check_value_slices, ())])
 
 
 if __name__ == "__main__":

@@ -382,7 +382,7 @@ void ValuesPanel::showSlice(std::shared_ptr<const ValueSlice> slice) {
 }
 
 QString ValuesPanel::noteText() const {
-    return note_->isVisible() ? note_->text() : QString();
+    return note_->isHidden() ? QString() : note_->text();
 }
 
 QString ValuesPanel::sliceText() const {

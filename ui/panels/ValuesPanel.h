@@ -89,3 +89,6 @@ private:
 };
 
 } // namespace fxview
+
+Q_DECLARE_METATYPE(fxview::ValueSliceRequest)
+Q_DECLARE_METATYPE(fxview::SaveValueRequest)

@@ -9,6 +9,7 @@
 #include <QStandardPaths>
 #include <QTest>
 
+#include "TestSupport.h"
 #include "session/DebugSession.h"
 #include "session/SessionSettings.h"
 
@@ -39,6 +40,9 @@ private slots:
     void breakpointsStopContinueAndPlay();
     void inputsAreRememberedPerModel();
     void aFailedRunRefusesStepsUntilReset();
+    void breakOnNanStopsWhereItIsBorn();
+    void conditionalBreakpointStopsAfterItsNode();
+    void valuesComeOnRequest();
 
 private:
     bool open(const QString& source);
@@ -173,6 +177,63 @@ void TestDebugSession::aFailedRunRefusesStepsUntilReset() {
              QString("The run failed at fc1; Reset (Ctrl+Shift+F5) to run again"));
     QVERIFY(command(RunCommand::Reset));
     QVERIFY(!session_->run().failed);
+}
+
+// Run ▸ Break on NaN/Inf: Continue stops after `log` (its input finite) with the sentence that
+// says so; continuing, the next stop is mul (it came in with log); off again, the run ends.
+void TestDebugSession::breakOnNanStopsWhereItIsBorn() {
+    QVERIFY(open(QString::fromStdString(fixture("nan_born_scripted.pt"))));
+    session_->setBreakOnNonFinite(true);
+    QVERIFY(command(RunCommand::RunToEnd));
+    QCOMPARE(session_->current(), QString("log"));
+    const QString note = QString::fromStdString(session_->run().stopNote);
+    QVERIFY2(note.startsWith("Stopped at log: its output holds ") &&
+                 note.contains("every input it took was finite, so they were born here") &&
+                 note.contains("torch.log(y)"),
+             qPrintable(note));
+    QVERIFY(!session_->run().finished);
+    QVERIFY(command(RunCommand::RunToEnd));
+    QCOMPARE(session_->current(), QString("mul"));
+    QVERIFY(QString::fromStdString(session_->run().stopNote).contains("came in with log"));
+    QVERIFY(command(RunCommand::Reset));
+    session_->setBreakOnNonFinite(false);
+    QVERIFY(command(RunCommand::RunToEnd));
+    QVERIFY(session_->run().finished);
+    QVERIFY(session_->run().stopNote.empty());
+}
+
+void TestDebugSession::conditionalBreakpointStopsAfterItsNode() {
+    QVERIFY(open("example:tinynet"));
+    QVERIFY(session_->setBreakpoint("fc1", true, {BreakCondition::Kind::AbsAbove, 0.0}));
+    QVERIFY(command(RunCommand::RunToEnd));
+    QCOMPARE(session_->current(), QString("fc1")); // after it, not before
+    QVERIFY(QString::fromStdString(session_->run().stopNote).contains("above the breakpoint's"));
+    // Above a bound no value reaches, it never stops.
+    QVERIFY(command(RunCommand::Reset));
+    QVERIFY(session_->setBreakpoint("fc1", true, {BreakCondition::Kind::AbsAbove, 1e30}));
+    QVERIFY(command(RunCommand::RunToEnd));
+    QVERIFY(session_->run().finished);
+}
+
+void TestDebugSession::valuesComeOnRequest() {
+    QVERIFY(open("example:tinynet"));
+    QSignalSpy answers(session_.get(), &DebugSession::valuesReady);
+    ValueSliceRequest asked;
+    asked.node = "fc1";
+    session_->requestValues(asked);
+    QVERIFY(answers.wait(60000));
+    auto slice = answers.last().value(0).value<std::shared_ptr<const ValueSlice>>();
+    QVERIFY(slice->error.find("has not run yet") != std::string::npos);
+    QVERIFY(command(RunCommand::RunToEnd));
+    asked.index = {0, 0};
+    asked.colAxis = 1;
+    asked.colCount = 1000; // cut to the value's width
+    session_->requestValues(asked);
+    QVERIFY(answers.wait(60000));
+    slice = answers.last().value(0).value<std::shared_ptr<const ValueSlice>>();
+    QVERIFY2(slice->error.empty(), slice->error.c_str());
+    QCOMPARE(slice->request.colCount, slice->summary.shape.back());
+    QCOMPARE(static_cast<std::int64_t>(slice->reals.size()), slice->request.colCount);
 }
 
 int main(int argc, char** argv) {

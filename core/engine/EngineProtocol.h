@@ -9,10 +9,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "BreakCondition.h"
 #include "Graph.h"
 #include "InputSpec.h"
 #include "OutputCheck.h"
-#include "BreakCondition.h"
 #include "RunRecord.h"
 #include "ValueSlice.h"
 

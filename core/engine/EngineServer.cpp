@@ -118,7 +118,7 @@ public:
 private:
     int out_;
     std::int64_t
-        memoryLimit_; // the cap this process runs under, for a failed allocation's sentence
+        memoryLimit_;     // the cap this process runs under, for a failed allocation's sentence
     std::string tempDir_; // the one folder it may write: saved values go there
     int savedValues_ = 0;
     WatchRequest watch_;
@@ -273,7 +273,8 @@ private:
             saved.error = "This engine has no folder it may write, so it cannot save values.";
         } else {
             bool npy = request.format == ValueFileFormat::Npy;
-            saved.path = tempDir_ + "/value-" + std::to_string(++savedValues_) + (npy ? ".npy" : ".pt");
+            saved.path =
+                tempDir_ + "/value-" + std::to_string(++savedValues_) + (npy ? ".npy" : ".pt");
             saved.error = interpreter_->saveNodeValue(request, saved.path);
             if (!saved.error.empty())
                 saved.path.clear();

@@ -1,6 +1,6 @@
 #pragma once
 // fxtrace's pieces shared by its files: fxtrace.cpp (the command line, graph, nodes, json, run),
-// FxtraceRun.cpp (run's watch for NaN and Inf) and FxtraceExport.cpp (export: a file's graph,
+// FxtraceCompare.cpp (compare) and FxtraceExport.cpp (export: a file's graph,
 // or a live engine's).
 
 #include <QString>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "Comparison.h"
 #include "InputSpec.h"
 #include "Interpreter.h"
 #include "Model.h"
@@ -19,6 +20,19 @@ namespace fxview::fxtrace {
 constexpr int kOk = 0;
 constexpr int kModelFailed = 1;
 constexpr int kBadUsage = 2;
+
+// compare: what run B changes, and how the runs are judged.
+struct CompareOptions {
+    std::string modelB;             // another file; "" for the same model
+    std::string dtype;              // --dtype: B's floating weights and inputs cast to it
+    std::vector<InputSpec> inputsB; // --input-b; empty: A's
+    std::uint64_t seedB = 0;        // --seed-b
+    bool hasSeedB = false;
+    bool local = false;
+    Metric metric = Metric::RelL2;
+    double threshold = defaultThreshold(Metric::RelL2);
+    bool thresholdGiven = false; // else the metric's own default
+};
 
 struct Options {
     std::string command;
@@ -50,6 +64,7 @@ struct Options {
     std::vector<std::string> opLibraries; // --ops LIB.so: libraries of custom ops, loaded first
     // --attach FD: export what a live engine (the person's Python) serves on this socket
     int attachFd = -1;
+    CompareOptions compare;
 };
 
 // Writes `text` to `path`; false, with a sentence on stderr, if it cannot.
@@ -57,6 +72,9 @@ bool writeFile(const std::string& path, const std::string& text);
 
 // Inputs from --input, or guessed from the graph (and said so on stderr).
 bool chooseInputs(Interpreter& run, const Options& options, std::vector<InputSpec>& specs);
+
+// Runs A and B side by side and prints their differences node by node (FxtraceCompare.cpp).
+int compare(const Options& options);
 
 // Draws the graph offscreen and writes it in the format asked for, through the same export
 // code the app uses: a file's graph (run first with --run or --step)...

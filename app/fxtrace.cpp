@@ -5,6 +5,7 @@
 #include <QApplication>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -81,6 +82,30 @@ const std::vector<Command>& commands() {
          "  --break-on nan  stop after the first node whose output holds a NaN or an Inf, say\n"
          "                  whether they were born there or came in with an input, exit 1\n"
          "Exit code 1 when a node fails (the message names it) or the outputs differ.\n"},
+        {"compare",
+         "fxtrace compare A [B] [--input SPEC]... [--seed N] [--dtype D] [--input-b SPEC]... "
+         "[--seed-b N] [--local] [--metric M] [--threshold T] [--json FILE]",
+         "Runs model A and run B side by side and prints, for every node both have, how far\n"
+         "B's value is from A's: max and mean |a-b|, relative L2 ||a-b||/||a||, cosine, SQNR\n"
+         "20 log10(||a||/||a-b||) dB (float64, NaN against NaN counts as equal). Then the\n"
+         "nodes only one side has, and `First divergence: NODE (metric value)` or\n"
+         "`No divergence above T`. B is another file (nodes matched by name, the rest by\n"
+         "module scope and order: a quantized model against its float original), or A itself\n"
+         "with --dtype, --input-b or --seed-b.\n"
+         "  --input SPEC, --seed N   A's input, as for `run` (guessed if not given)\n"
+         "  --dtype D       B's floating weights and inputs cast to D: bfloat16, float16,\n"
+         "                  float64 (as model.to(D) and x.to(D))\n"
+         "  --input-b SPEC  B's input instead of A's (one per placeholder)\n"
+         "  --seed-b N      B's seed for its random input instead of A's\n"
+         "  --local         feed each of B's nodes A's values (cast to B's dtype, quantized\n"
+         "                  as B's are): the error each node makes itself, not what it was given\n"
+         "  --metric M      the metric divergence is judged by: rel_l2 (default), max_abs,\n"
+         "                  mean_abs, cosine, sqnr\n"
+         "  --threshold T   diverged past T (default rel_l2 1e-3, max_abs 1e-3, mean_abs 1e-4;\n"
+         "                  below T for cosine, 0.99999, and sqnr, 60 dB); a value that is not\n"
+         "                  finite, a shape that differs, or a node one run skipped diverges too\n"
+         "  --json FILE     also write the comparison as fxview.comparison JSON\n"
+         "Exit code 0 whatever the differences; 1 when a model cannot be loaded or a run fails.\n"},
         {"export",
          "fxtrace export MODEL -o FILE [--format F] [--input SPEC]... [--seed N] "
          "[--run | --step N] [--depth N] [--expand SCOPE]... [--scale S] [--theme light|dark] "
@@ -317,6 +342,39 @@ int run(const Options& options) {
                                                                                  : kModelFailed;
 }
 
+// One of compare's options that take a value; "" or what is wrong with it.
+std::string compareOption(const std::string& option, const std::string& value,
+                          CompareOptions& compare) {
+    if (option == "--input-b") {
+        InputSpec spec;
+        std::string error;
+        if (!parseInputSpec(value, spec, error))
+            return error;
+        compare.inputsB.push_back(spec);
+    } else if (option == "--dtype") {
+        if (value != "bfloat16" && value != "float16" && value != "float64" && value != "float32")
+            return "--dtype takes bfloat16, float16, float64 or float32";
+        compare.dtype = value;
+    } else if (option == "--seed-b") {
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+            return "--seed-b needs a non-negative whole number";
+        compare.seedB = std::stoull(value);
+        compare.hasSeedB = true;
+    } else if (option == "--metric") {
+        if (!metricFromName(value, compare.metric))
+            return "--metric takes rel_l2, max_abs, mean_abs, cosine or sqnr";
+        if (!compare.thresholdGiven)
+            compare.threshold = defaultThreshold(compare.metric);
+    } else { // --threshold
+        char* end = nullptr;
+        compare.threshold = std::strtod(value.c_str(), &end);
+        compare.thresholdGiven = true;
+        if (value.empty() || *end || !std::isfinite(compare.threshold))
+            return "--threshold needs a number";
+    }
+    return {};
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -400,8 +458,18 @@ int main(int argc, char** argv) {
             if (i + 1 == args.size())
                 return usageError(a + " needs a file name");
             options.output = args[++i];
+        } else if (options.command == "compare" && (a == "--input-b" || a == "--dtype" ||
+                                                    a == "--seed-b" || a == "--metric" ||
+                                                    a == "--threshold")) {
+            if (i + 1 == args.size())
+                return usageError(a + " needs a value");
+            if (std::string error = compareOption(a, args[++i], options.compare); !error.empty())
+                return usageError(error);
+        } else if (a == "--local" && options.command == "compare") {
+            options.compare.local = true;
         } else if (a == "--input" && (options.command == "run" || options.command == "json" ||
-                                      options.command == "export")) {
+                                      options.command == "export" ||
+                                      options.command == "compare")) {
             if (i + 1 == args.size())
                 return usageError("--input needs a spec such as 3x4 or file:input.pt");
             InputSpec spec;
@@ -410,12 +478,13 @@ int main(int argc, char** argv) {
                 return usageError(error);
             options.inputs.push_back(spec);
         } else if (a == "--seed" && (options.command == "run" || options.command == "json" ||
-                                     options.command == "export")) {
+                                     options.command == "export" ||
+                                     options.command == "compare")) {
             if (i + 1 == args.size() || args[i + 1].empty() ||
                 args[i + 1].find_first_not_of("0123456789") != std::string::npos)
                 return usageError("--seed needs a non-negative whole number");
             options.seed = std::stoull(args[++i]);
-        } else if (a == "--json" && options.command == "run") {
+        } else if (a == "--json" && (options.command == "run" || options.command == "compare")) {
             if (i + 1 == args.size())
                 return usageError("--json needs a file name");
             options.jsonFile = args[++i];
@@ -459,6 +528,8 @@ int main(int argc, char** argv) {
             return usageError("unknown option '" + a + "' for " + options.command);
         } else if (options.model.empty()) {
             options.model = a;
+        } else if (options.command == "compare" && options.compare.modelB.empty()) {
+            options.compare.modelB = a;
         } else {
             return usageError("more than one MODEL given ('" + options.model + "' and '" + a +
                               "')");
@@ -470,6 +541,11 @@ int main(int argc, char** argv) {
         return usageError(options.command + " needs a MODEL (a .pt file or example:tinynet)");
     if (options.command == "export" && options.output.empty())
         return usageError("export needs -o FILE (.png, .svg, .pdf, .dot, .json or .txt)");
+    if (options.command == "compare" && options.compare.modelB.empty() &&
+        options.compare.dtype.empty() && options.compare.inputsB.empty() &&
+        !options.compare.hasSeedB)
+        return usageError("compare needs a run B that differs from A: a second MODEL, --dtype, "
+                          "--input-b or --seed-b");
     if (options.run && options.steps >= 0)
         return usageError("--run and --step are either-or");
     // A live engine runs the model in the person's own process: nothing runs here to confine.
@@ -482,5 +558,6 @@ int main(int argc, char** argv) {
     confined.inProcess = options.inProcess;
     confined.outputs = {&options.output, &options.jsonFile, &options.outputsFile,
                         &options.savedValueFile};
-    return runConfined(confined, [&] { return run(options); });
+    return runConfined(confined,
+                       [&] { return options.command == "compare" ? compare(options) : run(options); });
 }

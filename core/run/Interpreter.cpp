@@ -25,6 +25,21 @@
 
 namespace fxview {
 
+namespace {
+
+// Python's module.to(dtype): floating parameters and buffers only, every submodule's.
+void castWeights(torch::jit::Module& module, c10::ScalarType type) {
+    torch::NoGradGuard noGrad;
+    for (at::Tensor t : module.parameters(true))
+        if (t.is_floating_point())
+            t.set_data(t.to(type));
+    for (at::Tensor t : module.buffers(true))
+        if (t.is_floating_point())
+            t.set_data(t.to(type));
+}
+
+} // namespace
+
 void Interpreter::Private::indexNodes() {
     nodeOf.assign(plan->steps.size(), nullptr);
     graph.forEachNode([&](const Node& n, int) {
@@ -83,6 +98,14 @@ Interpreter::Interpreter(std::shared_ptr<const Model> model, TraceResult traced,
     d->graph = std::move(traced.graph);
     d->plan = traced.plan;
     d->options = options;
+    if (!options.castTo.empty()) {
+        c10::ScalarType type;
+        if (!scalarTypeFromName(options.castTo, type) || !c10::isFloatingType(type))
+            throw std::invalid_argument("not a floating dtype: " + options.castTo);
+        d->castTo = type;
+        if (!d->model->d().exported) // a .pt2's weights are cast as its steps read them
+            castWeights(d->model->d().module, type);
+    }
     d->indexNodes();
     d->planFrees();
     d->resetRun();

@@ -30,6 +30,11 @@ struct RunOptions {
     // A node whose value is kept as it was when it ran (its last run inside a loop), for
     // saveValue; "" for none.
     std::string capturedNode;
+    // Runs the model in another floating dtype ("bfloat16", "float16", "float64"): its floating
+    // parameters and buffers, weights read by get_attr and floating inputs are cast to it, as
+    // Python's model.to(dtype) and x.to(dtype) would. A TorchScript model is cast in place: give
+    // such a run a model of its own. "" for none.
+    std::string castTo;
 };
 
 enum class StopReason {
@@ -135,6 +140,7 @@ public:
 private:
     std::unique_ptr<Private> d;
     friend struct ValueLookup; // InterpreterValues.cpp: finds the value a request names
+    friend struct RunPairing;  // RunComparison.cpp: sees each node's value as it is made
 };
 
 } // namespace fxview

@@ -153,6 +153,9 @@ std::string Interpreter::setInputs(const std::vector<InputSpec>& specs, std::uin
     if (std::string error = makeInputValues(specs, d->plan->inputs, made); !error.empty())
         return error;
     d->inputs = std::move(made);
+    if (d->castTo)
+        for (c10::IValue& v : d->inputs)
+            v = castFloating(v, *d->castTo);
     d->inputSummaries.clear();
     for (const c10::IValue& v : d->inputs)
         d->inputSummaries.push_back(summarize(v, d->options.fullSummaries));

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -47,6 +48,10 @@ struct Interpreter::Private {
     bool breakOnNonFinite = false;
     std::string stopNote; // why the last command stopped after a node: InterpreterWatch.cpp
     std::function<bool(const std::string&)> beforeNode; // setBeforeNode's; may be empty
+    // Called with each value a step makes, after its record and before its slot holds it: a
+    // comparison reads it there and may replace what later steps get (RunComparison.cpp).
+    std::function<void(int id, c10::IValue& value)> afterStep;
+    std::optional<c10::ScalarType> castTo; // RunOptions::castTo
     std::vector<std::vector<int>> freeAfter; // top-level step id -> slots nobody needs after it
 
     // The run's state; reset() clears it.

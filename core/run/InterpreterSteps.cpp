@@ -180,11 +180,9 @@ bool Interpreter::Private::runSimple(int id) {
             value = inputs[static_cast<std::size_t>(s.index)];
             break;
         case Step::Kind::Attribute:
-            if (s.loadAttribute) {
-                value = s.loadAttribute();
-                break;
-            }
-            value = s.attribute;
+            value = s.loadAttribute ? s.loadAttribute() : s.attribute;
+            if (castTo && value.isTensor() && value.toTensor().is_floating_point())
+                value = value.toTensor().to(*castTo);
             break;
         case Step::Kind::Operator:
             stack = resolveAll(s.inputs);
@@ -266,8 +264,10 @@ bool Interpreter::Private::runSimple(int id) {
         case Step::Kind::Loop:
             break; // handled by enterControl
         }
-        slots[static_cast<std::size_t>(s.slot)] = value;
         recordDone(id, value, start);
+        if (afterStep)
+            afterStep(id, value);
+        slots[static_cast<std::size_t>(s.slot)] = value;
         records[static_cast<std::size_t>(id)].warning = warning;
         logPath(PathEvent::Kind::Ran, id);
         return true;
@@ -335,12 +335,14 @@ void Interpreter::Private::finishControl(int id, std::vector<c10::IValue> result
                         : results.size() == 1 ? results[0]
                         : results.empty()     ? c10::IValue()
                                               : c10::ivalue::Tuple::create(std::move(results));
-    slots[static_cast<std::size_t>(s.slot)] = value;
     NodeRecord& r = records[static_cast<std::size_t>(id)];
     double entering = r.timeUs;
     r.state = NodeState::Done;
     r.runs += 1;
     r.value = summarize(value, options.fullSummaries);
+    if (afterStep)
+        afterStep(id, value);
+    slots[static_cast<std::size_t>(s.slot)] = value;
     r.timeUs = entering + std::chrono::duration<double, std::micro>(Clock::now() - start).count();
     frames.back().pc += 1;
     afterTopLevel(id);

@@ -280,6 +280,26 @@ bool scalarTypeFromName(const std::string& name, c10::ScalarType& type) {
     return false;
 }
 
+c10::IValue castFloating(const c10::IValue& value, c10::ScalarType type) {
+    if (value.isTensor()) {
+        const at::Tensor& t = value.toTensor();
+        return t.defined() && t.is_floating_point() ? c10::IValue(t.to(type)) : value;
+    }
+    if (value.isTuple()) {
+        std::vector<c10::IValue> items;
+        for (const c10::IValue& item : value.toTupleRef().elements())
+            items.push_back(castFloating(item, type));
+        return c10::ivalue::Tuple::create(std::move(items));
+    }
+    if (value.isTensorList()) {
+        c10::List<at::Tensor> list;
+        for (const at::Tensor& t : value.toTensorVector())
+            list.push_back(t.is_floating_point() ? t.to(type) : t);
+        return list;
+    }
+    return value;
+}
+
 ValueSummary summarize(const c10::IValue& value, bool withStats) {
     ValueSummary s;
     if (value.isTensor()) {

@@ -24,6 +24,10 @@ HeldTensor heldTensor(const std::string& name, const at::Tensor& t);
 // scalars compare with ==.
 bool exactlyEqual(const c10::IValue& a, const c10::IValue& b);
 
+// `value` with every floating tensor in it (through tuples and lists) cast to `type`, as
+// x.to(type) would; anything else as it is.
+c10::IValue castFloating(const c10::IValue& value, c10::ScalarType type);
+
 // A slice of `value` (an item of it: ValueSliceRequest::item) cut as `request` asks, the
 // request cut to what the slice holds; an error sentence when it holds no tensor.
 ValueSlice sliceValue(const c10::IValue& value, ValueSliceRequest request);

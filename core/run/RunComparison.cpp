@@ -1,0 +1,435 @@
+// Two runs side by side (RunComparison.h): the matching of their nodes, the metrics of one pair of
+// values, and the loop that steps run A and lets run B catch up after each of A's nodes.
+
+#include "RunComparison.h"
+
+#include <torch/script.h>
+
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "InterpreterPrivate.h"
+#include "TorchValues.h"
+
+namespace fxview {
+
+// --- matching ------------------------------------------------------------------------------
+
+namespace {
+
+std::vector<const Node*> comparableNodes(const Graph& graph) {
+    std::vector<const Node*> nodes;
+    graph.forEachNode([&](const Node& n, int) {
+        if (!n.hidden)
+            nodes.push_back(&n);
+    });
+    return nodes;
+}
+
+// Nodes left unmatched by name may still be the same computation under another name (a
+// scripted and a traced module, a quantized module's ops): paired in order within their module
+// scope when they are the same kind of node.
+bool sameKind(const Node& a, const Node& b) {
+    if (a.op != b.op)
+        return false;
+    return a.op == Op::CallModule || a.op == Op::Placeholder || a.op == Op::Output ||
+           a.target == b.target;
+}
+
+} // namespace
+
+NodeMatching matchNodes(const Graph& a, const Graph& b) {
+    NodeMatching m;
+    std::vector<const Node*> nodesA = comparableNodes(a), nodesB = comparableNodes(b);
+    std::unordered_set<std::string> namesB;
+    for (const Node* n : nodesB)
+        namesB.insert(n->name);
+    std::unordered_set<std::string> matchedB;
+    std::map<std::string, std::vector<const Node*>> restA, restB; // by scope, in graph order
+    for (const Node* n : nodesA) {
+        if (namesB.count(n->name)) {
+            m.pairs.push_back({n->name, n->name, "name"});
+            matchedB.insert(n->name);
+        } else {
+            restA[n->scope].push_back(n);
+        }
+    }
+    for (const Node* n : nodesB)
+        if (!matchedB.count(n->name))
+            restB[n->scope].push_back(n);
+    std::unordered_set<std::string> pairedA, pairedB;
+    for (auto& [scope, listA] : restA) {
+        auto found = restB.find(scope);
+        if (found == restB.end())
+            continue;
+        std::size_t j = 0;
+        for (const Node* na : listA) {
+            std::size_t k = j;
+            while (k < found->second.size() && !sameKind(*na, *found->second[k]))
+                ++k;
+            if (k == found->second.size())
+                continue;
+            m.pairs.push_back({na->name, found->second[k]->name, "scope order"});
+            pairedA.insert(na->name);
+            pairedB.insert(found->second[k]->name);
+            j = k + 1;
+        }
+    }
+    for (const Node* n : nodesA)
+        if (!namesB.count(n->name) && !pairedA.count(n->name))
+            m.onlyA.push_back(n->name);
+    for (const Node* n : nodesB)
+        if (!matchedB.count(n->name) && !pairedB.count(n->name))
+            m.onlyB.push_back(n->name);
+    return m;
+}
+
+// --- metrics -------------------------------------------------------------------------------
+
+namespace {
+
+// Every number `value` holds (a tuple's or list's items one after the other) as flat float64
+// tensors, with their shapes; false if it holds something that is not a number.
+bool numericParts(const c10::IValue& value, std::vector<at::Tensor>& parts,
+                  std::vector<std::vector<std::int64_t>>& shapes) {
+    if (value.isTensor()) {
+        at::Tensor t = value.toTensor();
+        if (!t.defined())
+            return false;
+        shapes.push_back(t.sizes().vec());
+        if (t.is_quantized())
+            t = t.dequantize();
+        if (t.is_complex())
+            t = at::view_as_real(t.resolve_conj());
+        parts.push_back(t.to(at::kDouble).reshape({-1}));
+        return true;
+    }
+    if (value.isDouble() || value.isInt() || value.isBool()) {
+        shapes.push_back({});
+        double number = value.isDouble() ? value.toDouble()
+                        : value.isInt()  ? static_cast<double>(value.toInt())
+                                         : static_cast<double>(value.toBool());
+        parts.push_back(at::full({1}, number, at::kDouble));
+        return true;
+    }
+    if (value.isTuple()) {
+        for (const c10::IValue& item : value.toTupleRef().elements())
+            if (!numericParts(item, parts, shapes))
+                return false;
+        return true;
+    }
+    if (value.isList()) {
+        for (const c10::IValue& item : value.toListRef())
+            if (!numericParts(item, parts, shapes))
+                return false;
+        return true;
+    }
+    return false;
+}
+
+std::string shapesText(const std::vector<std::vector<std::int64_t>>& shapes) {
+    std::string text;
+    for (const auto& shape : shapes)
+        text += (text.empty() ? "" : ", ") + formatShape(shape);
+    return text;
+}
+
+void measure(const c10::IValue& a, const c10::IValue& b, NodeDifference& row) {
+    ValueSummary sa = summarize(a, false), sb = summarize(b, false);
+    row.shapeA = shortDescription(sa);
+    row.shapeB = shortDescription(sb);
+    row.dtypeA = sa.dtype;
+    row.dtypeB = sb.dtype;
+    std::vector<at::Tensor> partsA, partsB;
+    std::vector<std::vector<std::int64_t>> shapesA, shapesB;
+    if (!numericParts(a, partsA, shapesA) || !numericParts(b, partsB, shapesB)) {
+        row.compared = false;
+        row.mismatch = !exactlyEqual(a, b);
+        row.note = row.mismatch ? "not numbers, and they differ" : "not numbers; equal";
+        return;
+    }
+    if (shapesA != shapesB) {
+        row.compared = false;
+        row.mismatch = true;
+        row.note = "shapes differ: " + shapesText(shapesA) + " against " + shapesText(shapesB);
+        return;
+    }
+    row.compared = true;
+    row.mismatch = false;
+    at::Tensor x = partsA.size() == 1 ? partsA[0] : at::cat(partsA);
+    at::Tensor y = partsB.size() == 1 ? partsB[0] : at::cat(partsB);
+    row.elements = x.numel();
+    if (row.elements == 0) {
+        row.maxAbs = row.meanAbs = row.relL2 = 0;
+        row.cosine = 1;
+        row.sqnr = std::numeric_limits<double>::infinity();
+        return;
+    }
+    // Equal values (equal infinities too) and NaN against NaN are no difference.
+    at::Tensor same = at::eq(x, y).logical_or_(at::isnan(x).logical_and_(at::isnan(y)));
+    at::Tensor d = at::where(same, at::zeros_like(x), x - y);
+    at::Tensor absD = d.abs();
+    double normA = at::linalg_vector_norm(x).item<double>();
+    double normB = at::linalg_vector_norm(y).item<double>();
+    double normD = at::linalg_vector_norm(d).item<double>();
+    row.maxAbs = absD.max().item<double>();
+    row.meanAbs = absD.mean().item<double>();
+    constexpr double inf = std::numeric_limits<double>::infinity();
+    if (normD == 0) {
+        row.relL2 = 0;
+        row.cosine = 1;
+        row.sqnr = inf;
+        return;
+    }
+    row.relL2 = normA == 0 ? inf : normD / normA;
+    row.cosine = normA == 0 || normB == 0 ? 0 : (x * y).sum().item<double>() / (normA * normB);
+    row.sqnr = 20 * std::log10(normA / normD);
+}
+
+// A's value as B's node would hold it, for local mode: B's dtype, B's quantization; B's own
+// value (and `fed` false) where A's cannot stand in for it.
+c10::IValue likeB(const c10::IValue& a, const c10::IValue& b, bool& fed) {
+    if (a.isTensor() && b.isTensor()) {
+        at::Tensor ta = a.toTensor(), tb = b.toTensor();
+        if (!ta.defined() || !tb.defined() || ta.sizes() != tb.sizes()) {
+            fed = false;
+            return b;
+        }
+        if (ta.is_quantized())
+            ta = ta.dequantize();
+        if (!tb.is_quantized()) // a copy always: B's in-place ops must not change A's value
+            return ta.to(tb.scalar_type(), false, true);
+        if (tb.qscheme() == at::kPerTensorAffine)
+            return at::quantize_per_tensor(ta.to(at::kFloat), tb.q_scale(), tb.q_zero_point(),
+                                           tb.scalar_type());
+        if (tb.qscheme() == at::kPerChannelAffine)
+            return at::quantize_per_channel(ta.to(at::kFloat), tb.q_per_channel_scales(),
+                                            tb.q_per_channel_zero_points(), tb.q_per_channel_axis(),
+                                            tb.scalar_type());
+        fed = false;
+        return b;
+    }
+    if (a.isTuple() && b.isTuple() &&
+        a.toTupleRef().elements().size() == b.toTupleRef().elements().size()) {
+        std::vector<c10::IValue> items;
+        for (std::size_t i = 0; i < a.toTupleRef().elements().size(); ++i)
+            items.push_back(likeB(a.toTupleRef().elements()[i], b.toTupleRef().elements()[i], fed));
+        return c10::ivalue::Tuple::create(std::move(items));
+    }
+    if (a.isTensorList() && b.isTensorList() && a.toListRef().size() == b.toListRef().size()) {
+        c10::List<at::Tensor> items;
+        for (std::size_t i = 0; i < a.toListRef().size(); ++i)
+            items.push_back(likeB(a.toListRef()[i], b.toListRef()[i], fed).toTensor());
+        return items;
+    }
+    if (a.tagKind() == b.tagKind() && (a.isDouble() || a.isInt() || a.isBool()))
+        return a;
+    fed = !exactlyEqual(a, b) ? false : fed;
+    return b;
+}
+
+c10::IValue heldCopy(const c10::IValue& value) {
+    try {
+        return value.deepcopy();
+    } catch (const std::exception&) {
+        return value;
+    }
+}
+
+} // namespace
+
+// --- the two runs side by side -------------------------------------------------------------
+
+struct RunPairing {
+    Interpreter& a;
+    Interpreter& b;
+    const RunComparisonOptions& options;
+    NodeMatching matching;
+    std::unordered_map<std::string, std::string> aToB, bToA;
+    // Values one run made whose partner the other has not made yet, oldest first.
+    struct Held {
+        c10::IValue value;
+        bool copied = false; // a copy, safe from the run's later in-place ops
+    };
+    std::unordered_map<std::string, std::deque<Held>> waitingA, waitingB; // by A's, B's name
+    std::int64_t heldBytes = 0;
+    std::vector<std::string> freshA;                    // held this step, not yet copied
+    std::unordered_map<std::string, std::size_t> rowOf; // A's node -> its row
+    std::unordered_map<std::string, int> runs;          // A's node -> how many pairs compared
+    ComparisonReport report;
+
+    RunPairing(Interpreter& a, Interpreter& b, const RunComparisonOptions& options)
+        : a(a), b(b), options(options), matching(matchNodes(a.graph(), b.graph())) {
+        for (const auto& p : matching.pairs) {
+            aToB[p.a] = p.b;
+            bToA[p.b] = p.a;
+        }
+    }
+
+    NodeDifference& rowFor(const std::string& nodeA) {
+        auto found = rowOf.find(nodeA);
+        if (found != rowOf.end())
+            return report.nodes[found->second];
+        rowOf[nodeA] = report.nodes.size();
+        NodeDifference row;
+        row.node = nodeA;
+        row.nodeB = aToB[nodeA];
+        if (const Node* n = a.graph().find(nodeA)) {
+            row.op = opName(n->op);
+            row.target = n->target;
+        }
+        for (const auto& p : matching.pairs)
+            if (p.a == nodeA)
+                row.match = p.how;
+        report.nodes.push_back(row);
+        return report.nodes.back();
+    }
+
+    void compare(const std::string& nodeA, const c10::IValue& va, const c10::IValue& vb) {
+        NodeDifference& row = rowFor(nodeA);
+        measure(va, vb, row);
+        int n = ++runs[nodeA];
+        if (n > 1)
+            row.note =
+                (row.note.empty() ? "" : row.note + "; ") + "its last run, of " + std::to_string(n);
+    }
+
+    void hold(std::unordered_map<std::string, std::deque<Held>>& waiting, const std::string& name,
+              const c10::IValue& value, bool copy) {
+        std::int64_t bytes = Interpreter::Private::tensorBytes(value);
+        if (heldBytes + bytes > options.heldBytes) {
+            NodeDifference& row = rowFor(&waiting == &waitingA ? name : bToA[name]);
+            row.compared = false;
+            row.note = "not compared: the other run had not made it while more than " +
+                       std::to_string(options.heldBytes >> 20) + " MB of values waited";
+            return;
+        }
+        heldBytes += bytes;
+        waiting[name].push_back({copy ? heldCopy(value) : value, copy});
+    }
+
+    Held take(std::deque<Held>& queue) {
+        Held h = std::move(queue.front());
+        queue.pop_front();
+        heldBytes -= Interpreter::Private::tensorBytes(h.value);
+        return h;
+    }
+
+    void madeInA(int id, c10::IValue& value) {
+        const std::string& name = a.d->stepAt(id).name;
+        auto partner = aToB.find(name);
+        if (partner == aToB.end())
+            return;
+        auto waiting = waitingB.find(partner->second);
+        if (waiting != waitingB.end() && !waiting->second.empty()) {
+            compare(name, value, take(waiting->second).value); // B ran ahead: no feeding
+            return;
+        }
+        hold(waitingA, name, value, false);
+        freshA.push_back(name);
+    }
+
+    void madeInB(int id, c10::IValue& value) {
+        const std::string& name = b.d->stepAt(id).name;
+        auto partner = bToA.find(name);
+        if (partner == bToA.end())
+            return;
+        auto waiting = waitingA.find(partner->second);
+        if (waiting == waitingA.end() || waiting->second.empty()) {
+            // B is ahead; its later in-place ops must not change what it made.
+            hold(waitingB, name, value, true);
+            return;
+        }
+        Held held = take(waiting->second);
+        compare(partner->second, held.value, value);
+        if (options.local) {
+            bool fed = true;
+            value = likeB(held.value, value, fed);
+            if (!fed) {
+                NodeDifference& row = rowFor(partner->second);
+                row.note = (row.note.empty() ? "" : row.note + "; ") +
+                           "its consumers in B got B's own value (A's cannot stand in for it)";
+            }
+        }
+    }
+
+    bool waitingForB() const {
+        for (const auto& [name, queue] : waitingA)
+            if (!queue.empty())
+                return true;
+        return false;
+    }
+
+    // A's values still waiting after B caught up are copied: A's next steps may change them.
+    void protectWaiting() {
+        for (const std::string& name : freshA) {
+            auto found = waitingA.find(name);
+            if (found == waitingA.end())
+                continue;
+            for (Held& h : found->second)
+                if (!h.copied) {
+                    h.value = heldCopy(h.value);
+                    h.copied = true;
+                }
+        }
+        freshA.clear();
+    }
+
+    bool failedRun(const Interpreter& run, const char* which) {
+        if (!run.failed())
+            return false;
+        report.failure = std::string("Run ") + which + " failed: " + run.failure();
+        return true;
+    }
+
+    ComparisonReport run() {
+        report.local = options.local;
+        report.onlyA = matching.onlyA;
+        report.onlyB = matching.onlyB;
+        a.d->afterStep = [this](int id, c10::IValue& v) { madeInA(id, v); };
+        b.d->afterStep = [this](int id, c10::IValue& v) { madeInB(id, v); };
+        a.reset();
+        b.reset();
+        while (!a.finished() && !failedRun(a, "A")) {
+            if (options.beforeNode && !options.beforeNode(a.nextNode())) {
+                report.failure = "The comparison was stopped before " + a.nextNode() + ".";
+                break;
+            }
+            a.step();
+            while (waitingForB() && !b.finished() && !b.failed())
+                b.step();
+            protectWaiting();
+            if (failedRun(b, "B"))
+                break;
+        }
+        while (report.failure.empty() && !b.finished() && !failedRun(b, "B"))
+            b.step();
+        a.d->afterStep = nullptr;
+        b.d->afterStep = nullptr;
+        // Pairs one run made and the other never did (a branch one of them did not take).
+        for (const auto& p : matching.pairs) {
+            bool ranA = a.record(p.a) && a.record(p.a)->state == NodeState::Done;
+            bool ranB = b.record(p.b) && b.record(p.b)->state == NodeState::Done;
+            if (runs.count(p.a) || (!ranA && !ranB) || !report.failure.empty())
+                continue;
+            NodeDifference& row = rowFor(p.a);
+            if (!row.note.empty()) // not compared for want of memory
+                continue;
+            row.mismatch = true;
+            row.note = ranA ? "B did not run it" : "A did not run it";
+        }
+        return std::move(report);
+    }
+};
+
+ComparisonReport compareRuns(Interpreter& a, Interpreter& b, const RunComparisonOptions& options) {
+    torch::NoGradGuard noGrad;
+    RunPairing pairing(a, b, options);
+    return pairing.run();
+}
+
+} // namespace fxview

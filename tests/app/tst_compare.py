@@ -1,0 +1,273 @@
+"""Two runs compared node by node (issue 26), `fxtrace compare`, against PyTorch 2.6 in this
+process:
+- Two checkpoints of torchvision's resnet18 that differ in one layer's weights: every node
+  before that layer is equal (max |a-b| 0), the first divergence is that layer's node, and the
+  metrics of every node equal those computed here from torch.fx's values of both models.
+- float32 against bfloat16 (--dtype): the metrics of every node equal those computed here from
+  torch.fx runs of the model and of model.to(torch.bfloat16) on x.to(torch.bfloat16).
+- Local mode (--local) puts the largest error on the node whose own precision causes it (an exp
+  of large numbers), and that node's local error is the one computed here by feeding B's exp
+  A's input cast to bfloat16; accumulated, the error spreads past it.
+- A quantized model (FX graph mode) against its fused float original: nodes pair by name, the
+  quantize/dequantize nodes only B has are listed, the metrics equal those computed here from
+  both GraphModules' values (B's dequantized).
+- Another input (--seed-b) diverges at the input; bad usage gets a sentence and exit 2.
+Run by CTest as python_compare (FXTRACE names the built fxtrace).
+"""
+
+import copy
+import json
+import math
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import torch
+import torch.fx
+import torchvision
+from torch.ao.quantization import get_default_qconfig_mapping
+from torch.ao.quantization.quantize_fx import convert_fx, fuse_fx, prepare_fx
+
+sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
+from checks import check, fxtrace, run_groups  # noqa: E402
+
+WORK = Path(tempfile.mkdtemp(prefix="tst_compare-"))
+METRICS = ("max_abs", "mean_abs", "rel_l2", "cosine", "sqnr")
+
+
+def values_in_fx(gm, *args):
+    """Each node's value when torch.fx's Interpreter ran it (cloned: later in-place ops must
+    not change it)."""
+    values = {}
+
+    class Recording(torch.fx.Interpreter):
+        def run_node(self, n):
+            result = super().run_node(n)
+            values[n.name] = result.clone() if isinstance(result, torch.Tensor) else result
+            return result
+
+    with torch.no_grad():
+        Recording(gm).run(*args)
+    return values
+
+
+def numbers(value):
+    """Every number a value holds as one flat float64 tensor (a tuple's tensors in order)."""
+    if isinstance(value, torch.Tensor):
+        t = value.dequantize() if value.is_quantized else value
+        t = torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
+        return [t.to(torch.float64).reshape(-1)]
+    if isinstance(value, (int, float, bool)):
+        return [torch.tensor([float(value)], dtype=torch.float64)]
+    if isinstance(value, (tuple, list)):
+        return [p for item in value for p in numbers(item)]
+    raise TypeError(type(value))
+
+
+def metrics(a, b):
+    """The comparison's metrics, as docs/comparison.md defines them."""
+    x, y = torch.cat(numbers(a)), torch.cat(numbers(b))
+    same = (x == y) | (x.isnan() & y.isnan())
+    d = torch.where(same, torch.zeros_like(x), x - y)
+    na, nb, nd = (torch.linalg.vector_norm(t).item() for t in (x, y, d))
+    result = {"max_abs": d.abs().max().item(), "mean_abs": d.abs().mean().item()}
+    if nd == 0:
+        return {**result, "rel_l2": 0.0, "cosine": 1.0, "sqnr": math.inf}
+    return {**result, "rel_l2": math.inf if na == 0 else nd / na,
+            "cosine": 0.0 if na == 0 or nb == 0 else (x * y).sum().item() / (na * nb),
+            "sqnr": 20 * math.log10(na / nd)}
+
+
+def close(ours, theirs):
+    ours = float(ours)  # "inf", "nan" arrive as strings
+    if math.isinf(theirs) or math.isinf(ours):
+        return ours == theirs
+    return abs(ours - theirs) <= 1e-9 * max(1.0, abs(theirs))
+
+
+def compare(*args):
+    out = WORK / "comparison.json"
+    run = fxtrace("compare", *args, "--json", out)
+    report = json.loads(out.read_text()) if run.returncode == 0 else None
+    return run, report
+
+
+def check_metrics(what, report, values_a, values_b, name_b=lambda n: n):
+    """Every compared node's metrics equal those computed here from both runs' values."""
+    compared = [n for n in report["nodes"] if n["compared"]]
+    check(compared, f"{what}: no node was compared")
+    for n in compared:
+        a, b = values_a.get(n["node"]), values_b.get(name_b(n["node_b"]))
+        if not check(a is not None and b is not None,
+                     f"{what}: {n['node']} / {n['node_b']} is not a node torch.fx ran"):
+            continue
+        expected = metrics(a, b)
+        wrong = [m for m in METRICS if not close(n[m], expected[m])]
+        check(not wrong, f"{what}: {n['node']}'s {wrong} are "
+                         f"{[n[m] for m in wrong]}, PyTorch's {[expected[m] for m in wrong]}")
+
+
+def vision_resnet18():
+    torch.manual_seed(0)
+    return torchvision.models.resnet18(weights=None).eval()
+
+
+def check_checkpoints():
+    a = vision_resnet18()
+    b = copy.deepcopy(a)
+    with torch.no_grad():
+        b.layer3[1].conv2.weight.mul_(1.01)
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 64, 64)
+    torch.save(x, WORK / "x.pt")
+    for model, name in ((a, "a.pt"), (b, "b.pt")):
+        torch.jit.trace(model, x).save(str(WORK / name))
+    run, report = compare(WORK / "a.pt", WORK / "b.pt", "--input", f"file:{WORK / 'x.pt'}")
+    check(run.returncode == 0, f"checkpoints: exit {run.returncode}: {run.stderr}")
+    if not report:
+        return
+    last = run.stdout.strip().splitlines()[-1]
+    check(last.startswith("First divergence: layer3_1_conv2 (rel_l2 "),
+          f"checkpoints: the last line is {last!r}")
+    check(report["first_divergence"] == "layer3_1_conv2",
+          f"checkpoints: the JSON's first divergence is {report['first_divergence']}")
+    names = [n["node"] for n in report["nodes"]]
+    before = names[:names.index("layer3_1_conv2")] if "layer3_1_conv2" in names else []
+    check(before and all(float(n["max_abs"]) == 0 for n in report["nodes"][:len(before)]),
+          "checkpoints: a node before layer3_1_conv2 differs")
+    check(not report["only_a"] and not report["only_b"],
+          f"checkpoints: unmatched nodes {report['only_a']} {report['only_b']}")
+    gm_a, gm_b = torch.fx.symbolic_trace(a), torch.fx.symbolic_trace(b)
+    check_metrics("checkpoints", report, values_in_fx(gm_a, x), values_in_fx(gm_b, x))
+
+
+def check_bfloat16():
+    model = vision_resnet18()
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 64, 64)
+    torch.save(x, WORK / "x16.pt")
+    torch.jit.trace(model, x).save(str(WORK / "r18.pt"))
+    run, report = compare(WORK / "r18.pt", "--dtype", "bfloat16", "--input",
+                          f"file:{WORK / 'x16.pt'}")
+    check(run.returncode == 0, f"bfloat16: exit {run.returncode}: {run.stderr}")
+    if not report:
+        return
+    check(len(report["nodes"]) == len(torch.fx.symbolic_trace(model).graph.nodes),
+          f"bfloat16: {len(report['nodes'])} nodes compared")
+    check(all(n["dtype_b"] == "bfloat16" for n in report["nodes"]),
+          f"bfloat16: run B holds a value that is not bfloat16: {[n['dtype_b'] for n in report['nodes']]}")
+    values_a = values_in_fx(torch.fx.symbolic_trace(model), x)
+    b = copy.deepcopy(model).to(torch.bfloat16)
+    values_b = values_in_fx(torch.fx.symbolic_trace(b), x.to(torch.bfloat16))
+    check_metrics("bfloat16", report, values_a, values_b)
+
+
+class ExpOfLarge(torch.nn.Module):
+    """exp of numbers up to ~10: a rounding of its input by bfloat16 (2^-9 relative) becomes an
+    error of |x| times that in its output, where the other nodes keep about 2^-9."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(16, 16)
+        self.fc2 = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        h = self.fc1(x) * 8
+        e = torch.exp(h)
+        return self.fc2(e) * 0.5
+
+
+def check_local():
+    torch.manual_seed(0)
+    model = ExpOfLarge().eval()
+    x = torch.randn(32, 16)
+    torch.save(x, WORK / "xe.pt")
+    torch.jit.trace(model, x).save(str(WORK / "exp.pt"))
+    args = (WORK / "exp.pt", "--dtype", "bfloat16", "--input", f"file:{WORK / 'xe.pt'}")
+    run, local = compare(*args, "--local")
+    check(run.returncode == 0, f"local: exit {run.returncode}: {run.stderr}")
+    run, accumulated = compare(*args)
+    if not local or not accumulated:
+        return
+    rel = {n["node"]: float(n["rel_l2"]) for n in local["nodes"]}
+    worst = max(rel, key=rel.get)
+    check(worst == "exp", f"local: the largest error is at {worst}, not exp: {rel}")
+    check(local["local"] and not accumulated["local"], "local: the JSON does not say the mode")
+    values = values_in_fx(torch.fx.symbolic_trace(model), x)
+    own = torch.exp(values["mul"].to(torch.bfloat16))  # B's exp fed A's input
+    expected = metrics(values["exp"], own)["rel_l2"]
+    check(close(rel["exp"], expected), f"local: exp's error is {rel['exp']}, PyTorch's {expected}")
+    spread = {n["node"]: float(n["rel_l2"]) for n in accumulated["nodes"]}
+    check(spread["fc2"] > 3 * rel["fc2"],
+          f"local: fc2's accumulated error {spread['fc2']} is not well above its own {rel['fc2']}")
+
+
+class Small(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1),
+                                        torch.nn.BatchNorm2d(8), torch.nn.ReLU())
+        self.branch = torch.nn.Conv2d(8, 8, 3, padding=1)
+        self.fc = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        x = self.stem(x)
+        y = torch.relu(self.branch(x) + x)
+        return self.fc(y.mean((2, 3)))
+
+
+def check_quantized():
+    torch.manual_seed(0)
+    model = Small().eval()
+    x = torch.randn(2, 3, 12, 12)
+    torch.save(x, WORK / "xq.pt")
+    fused = fuse_fx(copy.deepcopy(model))
+    prepared = prepare_fx(copy.deepcopy(model), get_default_qconfig_mapping("x86"), (x,))
+    for _ in range(4):
+        prepared(torch.randn_like(x))
+    quantized = convert_fx(prepared)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.script(fused).save(str(WORK / "float.pt"))
+        torch.jit.script(quantized).save(str(WORK / "quant.pt"))
+    run, report = compare(WORK / "float.pt", WORK / "quant.pt", "--input",
+                          f"file:{WORK / 'xq.pt'}")
+    check(run.returncode == 0, f"quantized: exit {run.returncode}: {run.stderr}")
+    if not report:
+        return
+    paired = {n["node"] for n in report["nodes"] if n["compared"]}
+    check({"stem_0", "branch", "fc", "output"} <= paired, f"quantized: paired only {paired}")
+    check("quantize_per_tensor" in report["only_b"],
+          f"quantized: quantize_per_tensor is not listed as B's alone: {report['only_b']}")
+    fc = next(n for n in report["nodes"] if n["node"] == "fc")
+    check(10 < float(fc["sqnr"]) < 60, f"quantized: fc's SQNR is {fc['sqnr']} dB")
+    # Both are GraphModules already (a trace of them would go into the fused modules).
+    check_metrics("quantized", report, values_in_fx(fused, x), values_in_fx(quantized, x))
+
+
+def check_other_input_and_usage():
+    torch.jit.trace(ExpOfLarge().eval(), torch.randn(4, 16)).save(str(WORK / "e.pt"))
+    run, report = compare(WORK / "e.pt", "--input", "4x16", "--seed-b", "1")
+    check(run.returncode == 0 and report and report["first_divergence"] == "x",
+          f"other input: {run.stdout}{run.stderr}")
+    alone = fxtrace("compare", WORK / "e.pt")
+    check(alone.returncode == 2 and "run B that differs" in alone.stderr,
+          f"usage: compare without B: {alone.returncode} {alone.stderr}")
+    bad = fxtrace("compare", WORK / "e.pt", "--dtype", "int8")
+    check(bad.returncode == 2 and "--dtype takes" in bad.stderr, f"usage: {bad.stderr}")
+    missing = fxtrace("compare", WORK / "e.pt", WORK / "missing.pt")
+    check(missing.returncode == 1 and missing.stderr.startswith("Model B: "),
+          f"usage: a missing B: {missing.returncode} {missing.stderr}")
+
+
+def main():
+    return run_groups([("checkpoints", check_checkpoints, ()),
+                       ("bfloat16", check_bfloat16, ()),
+                       ("local", check_local, ()),
+                       ("quantized", check_quantized, ()),
+                       ("other input and usage", check_other_input_and_usage, ())])
+
+
+if __name__ == "__main__":
+    sys.exit(main())

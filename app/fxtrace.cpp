@@ -458,18 +458,18 @@ int main(int argc, char** argv) {
             if (i + 1 == args.size())
                 return usageError(a + " needs a file name");
             options.output = args[++i];
-        } else if (options.command == "compare" && (a == "--input-b" || a == "--dtype" ||
-                                                    a == "--seed-b" || a == "--metric" ||
-                                                    a == "--threshold")) {
+        } else if (options.command == "compare" &&
+                   (a == "--input-b" || a == "--dtype" || a == "--seed-b" || a == "--metric" ||
+                    a == "--threshold")) {
             if (i + 1 == args.size())
                 return usageError(a + " needs a value");
             if (std::string error = compareOption(a, args[++i], options.compare); !error.empty())
                 return usageError(error);
         } else if (a == "--local" && options.command == "compare") {
             options.compare.local = true;
-        } else if (a == "--input" && (options.command == "run" || options.command == "json" ||
-                                      options.command == "export" ||
-                                      options.command == "compare")) {
+        } else if (a == "--input" &&
+                   (options.command == "run" || options.command == "json" ||
+                    options.command == "export" || options.command == "compare")) {
             if (i + 1 == args.size())
                 return usageError("--input needs a spec such as 3x4 or file:input.pt");
             InputSpec spec;
@@ -478,8 +478,7 @@ int main(int argc, char** argv) {
                 return usageError(error);
             options.inputs.push_back(spec);
         } else if (a == "--seed" && (options.command == "run" || options.command == "json" ||
-                                     options.command == "export" ||
-                                     options.command == "compare")) {
+                                     options.command == "export" || options.command == "compare")) {
             if (i + 1 == args.size() || args[i + 1].empty() ||
                 args[i + 1].find_first_not_of("0123456789") != std::string::npos)
                 return usageError("--seed needs a non-negative whole number");
@@ -558,6 +557,6 @@ int main(int argc, char** argv) {
     confined.inProcess = options.inProcess;
     confined.outputs = {&options.output, &options.jsonFile, &options.outputsFile,
                         &options.savedValueFile};
-    return runConfined(confined,
-                       [&] { return options.command == "compare" ? compare(options) : run(options); });
+    return runConfined(
+        confined, [&] { return options.command == "compare" ? compare(options) : run(options); });
 }

@@ -80,6 +80,26 @@ double NodeDifference::metric(Metric m) const {
     return 0;
 }
 
+void NodeDifference::setMetric(Metric m, double value) {
+    switch (m) {
+    case Metric::MaxAbs:
+        maxAbs = value;
+        break;
+    case Metric::MeanAbs:
+        meanAbs = value;
+        break;
+    case Metric::RelL2:
+        relL2 = value;
+        break;
+    case Metric::Cosine:
+        cosine = value;
+        break;
+    case Metric::Sqnr:
+        sqnr = value;
+        break;
+    }
+}
+
 bool NodeDifference::diverges(Metric m, double threshold) const {
     if (mismatch)
         return true;

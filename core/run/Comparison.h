@@ -49,6 +49,7 @@ struct NodeDifference {
     double sqnr = std::numeric_limits<double>::infinity();
 
     double metric(Metric m) const;
+    void setMetric(Metric m, double value);
     // Past `threshold` on `metric`, not finite, or mismatched.
     bool diverges(Metric m, double threshold) const;
 };

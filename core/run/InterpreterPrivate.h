@@ -51,7 +51,7 @@ struct Interpreter::Private {
     // Called with each value a step makes, after its record and before its slot holds it: a
     // comparison reads it there and may replace what later steps get (RunComparison.cpp).
     std::function<void(int id, c10::IValue& value)> afterStep;
-    std::optional<c10::ScalarType> castTo; // RunOptions::castTo
+    std::optional<c10::ScalarType> castTo;   // RunOptions::castTo
     std::vector<std::vector<int>> freeAfter; // top-level step id -> slots nobody needs after it
 
     // The run's state; reset() clears it.

@@ -238,6 +238,14 @@ void GraphScene::clearRun() {
         e->setLabel({});
 }
 
+void GraphScene::setNodeMarks(const QList<QPair<QString, QColor>>& marks) {
+    QHash<QString, QColor> byItem;
+    for (const auto& [node, colour] : marks)
+        byItem.insert(drawnAs(node), colour);
+    for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
+        it.value()->setMark(byItem.value(it.key()));
+}
+
 void GraphScene::setBreakpoint(const QString& node, bool on) {
     if (NodeItem* item = nodes_.value(node))
         item->setBreakpoint(on);

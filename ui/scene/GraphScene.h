@@ -58,6 +58,10 @@ public:
     void syncRun(const RecordLookup& recordOf, const QString& currentNode, bool edgeShapes = true);
     void clearRun();
     void setBreakpoint(const QString& node, bool on);
+    // Colours nodes by a comparison (ComparisonPanel::nodeMarks): each on the box it is drawn as,
+    // later entries winning where nodes share one (a closed scope); every other box plain.
+    void setNodeMarks(const QList<QPair<QString, QColor>>& marks);
+    void clearNodeMarks() { setNodeMarks({}); }
 
     NodeItem* nodeItem(const QString& name) const { return nodes_.value(name); }
     ClusterItem* clusterItem(const QString& id) const;

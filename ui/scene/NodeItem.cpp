@@ -135,13 +135,22 @@ void NodeItem::setBreakpoint(bool on) {
     update();
 }
 
+void NodeItem::setMark(const QColor& mark) {
+    if (mark == mark_)
+        return;
+    mark_ = mark;
+    update();
+}
+
 QRectF NodeItem::boundingRect() const {
     return box_.adjusted(-10, -3, 3, 3);
 }
 
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
     const Theme& t = *theme_;
-    QColor fill = state_ == State::NotExecuted ? t.notExecuted : t.fillFor(op_);
+    QColor fill = mark_.isValid()                ? mark_
+                  : state_ == State::NotExecuted ? t.notExecuted
+                                                 : t.fillFor(op_);
     QColor border = t.border;
     double borderWidth = 1;
     switch (state_) {
@@ -193,7 +202,10 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     // Far out, text is unreadable anyway: boxes only keeps thousands of nodes smooth.
     if (detail < kTextDetail)
         return;
-    QColor text = state_ == State::NotExecuted ? t.mutedText : t.text;
+    // A comparison's colours are light: dark text reads on them in either theme.
+    QColor text = mark_.isValid()                ? QColor(Qt::black)
+                  : state_ == State::NotExecuted ? t.mutedText
+                                                 : t.text;
     double line = style_->lineSpacing;
     QRectF row(kPadding, kPadding - 2, box_.width() - 2 * kPadding, line);
     painter->setFont(style_->bold);

@@ -6,6 +6,7 @@
 // the shapes flowing in and out, and a + that opens it. A node that reads weights drawn inside
 // it (Node::weightsInside) lists them, a line each, between its op line and its shape line.
 
+#include <QColor>
 #include <QFont>
 #include <QGraphicsItem>
 
@@ -38,6 +39,10 @@ public:
     QRectF toggleRect() const;
     void setRunState(State state, const QString& shape);
     void setBreakpoint(bool on);
+    // A comparison's colour for this node (ComparisonPanel::colourOf) in place of its op's fill;
+    // an invalid colour for none.
+    void setMark(const QColor& mark);
+    const QColor& mark() const { return mark_; }
     bool hasBreakpoint() const { return breakpoint_; }
     State runState() const { return state_; }
     const QString& shapeText() const { return shape_; }
@@ -60,6 +65,7 @@ private:
     QRectF box_;
     State state_ = State::Idle;
     bool breakpoint_ = false;
+    QColor mark_;
     bool gutterHover_ = false; // a faint dot shows where a click sets a breakpoint
     const Theme* theme_;
     const SceneStyle* style_;

@@ -39,6 +39,7 @@
 #include "Versions.h"
 #include "export/SceneExport.h"
 #include "panels/Banner.h"
+#include "panels/ComparisonPanel.h"
 #include "panels/GraphTextPanel.h"
 #include "panels/InputBar.h"
 #include "panels/Inspector.h"
@@ -197,6 +198,8 @@ void MainWindow::buildDocks() {
     connect(session_, &DebugSession::valueNotSaved, this,
             [this](const QString& sentence) { banner_->say(sentence, Banner::State::Error); });
 
+    buildComparison();
+
     overview_ = new OverviewView(view_);
     overview_->setMinimumHeight(160);
     const struct {
@@ -210,6 +213,7 @@ void MainWindow::buildDocks() {
         {ids::kGraphTextDock, "Graph as text", graphText_, Qt::BottomDockWidgetArea},
         {ids::kOverviewDock, "Overview", overview_, Qt::RightDockWidgetArea},
         {ids::kValuesDock, "Values", values_, Qt::BottomDockWidgetArea},
+        {ids::kComparisonDock, "Comparison", comparison_, Qt::BottomDockWidgetArea},
     };
     for (const auto& d : docks) {
         auto* dock = new QDockWidget(d.title, this);
@@ -222,6 +226,7 @@ void MainWindow::buildDocks() {
     auto* valuesDock = findChild<QDockWidget*>(ids::kValuesDock);
     auto* textDock = findChild<QDockWidget*>(ids::kGraphTextDock);
     tabifyDockWidget(textDock, valuesDock);
+    tabifyDockWidget(valuesDock, findChild<QDockWidget*>(ids::kComparisonDock));
     textDock->raise();
     resizeDocks({textDock}, {220}, Qt::Vertical);
     connect(valuesDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
@@ -307,7 +312,8 @@ void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const 
     const LoadedModel& loaded = session_->model();
     const bool model = scopes != nullptr || &graph == &loaded.graph;
     scene_->show(graph, layout, scopes);
-    inspector_->clear(); // its node may not be in this graph
+    showComparisonMarks(); // a new picture of the same model keeps the comparison's colours
+    inspector_->clear();   // its node may not be in this graph
     if (model)
         showBreakpoints();
     nodeList_->fill(model ? loaded.graph : graph, model ? &loaded.scopes : nullptr,

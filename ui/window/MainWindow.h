@@ -38,6 +38,9 @@ class Inspector;
 class LoadProgress;
 class NodeListPanel;
 class ValuesPanel;
+class ComparisonPanel;
+class ComparisonRun;
+struct ComparisonRequest;
 class OverviewView;
 
 class MainWindow : public QMainWindow {
@@ -93,6 +96,12 @@ public:
     // View ▸ Weights as Nodes: weights as boxes of their own, or as lines in their readers' boxes
     // (the default); remembered.
     void setWeightsAsNodes(bool on);
+    // Run ▸ Compare Runs…: asks what run B is, then runs the comparison (MainWindowCompare.cpp).
+    void compareRuns();
+    // Runs A (the model open, on the input bar's input) and B as `request` says, in fxtrace.
+    void startComparison(const ComparisonRequest& request);
+    ComparisonPanel* comparisonPanel() const { return comparison_; }
+    ComparisonRun* comparisonRun() const { return comparisonRun_; }
     QStringList openScopes() const;
     // The box a node is drawn inside, or the node itself when it is drawn.
     QString drawnAs(const QString& node) const;
@@ -107,6 +116,8 @@ signals:
 private:
     void buildActions();
     void buildDocks();
+    void buildComparison();
+    void showComparisonMarks();
     void showModel(const LoadedModel& model);
     void inputsApplied(const QString& note, const QStringList& specs, quint64 seed);
     void showModuleFrame();
@@ -148,6 +159,8 @@ private:
     QLineEdit* find_;
     Inspector* inspector_;
     ValuesPanel* values_;
+    ComparisonPanel* comparison_;
+    ComparisonRun* comparisonRun_;
     GraphTextPanel* graphText_;
     QLabel* status_;
     QList<QAction*> runActions_;

@@ -162,6 +162,12 @@ void MainWindow::buildActions() {
     nonFinite->setCheckable(true);
     nonFinite->setToolTip("Stop after the first node whose output holds a NaN or an infinity");
     connect(nonFinite, &QAction::toggled, session_, &DebugSession::setBreakOnNonFinite);
+    run->addSeparator();
+    QAction* compare = run->addAction("Co&mpare Runs…");
+    compare->setObjectName(ids::kCompareRuns);
+    compare->setToolTip("Run B beside this run (another precision, input or file) and compare "
+                        "them node by node");
+    connect(compare, &QAction::triggered, this, &MainWindow::compareRuns);
 
     QMenu* edit = menuBar()->addMenu("&Edit");
     edit->setObjectName("editMenu");

@@ -11,6 +11,7 @@ inline constexpr char kInspectorDock[] = "inspector";
 inline constexpr char kGraphTextDock[] = "graphText";
 inline constexpr char kOverviewDock[] = "overview";
 inline constexpr char kValuesDock[] = "values";
+inline constexpr char kComparisonDock[] = "comparison";
 
 // Run menu.
 inline constexpr char kStep[] = "run.step";
@@ -24,6 +25,7 @@ inline constexpr char kDetach[] = "run.detach";
 inline constexpr char kToggleBreakpoint[] = "run.toggleBreakpoint";
 inline constexpr char kRemoveBreakpoints[] = "run.removeBreakpoints";
 inline constexpr char kBreakOnNonFinite[] = "run.breakOnNonFinite";
+inline constexpr char kCompareRuns[] = "run.compare";
 
 // File and View menus.
 inline constexpr char kOpen[] = "file.open";

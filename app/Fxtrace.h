@@ -21,14 +21,9 @@ constexpr int kOk = 0;
 constexpr int kModelFailed = 1;
 constexpr int kBadUsage = 2;
 
-// compare: what run B changes, and how the runs are judged.
+// compare: what run B is, and how the runs are judged.
 struct CompareOptions {
-    std::string modelB;             // another file; "" for the same model
-    std::string dtype;              // --dtype: B's floating weights and inputs cast to it
-    std::vector<InputSpec> inputsB; // --input-b; empty: A's
-    std::uint64_t seedB = 0;        // --seed-b
-    bool hasSeedB = false;
-    bool local = false;
+    CompareRequest b;
     Metric metric = Metric::RelL2;
     double threshold = defaultThreshold(Metric::RelL2);
     bool thresholdGiven = false; // else the metric's own default

@@ -350,16 +350,16 @@ std::string compareOption(const std::string& option, const std::string& value,
         std::string error;
         if (!parseInputSpec(value, spec, error))
             return error;
-        compare.inputsB.push_back(spec);
+        compare.b.inputsB.push_back(spec);
     } else if (option == "--dtype") {
-        if (value != "bfloat16" && value != "float16" && value != "float64" && value != "float32")
+        if (!checkCompareDtype(value).empty())
             return "--dtype takes bfloat16, float16, float64 or float32";
-        compare.dtype = value;
+        compare.b.dtype = value;
     } else if (option == "--seed-b") {
         if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
             return "--seed-b needs a non-negative whole number";
-        compare.seedB = std::stoull(value);
-        compare.hasSeedB = true;
+        compare.b.seedB = std::stoull(value);
+        compare.b.hasSeedB = true;
     } else if (option == "--metric") {
         if (!metricFromName(value, compare.metric))
             return "--metric takes rel_l2, max_abs, mean_abs, cosine or sqnr";
@@ -466,7 +466,7 @@ int main(int argc, char** argv) {
             if (std::string error = compareOption(a, args[++i], options.compare); !error.empty())
                 return usageError(error);
         } else if (a == "--local" && options.command == "compare") {
-            options.compare.local = true;
+            options.compare.b.local = true;
         } else if (a == "--input" &&
                    (options.command == "run" || options.command == "json" ||
                     options.command == "export" || options.command == "compare")) {
@@ -527,8 +527,8 @@ int main(int argc, char** argv) {
             return usageError("unknown option '" + a + "' for " + options.command);
         } else if (options.model.empty()) {
             options.model = a;
-        } else if (options.command == "compare" && options.compare.modelB.empty()) {
-            options.compare.modelB = a;
+        } else if (options.command == "compare" && options.compare.b.modelB.empty()) {
+            options.compare.b.modelB = a;
         } else {
             return usageError("more than one MODEL given ('" + options.model + "' and '" + a +
                               "')");
@@ -540,9 +540,9 @@ int main(int argc, char** argv) {
         return usageError(options.command + " needs a MODEL (a .pt file or example:tinynet)");
     if (options.command == "export" && options.output.empty())
         return usageError("export needs -o FILE (.png, .svg, .pdf, .dot, .json or .txt)");
-    if (options.command == "compare" && options.compare.modelB.empty() &&
-        options.compare.dtype.empty() && options.compare.inputsB.empty() &&
-        !options.compare.hasSeedB)
+    if (options.command == "compare" && options.compare.b.modelB.empty() &&
+        options.compare.b.dtype.empty() && options.compare.b.inputsB.empty() &&
+        !options.compare.b.hasSeedB)
         return usageError("compare needs a run B that differs from A: a second MODEL, --dtype, "
                           "--input-b or --seed-b");
     if (options.run && options.steps >= 0)

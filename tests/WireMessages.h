@@ -33,6 +33,10 @@ inline std::string reencode(EngineMessage kind, const std::string& payload) {
         return reencoded<SaveValueRequest>(payload);
     case EngineMessage::SetWatch:
         return reencoded<WatchRequest>(payload);
+    case EngineMessage::Compare:
+        return reencoded<CompareRequest>(payload);
+    case EngineMessage::Comparison:
+        return reencoded<ComparisonAnswer>(payload);
     case EngineMessage::Values:
         return reencoded<ValueSlice>(payload);
     case EngineMessage::ValueSaved:

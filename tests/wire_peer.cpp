@@ -156,6 +156,16 @@ void samples() {
     slice.ints = {-3, 4};
     put(EngineMessage::Values, encode(slice));
     put(EngineMessage::ValueSaved, encode(SavedValue{"path", "error"}));
+    CompareRequest compare;
+    compare.modelB = "modelB";
+    compare.dtype = "dtype";
+    compare.device = "device";
+    compare.inputsB = {sampleSpec()};
+    compare.hasSeedB = true;
+    compare.seedB = 9;
+    compare.local = true;
+    put(EngineMessage::Compare, encode(compare));
+    put(EngineMessage::Comparison, encode(ComparisonAnswer{"error", "json"}));
     RunState s;
     s.records = {{"records", sampleRecord()}};
     s.order = {"order"};

@@ -88,6 +88,19 @@ template <typename Io> void walk(Io& io, SaveValueRequest& m) {
     io(m.value);
     io(m.format);
 }
+template <typename Io> void walk(Io& io, CompareRequest& m) {
+    io(m.modelB);
+    io(m.dtype);
+    io(m.device);
+    io(m.inputsB);
+    io(m.hasSeedB);
+    io(m.seedB);
+    io(m.local);
+}
+template <typename Io> void walk(Io& io, ComparisonAnswer& m) {
+    io(m.error);
+    io(m.json);
+}
 template <typename Io> void walk(Io& io, FrameState& m) {
     io(m.node);
     io(m.moduleType);
@@ -177,6 +190,12 @@ std::string encode(const ValueSlice& m) {
 std::string encode(const SaveValueRequest& m) {
     return encoded(m);
 }
+std::string encode(const CompareRequest& m) {
+    return encoded(m);
+}
+std::string encode(const ComparisonAnswer& m) {
+    return encoded(m);
+}
 std::string encode(const std::string& sentence) {
     return encoded(sentence);
 }
@@ -228,6 +247,12 @@ void decode(const std::string& payload, SaveValueRequest& m) {
     decodeWhole(payload, m);
     if (static_cast<int>(m.format) > static_cast<int>(ValueFileFormat::Npy))
         throw WireError("an unknown value file format");
+}
+void decode(const std::string& payload, CompareRequest& m) {
+    decodeWhole(payload, m);
+}
+void decode(const std::string& payload, ComparisonAnswer& m) {
+    decodeWhole(payload, m);
 }
 void decode(const std::string& payload, std::string& sentence) {
     decodeWhole(payload, sentence);

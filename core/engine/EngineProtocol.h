@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "BreakCondition.h"
+#include "Comparison.h"
 #include "Graph.h"
 #include "InputSpec.h"
 #include "OutputCheck.h"
@@ -33,6 +34,7 @@ enum class EngineMessage : std::uint16_t {
     ValueRequest, // ValueSliceRequest: answered with Values
     SaveValue,    // SaveValueRequest: answered with ValueSaved
     SetWatch,     // WatchRequest: no answer but Done
+    Compare,      // CompareRequest: answered with Comparison
     // engine -> window
     Hello = 100,    // EngineHello, once, before the first request is read
     Progress,       // ProgressNote: a load's stage
@@ -47,6 +49,13 @@ enum class EngineMessage : std::uint16_t {
     Done,           // the request is answered
     Values,         // ValueSlice
     ValueSaved,     // SavedValue
+    Comparison,     // ComparisonAnswer
+};
+
+// The answer to Compare: the fxview.comparison JSON (docs/comparison.md), or why there is none.
+struct ComparisonAnswer {
+    std::string error; // a sentence; "" when `json` holds the comparison
+    std::string json;
 };
 
 struct EngineHello {
@@ -161,6 +170,8 @@ std::string encode(const SavedValue& m);
 std::string encode(const ValueSliceRequest& m);
 std::string encode(const ValueSlice& m);
 std::string encode(const SaveValueRequest& m);
+std::string encode(const CompareRequest& m);
+std::string encode(const ComparisonAnswer& m);
 std::string encode(const std::string& sentence);
 
 // Each throws WireError on a payload that does not decode whole.
@@ -178,6 +189,8 @@ void decode(const std::string& payload, SavedValue& m);
 void decode(const std::string& payload, ValueSliceRequest& m);
 void decode(const std::string& payload, ValueSlice& m);
 void decode(const std::string& payload, SaveValueRequest& m);
+void decode(const std::string& payload, CompareRequest& m);
+void decode(const std::string& payload, ComparisonAnswer& m);
 void decode(const std::string& payload, std::string& sentence);
 
 } // namespace fxview

@@ -9,6 +9,7 @@
 #include "FxText.h"
 #include "Interpreter.h"
 #include "Model.h"
+#include "RunComparison.h"
 #include "Tracer.h"
 #include "Wire.h"
 
@@ -94,6 +95,12 @@ public:
                 send(EngineMessage::ValueSaved, encode(saveValue(m)));
                 break;
             }
+            case EngineMessage::Compare: {
+                CompareRequest m;
+                decode(request.payload, m);
+                compare(m);
+                break;
+            }
             case EngineMessage::ExecutedPath:
                 executedPath();
                 break;
@@ -125,6 +132,9 @@ private:
     std::unique_ptr<Interpreter> interpreter_;
     std::vector<InputSpec> specs_;
     std::uint64_t seed_ = 0;
+    std::string source_; // the model open, and the op libraries it was opened with: a
+    std::vector<std::string> opLibraries_; // comparison loads it afresh
+
     OutputCheck outputCheck_; // this run's, once it has ended
     Clock::time_point lastRunning_;
 
@@ -188,6 +198,8 @@ private:
         model.inputs = inputs;
         model.seed = seed;
         interpreter_ = std::move(interpreter);
+        source_ = request.source;
+        opLibraries_ = request.opLibraries;
         interpreter_->setBeforeNode([this](const std::string& next) { return beforeNode(next); });
         specs_ = inputs;
         seed_ = seed;
@@ -263,6 +275,29 @@ private:
             r.value = std::move(value);
         }
         send(EngineMessage::Path, encode(path));
+    }
+
+    // Run A (the model open, on its inputs) and run B side by side, both loaded afresh so that
+    // the run being debugged stays where it is.
+    void compare(const CompareRequest& request) {
+        if (!interpreter_)
+            return send(
+                EngineMessage::Comparison,
+                encode(ComparisonAnswer{"No model is open, so there is nothing to compare.", {}}));
+        ModelComparison what{source_, specs_, seed_, opLibraries_, request};
+        RunComparisonOptions options;
+        options.local = request.local;
+        if (memoryLimit_ > 0)
+            options.heldBytes = memoryLimit_ / 4;
+        options.beforeNode = [this](const std::string& next) { return beforeNode(next); };
+        ComparisonOutcome outcome = compareModels(what, options);
+        ComparisonAnswer answer;
+        if (!outcome.error.empty())
+            answer.error = outcome.error;
+        else
+            answer.json =
+                comparisonToJson(outcome.report, Metric::RelL2, defaultThreshold(Metric::RelL2));
+        send(EngineMessage::Comparison, encode(answer));
     }
 
     SavedValue saveValue(const SaveValueRequest& request) {

@@ -39,6 +39,13 @@ void writeMetric(JsonWriter& json, double value) {
 
 } // namespace
 
+std::string checkCompareDtype(const std::string& dtype) {
+    if (dtype.empty() || dtype == "bfloat16" || dtype == "float16" || dtype == "float64" ||
+        dtype == "float32")
+        return {};
+    return "Run B's dtype is bfloat16, float16, float64 or float32, not '" + dtype + "'.";
+}
+
 const char* metricName(Metric metric) {
     return info(metric).name;
 }

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "InputSpec.h"
+
 namespace fxview {
 
 // The numbers a pair of values is measured by. All are computed in float64 over every element
@@ -31,6 +33,21 @@ bool metricFromName(const std::string& name, Metric& metric);
 double defaultThreshold(Metric metric);
 // Cosine and SQNR fall as the runs part; the others grow.
 bool lowerIsWorse(Metric metric);
+
+// What run B is, beside run A (the model open, on its input): another file, dtype, input or
+// seed, or for a live engine another device; with `local`, each of B's nodes is fed A's values.
+struct CompareRequest {
+    std::string modelB;             // another file; "" for A's model
+    std::string dtype;              // "" or "bfloat16", "float16", "float64", "float32"
+    std::string device;             // a live engine's torch device for B ("cuda:0"); "" for A's
+    std::vector<InputSpec> inputsB; // empty: A's
+    bool hasSeedB = false;
+    std::uint64_t seedB = 0;
+    bool local = false;
+};
+
+// "" or the sentence saying why `dtype` cannot be run B's dtype.
+std::string checkCompareDtype(const std::string& dtype);
 
 // One matched pair of nodes.
 struct NodeDifference {

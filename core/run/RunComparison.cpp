@@ -9,11 +9,15 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "Importer.h"
 #include "InterpreterPrivate.h"
+#include "Model.h"
 #include "TorchValues.h"
+#include "Tracer.h"
 
 namespace fxview {
 
@@ -430,6 +434,95 @@ ComparisonReport compareRuns(Interpreter& a, Interpreter& b, const RunComparison
     torch::NoGradGuard noGrad;
     RunPairing pairing(a, b, options);
     return pairing.run();
+}
+
+// --- two model files, loaded afresh ---------------------------------------------------------
+
+namespace {
+
+std::unique_ptr<Interpreter> openRun(const std::string& file,
+                                     const std::vector<std::string>& opLibraries,
+                                     const std::string& castTo, std::string& error) {
+    LoadResult loaded = loadModel(file, opLibraries);
+    if (!loaded.ok()) {
+        error = loaded.error;
+        return nullptr;
+    }
+    TraceResult traced = importGraph(*loaded.model);
+    if (!traced.ok()) {
+        error = traced.error;
+        return nullptr;
+    }
+    RunOptions options;
+    options.castTo = castTo; // the model is this run's alone: casting it touches nothing else
+    return std::make_unique<Interpreter>(loaded.model, std::move(traced), options);
+}
+
+std::string inputText(const std::vector<InputSpec>& specs, std::uint64_t seed) {
+    std::string text;
+    bool random = false;
+    for (const InputSpec& s : specs) {
+        text += (text.empty() ? "" : " ") + s.text();
+        random = random || (s.file.empty() && !s.example);
+    }
+    return "input " + (text.empty() ? std::string("none") : text) +
+           (random ? " (seed " + std::to_string(seed) + ")" : "");
+}
+
+} // namespace
+
+ComparisonOutcome compareModels(const ModelComparison& what, const RunComparisonOptions& options) {
+    ComparisonOutcome out;
+    const CompareRequest& b = what.b;
+    if (std::string error = checkCompareDtype(b.dtype); !error.empty()) {
+        out.error = error;
+        return out;
+    }
+    if (!b.device.empty() && b.device != "cpu") {
+        out.error = "Run B's device '" + b.device +
+                    "' is not this engine's: fxview-engine runs on the CPU (a live Python "
+                    "session compares on its own devices).";
+        return out;
+    }
+    std::string error;
+    std::unique_ptr<Interpreter> a = openRun(what.modelA, what.opLibraries, "", error);
+    if (!a) {
+        out.error = "Model A: " + error;
+        return out;
+    }
+    std::string fileB = b.modelB.empty() ? what.modelA : b.modelB;
+    std::unique_ptr<Interpreter> runB = openRun(fileB, what.opLibraries, b.dtype, error);
+    if (!runB) {
+        out.error = "Model B: " + error;
+        return out;
+    }
+    std::vector<InputSpec> specs = what.inputs;
+    if (specs.empty()) {
+        InputChoice guess = a->guessInputs();
+        if (!guess.error.empty()) {
+            out.error = guess.error;
+            return out;
+        }
+        specs = guess.specs;
+        out.inputNote = guess.explanation;
+    }
+    if (std::string e = a->setInputs(specs, what.seed); !e.empty()) {
+        out.error = "Run A: " + e;
+        return out;
+    }
+    std::vector<InputSpec> specsB = b.inputsB.empty() ? specs : b.inputsB;
+    std::uint64_t seedB = b.hasSeedB ? b.seedB : what.seed;
+    if (std::string e = runB->setInputs(specsB, seedB); !e.empty()) {
+        out.error = "Run B: " + e;
+        return out;
+    }
+    out.report = compareRuns(*a, *runB, options);
+    out.report.modelA = what.modelA;
+    out.report.modelB = fileB;
+    out.report.runA = "weights as saved, " + inputText(specs, what.seed);
+    out.report.runB = (b.dtype.empty() ? std::string("weights as saved") : b.dtype + " weights") +
+                      ", " + inputText(specsB, seedB);
+    return out;
 }
 
 } // namespace fxview

@@ -44,4 +44,20 @@ NodeMatching matchNodes(const Graph& a, const Graph& b);
 // caller; a run that fails ends the comparison with report.failure saying which and why.
 ComparisonReport compareRuns(Interpreter& a, Interpreter& b, const RunComparisonOptions& options);
 
+// Run A (a model file, its inputs) and run B as `b` says, both loaded afresh: a comparison never
+// touches a run being debugged. `b.device` must be "" (LibTorch runs on the CPU here).
+struct ModelComparison {
+    std::string modelA;
+    std::vector<InputSpec> inputs; // empty: guessed, as `fxtrace run` guesses
+    std::uint64_t seed = 0;
+    std::vector<std::string> opLibraries;
+    CompareRequest b;
+};
+struct ComparisonOutcome {
+    ComparisonReport report; // modelA/B and runA/B filled
+    std::string inputNote;   // how A's input was guessed, when it was
+    std::string error;       // a model that cannot be loaded or an input that cannot be made
+};
+ComparisonOutcome compareModels(const ModelComparison& what, const RunComparisonOptions& options);
+
 } // namespace fxview

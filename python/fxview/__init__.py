@@ -24,8 +24,8 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AppNotFoundError", "LiveSession", "Saved", "export", "find_app", "find_fxtrace",
-           "save", "show"]
+__all__ = ["AppNotFoundError", "LiveSession", "Saved", "compare", "export", "find_app",
+           "find_fxtrace", "save", "show"]
 __version__ = "0.1.0"
 
 
@@ -175,6 +175,21 @@ class LiveSession:
         except OSError:
             pass
         self._thread.join(5)
+
+
+def compare(model, args=(), *, dtype=None, device=None, other=None, other_args=None,
+            local=False):
+    """Runs `model` (a GraphModule, or a module torch.fx.symbolic_trace traces) on `args` as run
+    A and run B beside it, node by node, in this process: a copy moved to `device` and/or cast to
+    `dtype` (floating weights and inputs, as model.to(dtype)), or `other` (a module whose nodes
+    match by name), on `other_args` if given. With local=True each of B's nodes is fed A's values,
+    so its error is its own. Returns a Comparison: print() it for one row per node (max and mean
+    |a-b|, relative L2, cosine, SQNR) and the first divergence; .nodes, .first_divergence(),
+    .save("c.json") as fxtrace compare --json writes (docs/comparison.md)."""
+    from . import comparison
+
+    return comparison.compare(model, args, dtype=dtype, device=device, other=other,
+                              other_args=other_args, local=local)
 
 
 def export(model, args, path, kwargs=None, *, run=False, view=None, depth=None, expand=(),

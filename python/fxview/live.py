@@ -8,6 +8,7 @@ for show(wait=False), the caller's for wait=True), each answered and then closed
 
 from __future__ import annotations
 
+import copy
 import os
 import queue
 import socket
@@ -18,7 +19,7 @@ import time
 
 import torch
 
-from . import fxgraph, values, wire
+from . import comparison, fxgraph, values, wire
 from .stepper import Stepper, bind_inputs, finish_outputs, unflatten_inputs
 from .summary import exactly_equal, summarize
 
@@ -178,13 +179,13 @@ class Session:
         return wire.SavedValue(error=error) if error else wire.SavedValue(path=path)
 
     # --- what the window asks ---------------------------------------------------------------
-    def set_inputs(self, specs: list, seed: int) -> str:
-        """Makes the inputs the specs describe ("" or why not): `example` is the argument given
-        to show(); a shape is torch.randn after torch.manual_seed(seed) (integers in [0, 10),
-        bools 0/1) on the model's device; file:F is torch.load(F)."""
+    def make_inputs(self, specs: list, seed: int):
+        """The inputs the specs describe, or the sentence why not: `example` is the argument
+        given to show(); a shape is torch.randn after torch.manual_seed(seed) (integers in
+        [0, 10), bools 0/1) on the model's device; file:F is torch.load(F)."""
         if len(specs) > len(self.placeholders):
-            return (f"{len(specs)} inputs were given, but the graph has "
-                    f"{len(self.placeholders)} placeholders.")
+            return None, (f"{len(specs)} inputs were given, but the graph has "
+                          f"{len(self.placeholders)} placeholders.")
         device = self.stepper.device or torch.device("cpu")
         torch.manual_seed(seed)
         made = []
@@ -196,17 +197,24 @@ class Session:
                 try:
                     made.append(torch.load(spec.file, map_location=device))
                 except Exception as error:  # noqa: BLE001
-                    return f"Cannot read {spec.file} for {p.name}: {error}."
+                    return None, f"Cannot read {spec.file} for {p.name}: {error}."
             else:
                 dtype = getattr(torch, spec.dtype, None)
                 if not isinstance(dtype, torch.dtype):
-                    return f"{spec.dtype} is not a dtype PyTorch knows (for {p.name})."
+                    return None, f"{spec.dtype} is not a dtype PyTorch knows (for {p.name})."
                 if dtype.is_floating_point:
                     made.append(torch.randn(spec.shape, dtype=dtype).to(device))
                 elif dtype == torch.bool:
                     made.append(torch.randint(0, 2, spec.shape).to(dtype).to(device))
                 else:
                     made.append(torch.randint(0, 10, spec.shape, dtype=dtype).to(device))
+        return made, ""
+
+    def set_inputs(self, specs: list, seed: int) -> str:
+        """Makes the run's inputs from the specs ("" or why not), as make_inputs does."""
+        made, error = self.make_inputs(specs, seed)
+        if error:
+            return error
         self.specs = list(specs) + [wire.InputSpec(example=True)] * (len(made) - len(specs))
         self.seed = seed
         old = self.stepper
@@ -215,6 +223,47 @@ class Session:
         self.stepper.break_on_non_finite = old.break_on_non_finite
         self.output_check = wire.OutputCheck()
         return ""
+
+    def compare(self, r: wire.CompareRequest, before_node) -> wire.ComparisonAnswer:
+        """Run A (a fresh run on the run's inputs) beside run B (a copy of the model on another
+        device or dtype, or on other inputs), in this process; the run being stepped stays."""
+        if r.modelB:
+            return wire.ComparisonAnswer(error=(
+                "A live model is compared with itself (on another device, dtype or input); to "
+                "compare two files, open one of them in fxview."))
+        dtype = getattr(torch, r.dtype, None) if r.dtype else None
+        if r.dtype and not (isinstance(dtype, torch.dtype) and dtype.is_floating_point):
+            return wire.ComparisonAnswer(error=f"Run B's dtype '{r.dtype}' is not a floating "
+                                               "dtype PyTorch knows.")
+        device = None
+        if r.device:
+            try:
+                device = torch.device(r.device)
+                torch.empty(0, device=device)
+            except Exception as error:  # noqa: BLE001 - the device this PyTorch cannot use
+                line = (str(error).strip().splitlines() or [""])[0]
+                return wire.ComparisonAnswer(error=f"Run B's device '{r.device}' cannot be used "
+                                                   f"here ({line}).")
+        inputs_b = self.stepper.inputs
+        if r.inputsB or r.hasSeedB:
+            inputs_b, error = self.make_inputs(r.inputsB or self.specs,
+                                               r.seedB if r.hasSeedB else self.seed)
+            if error:
+                return wire.ComparisonAnswer(error=f"Run B: {error}")
+        gm_b = copy.deepcopy(self.gm)
+        if device is not None:
+            gm_b = gm_b.to(device)
+        if dtype is not None:
+            gm_b = gm_b.to(dtype)
+        inputs_b = [comparison.cast_inputs(v, device, dtype) for v in inputs_b]
+        result = comparison.compare_runs(self.gm, self.stepper.inputs, gm_b, inputs_b,
+                                      local=r.local, before_node=before_node)
+        result.model_a = result.model_b = self.source
+        result.run_a = "as the window runs it"
+        result.run_b = ", ".join(x for x in (r.device, r.dtype) if x) or "other inputs"
+        if r.inputsB or r.hasSeedB:
+            result.run_b += f", input seed {r.seedB}" if r.hasSeedB else ", other inputs"
+        return wire.ComparisonAnswer(json=result.to_json())
 
     def reference(self):
         """The model's own forward on the run's inputs: the person's module on the arguments
@@ -359,6 +408,9 @@ class LiveEngine:
                 if request.format > wire.NPY:
                     raise wire.WireError("an unknown value file format")
                 self.send(wire.VALUE_SAVED, wire.encode(s.save_value(request)))
+            elif kind == wire.COMPARE:
+                request = wire.decode(payload, wire.CompareRequest)
+                self.send(wire.COMPARISON, wire.encode(s.compare(request, self._before_node)))
             elif kind == wire.EXECUTED_PATH:
                 self.send(wire.PATH, wire.encode(s.executed_path()))
             else:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 5
+WIRE_VERSION = 6
 MAGIC = b"FXVE"
 HEADER = struct.Struct("=4sHHI")  # magic, version, kind, payload length: this machine's order
 MAX_PAYLOAD = 1 << 30
@@ -28,9 +28,9 @@ class WireError(ValueError):
 
 # Message kinds (EngineMessage).
 (OPEN, SET_INPUTS, COMMAND, SET_BREAKPOINT, EXECUTED_PATH, INTERRUPT, VALUE_REQUEST, SAVE_VALUE,
- SET_WATCH) = range(1, 10)
+ SET_WATCH, COMPARE) = range(1, 11)
 (HELLO, PROGRESS, RUNNING, OPENED, OPEN_FAILED, INPUTS_APPLIED, INPUTS_REJECTED, STATE, PATH,
- FAILED, DONE, VALUES, VALUE_SAVED) = range(100, 113)
+ FAILED, DONE, VALUES, VALUE_SAVED, COMPARISON) = range(100, 114)
 
 # RunCommand
 STEP, STEP_INTO, STEP_OUT, RUN_TO, RUN_TO_END, RESET = range(6)
@@ -213,6 +213,18 @@ class SaveValueRequest:
 
 
 @_struct
+class CompareRequest:
+    FIELDS = [("modelB", "str", ""), ("dtype", "str", ""), ("device", "str", ""),
+              ("inputsB", ("vec", InputSpec), list), ("hasSeedB", "bool", False),
+              ("seedB", "int", 0), ("local", "bool", False)]
+
+
+@_struct
+class ComparisonAnswer:
+    FIELDS = [("error", "str", ""), ("json", "str", "")]
+
+
+@_struct
 class FrameState:
     FIELDS = [("node", "str", ""), ("moduleType", "str", ""), ("graph", Graph, Graph),
               ("graphText", "str", ""), ("records", ("map", NodeRecord), dict),
@@ -245,7 +257,7 @@ PAYLOADS = {
     OPEN_FAILED: "str", INPUTS_APPLIED: InputsRequest, INPUTS_REJECTED: "str", STATE: RunState,
     PATH: PathState, FAILED: "str", DONE: None, VALUE_REQUEST: ValueSliceRequest,
     SAVE_VALUE: SaveValueRequest, SET_WATCH: WatchRequest, VALUES: ValueSlice,
-    VALUE_SAVED: SavedValue,
+    VALUE_SAVED: SavedValue, COMPARE: CompareRequest, COMPARISON: ComparisonAnswer,
 }
 
 _U8, _U32, _I64, _F64 = struct.Struct("=B"), struct.Struct("=I"), struct.Struct("=q"), \

@@ -12,6 +12,9 @@ process:
   quantize/dequantize nodes only B has are listed, the metrics equal those computed here from
   both GraphModules' values (B's dequantized).
 - Another input (--seed-b) diverges at the input; bad usage gets a sentence and exit 2.
+- Python's fxview.compare (the live engine's comparison) gives the same metrics as fxtrace
+  compare on the same model, accumulated and local; the live engine answers the window's
+  Compare (another dtype, another device) with that JSON, and a sentence for what it cannot.
 Run by CTest as python_compare (FXTRACE names the built fxtrace).
 """
 
@@ -261,12 +264,76 @@ def check_other_input_and_usage():
           f"usage: a missing B: {missing.returncode} {missing.stderr}")
 
 
+def check_python_and_live():
+    import socket
+    import threading
+
+    import fxview
+    from fxview import fxgraph, wire
+    from fxview.live import LiveEngine, Session
+
+    torch.manual_seed(0)
+    model = ExpOfLarge().eval()
+    x = torch.randn(32, 16)
+    torch.save(x, WORK / "xp.pt")
+    torch.jit.trace(model, x).save(str(WORK / "expp.pt"))
+    for local in (False, True):
+        run, ours = compare(WORK / "expp.pt", "--dtype", "bfloat16", "--input",
+                            f"file:{WORK / 'xp.pt'}", *(["--local"] if local else []))
+        python = fxview.compare(model, (x,), dtype=torch.bfloat16, local=local)
+        theirs = json.loads(python.to_json())
+        check(ours and [n["node"] for n in ours["nodes"]] == [n["node"] for n in theirs["nodes"]],
+              f"python (local={local}): other nodes than fxtrace's")
+        if not ours:
+            continue
+        for a, b in zip(ours["nodes"], theirs["nodes"]):
+            wrong = [m for m in METRICS if not close(a[m], float(b[m]))]
+            check(not wrong, f"python (local={local}): {a['node']}'s {wrong}: fxtrace "
+                             f"{[a[m] for m in wrong]}, fxview.compare {[b[m] for m in wrong]}")
+    check(python.first_divergence() == "x" and str(python).splitlines()[-1].startswith(
+        "First divergence: x (rel_l2 "), f"python: {str(python).splitlines()[-1]}")
+
+    # The live engine, spoken to as the window speaks to it.
+    view = fxgraph.choose_view(model, (x,), {}, None)
+    window, served = socket.socketpair()
+    engine = LiveEngine(Session(model, (x,), {}, view, "python:ExpOfLarge"), served)
+    threading.Thread(target=engine.serve, daemon=True).start()
+    stream = window.makefile("rb")
+    check(wire.read_frame(stream)[0] == wire.HELLO, "live: no Hello")
+
+    def ask(request):
+        window.sendall(wire.frame(wire.COMPARE, wire.encode(request)))
+        answer = None
+        while (got := wire.read_frame(stream))[0] != wire.DONE:
+            if got[0] == wire.COMPARISON:
+                answer = wire.decode(got[1], wire.ComparisonAnswer)
+        return answer
+
+    answer = ask(wire.CompareRequest(dtype="bfloat16", local=True))
+    check(answer and not answer.error, f"live: {answer}")
+    if answer and not answer.error:
+        got = json.loads(answer.json)
+        for a, b in zip(got["nodes"], theirs["nodes"]):
+            check(all(close(a[m], float(b[m])) for m in METRICS),
+                  f"live: {a['node']} differs from fxview.compare's")
+    answer = ask(wire.CompareRequest(device="cpu", dtype="float64"))
+    check(answer and not answer.error and json.loads(answer.json)["first_divergence"] is None,
+          f"live: B on the cpu in float64 diverges: {answer}")
+    for request, words in ((wire.CompareRequest(device="nosuchdevice"), "cannot be used"),
+                           (wire.CompareRequest(modelB="b.pt"), "compared with itself"),
+                           (wire.CompareRequest(dtype="int8"), "not a floating dtype")):
+        answer = ask(request)
+        check(answer and words in answer.error, f"live: {request} answered {answer}")
+    window.close()
+
+
 def main():
     return run_groups([("checkpoints", check_checkpoints, ()),
                        ("bfloat16", check_bfloat16, ()),
                        ("local", check_local, ()),
                        ("quantized", check_quantized, ()),
-                       ("other input and usage", check_other_input_and_usage, ())])
+                       ("other input and usage", check_other_input_and_usage, ()),
+                       ("python and live", check_python_and_live, ())])
 
 
 if __name__ == "__main__":

@@ -1,8 +1,8 @@
 // The Comparison dock on its own, and the comparison run the window starts: the table of a
 // report (graph order, sorting by how different, the first divergence), Go to First Divergence,
-// the colours the graph takes (equal, a scale, not finite) for each metric and threshold, the
-// JSON fxtrace compare writes read back (and broken JSON refused), and a real fxtrace compare run
-// through ComparisonRun.
+// the colours the graph takes (equal, a scale, not finite) for each metric and threshold, and the
+// JSON an engine answers with read back (broken JSON refused). tst_debugsession runs a real
+// comparison through an engine.
 
 #include <QApplication>
 #include <QHeaderView>
@@ -12,10 +12,8 @@
 #include <cmath>
 
 #include "Comparison.h"
-#include "TestSupport.h"
 #include "panels/ComparisonPanel.h"
 #include "session/ComparisonJson.h"
-#include "session/ComparisonRun.h"
 
 using namespace fxview;
 
@@ -176,34 +174,6 @@ private slots:
             QString error = readComparison(broken, back, metric, threshold);
             QVERIFY2(error.startsWith("The comparison's result cannot be read ("), broken);
         }
-    }
-
-    // The window's way: fxtrace compare in a child process, its JSON read back.
-    void realComparison() {
-        ComparisonRequest request;
-        request.modelA = QString::fromStdString(fixture("tinynet_traced.pt"));
-        request.inputs = {"3x4"};
-        request.dtype = "bfloat16";
-        ComparisonRun run;
-        QSignalSpy finished(&run, &ComparisonRun::finished);
-        QSignalSpy failed(&run, &ComparisonRun::failed);
-        run.start(request);
-        QVERIFY(run.running());
-        QVERIFY(finished.wait(120000));
-        QCOMPARE(failed.count(), 0);
-        const ComparisonReport& report = run.report();
-        QCOMPARE(report.nodes.size(), std::size_t(5)); // x, fc1, relu, fc2, output
-        QCOMPARE(report.nodes.front().node, std::string("x"));
-        QCOMPARE(report.nodes.front().dtypeB, std::string("bfloat16"));
-        QVERIFY(report.nodes[1].relL2 > 0 && report.nodes[1].relL2 < 0.02);
-        QCOMPARE(run.metric(), Metric::RelL2);
-
-        request.modelB = "/nonexistent/b.pt";
-        request.dtype.clear();
-        run.start(request);
-        QVERIFY(failed.wait(120000));
-        QVERIFY2(failed.last().at(0).toString().startsWith("Model B: "),
-                 qPrintable(failed.last().at(0).toString()));
     }
 };
 

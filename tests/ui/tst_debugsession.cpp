@@ -43,6 +43,7 @@ private slots:
     void breakOnNanStopsWhereItIsBorn();
     void conditionalBreakpointStopsAfterItsNode();
     void valuesComeOnRequest();
+    void comparesInItsEngine();
 
 private:
     bool open(const QString& source);
@@ -234,6 +235,42 @@ void TestDebugSession::valuesComeOnRequest() {
     QVERIFY2(slice->error.empty(), slice->error.c_str());
     QCOMPARE(slice->request.colCount, slice->summary.shape.back());
     QCOMPARE(static_cast<std::int64_t>(slice->reals.size()), slice->request.colCount);
+}
+
+// Run ▸ Compare Runs…: the engine runs A afresh and B beside it, answers with the comparison, and
+// leaves the run being stepped where it was; what it cannot compare gets a sentence.
+void TestDebugSession::comparesInItsEngine() {
+    QVERIFY(open(QString::fromStdString(fixture("tinynet_traced.pt"))));
+    QVERIFY(command(RunCommand::Step)); // x
+    QVERIFY(command(RunCommand::Step)); // fc1
+    QSignalSpy ready(session_.get(), &DebugSession::comparisonReady);
+    QSignalSpy failed(session_.get(), &DebugSession::comparisonFailed);
+    CompareRequest bf16;
+    bf16.dtype = "bfloat16";
+    session_->compare(bf16);
+    QVERIFY(ready.wait(60000));
+    auto report = ready.last().value(0).value<std::shared_ptr<const ComparisonReport>>();
+    QCOMPARE(report->nodes.size(), std::size_t(5)); // x, fc1, relu, fc2, output
+    QCOMPARE(report->nodes.front().node, std::string("x"));
+    QCOMPARE(report->nodes.front().dtypeB, std::string("bfloat16"));
+    QVERIFY(report->nodes[1].relL2 > 0 && report->nodes[1].relL2 < 0.02);
+    QCOMPARE(report->firstDivergence(Metric::RelL2, 1e-3), 0); // the input, cast to bfloat16
+    QVERIFY(settled(*session_));
+    QCOMPARE(session_->current(), QString("fc1")); // the stepped run is where it was
+    QVERIFY(command(RunCommand::Step));
+    QCOMPARE(session_->current(), QString("relu"));
+
+    CompareRequest other;
+    other.modelB = "/nonexistent/b.pt";
+    session_->compare(other);
+    QVERIFY(failed.wait(60000));
+    QVERIFY2(failed.last().value(0).toString().startsWith("Model B: "),
+             qPrintable(failed.last().value(0).toString()));
+    CompareRequest device;
+    device.device = "cuda";
+    session_->compare(device);
+    QVERIFY(failed.wait(60000));
+    QVERIFY(failed.last().value(0).toString().contains("runs on the CPU"));
 }
 
 int main(int argc, char** argv) {

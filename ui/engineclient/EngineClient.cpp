@@ -139,6 +139,10 @@ void EngineClient::saveValue(const SaveValueRequest& request, const QString& des
     post([request, destination](EngineWorker& w) { w.saveValue(request, destination); });
 }
 
+void EngineClient::compare(const CompareRequest& request) {
+    post([request](EngineWorker& w) { w.compare(request); });
+}
+
 void EngineClient::stop() {
     if (worker_->currentAttached()) {
         // A live model cannot be killed and reloaded: its run stops at its next node, then

@@ -94,6 +94,9 @@ public:
     // Asks the engine to write a node's value and moves the file to `destination`; answered by
     // valueSaved.
     void saveValue(const SaveValueRequest& request, const QString& destination);
+    // Runs A (the model open, on its inputs) and B as `request` says, side by side, in the
+    // engine; answered by comparisonReady. A live engine compares in the person's Python.
+    void compare(const CompareRequest& request);
     bool busy() const { return pending_ > 0; }
     // Ends whatever the engine is doing now: its process is killed and a fresh one reloads the
     // model (the graph stays; the run starts again from the beginning). For Reset while busy.
@@ -122,6 +125,8 @@ signals:
     void valuesReady(std::shared_ptr<const fxview::ValueSlice> slice);
     // `error` is "" when the value is at `destination`, or the sentence that says why not.
     void valueSaved(const QString& destination, const QString& error);
+    // `json` is the fxview.comparison document, or empty with `error` the sentence why not.
+    void comparisonReady(const QByteArray& json, const QString& error);
     void busyChanged(bool busy);
     // The live engine is gone (its Python process ended, or detach()): the picture stays.
     void liveEnded(const QString& sentence);

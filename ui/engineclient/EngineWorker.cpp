@@ -276,6 +276,13 @@ void EngineWorker::fromCurrent(EngineMessage kind, const std::string& payload) {
         emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
         break;
     }
+    case EngineMessage::Comparison: {
+        auto answer = decoded<ComparisonAnswer>(payload);
+        QByteArray json = QByteArray::fromStdString(answer.json);
+        QString error = qs(answer.error);
+        emitDone([e = engine_, json, error] { emit e->comparisonReady(json, error); });
+        break;
+    }
     case EngineMessage::Values: {
         auto slice = std::make_shared<const ValueSlice>(decoded<ValueSlice>(payload));
         emitDone([e = engine_, slice] { emit e->valuesReady(slice); });

@@ -125,6 +125,12 @@ public:
         engine_->finishedLater(1);
     }
 
+    void compare(const CompareRequest& request) {
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::Compare, encode(request), true);
+        engine_->finishedLater(1);
+    }
+
     // After stop(): the killed engine's successor reloads the model.
     void reload() {
         liveCurrent();

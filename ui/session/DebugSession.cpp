@@ -3,6 +3,7 @@
 #include <QTimer>
 #include <functional>
 
+#include "session/ComparisonJson.h"
 #include "session/SessionSettings.h"
 
 namespace fxview {
@@ -54,6 +55,17 @@ DebugSession::DebugSession(QObject* parent)
     });
     connect(engine_, &EngineClient::engineFailed, this, [this] { setPlaying(false); });
     connect(engine_, &EngineClient::valuesReady, this, &DebugSession::valuesReady);
+    connect(engine_, &EngineClient::comparisonReady, this,
+            [this](const QByteArray& json, const QString& error) {
+                if (!error.isEmpty())
+                    return emit comparisonFailed(error);
+                auto report = std::make_shared<ComparisonReport>();
+                Metric metric = Metric::RelL2;
+                double threshold = defaultThreshold(metric);
+                if (QString bad = readComparison(json, *report, metric, threshold); !bad.isEmpty())
+                    return emit comparisonFailed(bad);
+                emit comparisonReady(report, metric, threshold);
+            });
     connect(engine_, &EngineClient::valueSaved, this,
             [this](const QString& destination, const QString& error) {
                 if (error.isEmpty())
@@ -313,6 +325,14 @@ void DebugSession::setBreakOnNonFinite(bool on) {
 void DebugSession::requestValues(const ValueSliceRequest& request) {
     if (canRun())
         engine_->requestValues(request);
+}
+
+void DebugSession::compare(const CompareRequest& request) {
+    if (canRun())
+        engine_->compare(request);
+    else
+        emit comparisonFailed("Compare Runs needs a model open (and, for a live one, its Python "
+                              "session still attached).");
 }
 
 void DebugSession::saveValue(const SaveValueRequest& request, const QString& path) {

@@ -90,6 +90,9 @@ public:
 
     // The Values view's questions: answered by valuesReady, and valueSaved through `message`.
     void requestValues(const ValueSliceRequest& request);
+    // Run ▸ Compare Runs…: run B beside a fresh run A of the model open, in its engine (a live
+    // one in the person's Python); answered by comparisonReady or comparisonFailed.
+    void compare(const CompareRequest& request);
     void saveValue(const SaveValueRequest& request, const QString& path);
     // The node the person selected ("" for none), as the scene reports it.
     void select(const QString& node);
@@ -122,6 +125,10 @@ signals:
     void shownGraphChanged();
     void selectionChanged(const QString& node);
     void valuesReady(std::shared_ptr<const fxview::ValueSlice> slice);
+    // The comparison, with the metric and threshold it was judged by.
+    void comparisonReady(std::shared_ptr<const fxview::ComparisonReport> report,
+                         fxview::Metric metric, double threshold);
+    void comparisonFailed(const QString& sentence);
     // A value could not be saved: the sentence says why (a saved one is said in `message`).
     void valueNotSaved(const QString& sentence);
 

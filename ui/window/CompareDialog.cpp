@@ -17,13 +17,13 @@
 
 namespace fxview {
 
-CompareDialog::CompareDialog(const ComparisonRequest& a, QWidget* parent) : QDialog(parent), a_(a) {
+CompareDialog::CompareDialog(const QString& runA, quint64 seed, bool live, QWidget* parent)
+    : QDialog(parent) {
     setWindowTitle(tr("Compare Runs"));
     auto* intro = new QLabel(
-        tr("Run A is %1 on %2 (seed %3). Run B runs beside it; each node both have is compared.")
-            .arg(QFileInfo(a.modelA).fileName(),
-                 a.inputs.isEmpty() ? tr("its guessed input") : a.inputs.join(" "))
-            .arg(a.seed),
+        tr("Run A is %1. Run B runs beside it, both from the start; each node both have is "
+           "compared. The run you are stepping stays where it is.")
+            .arg(runA),
         this);
     intro->setWordWrap(true);
     kind_ = new QButtonGroup(this);
@@ -35,12 +35,16 @@ CompareDialog::CompareDialog(const ComparisonRequest& a, QWidget* parent) : QDia
     kind_->addButton(precision, static_cast<int>(Kind::Precision));
     kind_->addButton(input, static_cast<int>(Kind::Input));
     kind_->addButton(file, static_cast<int>(Kind::File));
+    auto* device = new QRadioButton(tr("The same model on another &device"), this);
+    kind_->addButton(device, static_cast<int>(Kind::Device));
+    device_ = new QLineEdit(this);
+    device_->setPlaceholderText(tr("a torch device: cuda, cuda:1, mps, cpu"));
     dtype_ = new QComboBox(this);
     dtype_->addItems({"bfloat16", "float16", "float64"});
     dtype_->setToolTip(tr("B's floating weights and inputs are cast to it, as model.to(dtype)"));
     seedB_ = new QSpinBox(this);
     seedB_->setRange(0, 1 << 30);
-    seedB_->setValue(static_cast<int>(a.seed + 1));
+    seedB_->setValue(static_cast<int>(seed + 1));
     inputsB_ = new QLineEdit(this);
     inputsB_->setPlaceholderText(tr("A's input specs (or e.g. 1x3x224x224, file:x.pt)"));
     file_ = new QLineEdit(this);
@@ -56,17 +60,33 @@ CompareDialog::CompareDialog(const ComparisonRequest& a, QWidget* parent) : QDia
     form->addRow(input);
     form->addRow(tr("    seed"), seedB_);
     form->addRow(tr("    input"), inputsB_);
-    form->addRow(file);
-    auto* fileRow = new QHBoxLayout;
-    fileRow->addWidget(file_, 1);
-    fileRow->addWidget(browse);
-    form->addRow(tr("    model"), fileRow);
+    // A live model lives in the person's Python: B is it on another device, never a file.
+    if (live) {
+        form->addRow(device);
+        form->addRow(tr("    device"), device_);
+        file->hide();
+        file_->hide();
+        browse->hide();
+    } else {
+        form->addRow(file);
+        auto* fileRow = new QHBoxLayout;
+        fileRow->addWidget(file_, 1);
+        fileRow->addWidget(browse);
+        form->addRow(tr("    model"), fileRow);
+        device->hide();
+        device_->hide();
+    }
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText(tr("Compare"));
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(intro);
     layout->addLayout(form);
     layout->addWidget(local_);
+    error_ = new QLabel(this);
+    error_->setWordWrap(true);
+    error_->setStyleSheet("color: #b2182b");
+    error_->hide();
+    layout->addWidget(error_);
     layout->addWidget(buttons);
 
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -74,6 +94,7 @@ CompareDialog::CompareDialog(const ComparisonRequest& a, QWidget* parent) : QDia
     connect(browse, &QPushButton::clicked, this, &CompareDialog::browse);
     connect(kind_, &QButtonGroup::idClicked, this, [this] { updateEnabled(); });
     connect(file_, &QLineEdit::textChanged, this, [this] { updateEnabled(); });
+    connect(device_, &QLineEdit::textChanged, this, [this] { updateEnabled(); });
     choose(Kind::Precision);
 }
 
@@ -88,13 +109,30 @@ void CompareDialog::updateEnabled() {
     seedB_->setEnabled(kind == Kind::Input);
     inputsB_->setEnabled(kind == Kind::Input);
     file_->setEnabled(kind == Kind::File);
+    device_->setEnabled(kind == Kind::Device);
     auto* ok = findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
-    ok->setEnabled(kind != Kind::File || !file_->text().trimmed().isEmpty());
+    ok->setEnabled((kind != Kind::File || !file_->text().trimmed().isEmpty()) &&
+                   (kind != Kind::Device || !device_->text().trimmed().isEmpty()));
+}
+
+void CompareDialog::accept() {
+    if (static_cast<Kind>(kind_->checkedId()) == Kind::Input)
+        for (const QString& text : inputsB_->text().split(' ', Qt::SkipEmptyParts)) {
+            InputSpec spec;
+            std::string error;
+            if (!parseInputSpec(text.toStdString(), spec, error)) {
+                error_->setText(QString::fromStdString(error));
+                error_->show();
+                inputsB_->setFocus();
+                return;
+            }
+        }
+    QDialog::accept();
 }
 
 void CompareDialog::browse() {
     QString path =
-        QFileDialog::getOpenFileName(this, tr("Run B's model"), QFileInfo(a_.modelA).absolutePath(),
+        QFileDialog::getOpenFileName(this, tr("Run B's model"), folder_,
                                      tr("PyTorch models (*.pt *.pth *.zip *.pt2);;All files (*)"));
     if (!path.isEmpty()) {
         file_->setText(path);
@@ -102,20 +140,29 @@ void CompareDialog::browse() {
     }
 }
 
-ComparisonRequest CompareDialog::request() const {
-    ComparisonRequest r = a_;
+CompareRequest CompareDialog::request() const {
+    CompareRequest r;
     r.local = local_->isChecked();
     switch (static_cast<Kind>(kind_->checkedId())) {
     case Kind::Precision:
-        r.dtype = dtype_->currentText();
+        r.dtype = dtype_->currentText().toStdString();
         break;
-    case Kind::Input:
+    case Kind::Input: {
         r.hasSeedB = true;
         r.seedB = static_cast<quint64>(seedB_->value());
-        r.inputsB = inputsB_->text().split(' ', Qt::SkipEmptyParts);
+        for (const QString& text : inputsB_->text().split(' ', Qt::SkipEmptyParts)) {
+            InputSpec spec;
+            std::string error; // accept() refused the dialog while any spec had one
+            if (parseInputSpec(text.toStdString(), spec, error))
+                r.inputsB.push_back(spec);
+        }
+        break;
+    }
+    case Kind::Device:
+        r.device = device_->text().trimmed().toStdString();
         break;
     case Kind::File:
-        r.modelB = file_->text().trimmed();
+        r.modelB = file_->text().trimmed().toStdString();
         break;
     }
     return r;

@@ -39,8 +39,7 @@ class LoadProgress;
 class NodeListPanel;
 class ValuesPanel;
 class ComparisonPanel;
-class ComparisonRun;
-struct ComparisonRequest;
+struct CompareRequest;
 class OverviewView;
 
 class MainWindow : public QMainWindow {
@@ -98,10 +97,9 @@ public:
     void setWeightsAsNodes(bool on);
     // Run ▸ Compare Runs…: asks what run B is, then runs the comparison (MainWindowCompare.cpp).
     void compareRuns();
-    // Runs A (the model open, on the input bar's input) and B as `request` says, in fxtrace.
-    void startComparison(const ComparisonRequest& request);
+    // Runs A (the model open, on its input) and B as `request` says, in the model's engine.
+    void startComparison(const CompareRequest& request);
     ComparisonPanel* comparisonPanel() const { return comparison_; }
-    ComparisonRun* comparisonRun() const { return comparisonRun_; }
     QStringList openScopes() const;
     // The box a node is drawn inside, or the node itself when it is drawn.
     QString drawnAs(const QString& node) const;
@@ -111,6 +109,7 @@ public:
 
 signals:
     void modelShown();
+    void comparisonShown(); // a comparison's answer (its table, or its sentence) is shown
     void runShown();
 
 private:
@@ -160,7 +159,6 @@ private:
     Inspector* inspector_;
     ValuesPanel* values_;
     ComparisonPanel* comparison_;
-    ComparisonRun* comparisonRun_;
     GraphTextPanel* graphText_;
     QLabel* status_;
     QList<QAction*> runActions_;

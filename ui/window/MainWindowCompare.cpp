@@ -1,6 +1,6 @@
 // The window's part in comparing two runs: Run ▸ Compare Runs… asks what run B is
-// (CompareDialog), ComparisonRun runs fxtrace compare, the Comparison dock shows the table and
-// the graph takes its colours; picking a row selects that node.
+// (CompareDialog), the session's engine runs both, the Comparison dock shows the table and the
+// graph takes its colours; picking a row selects that node.
 
 #include <QDockWidget>
 #include <QFileInfo>
@@ -11,7 +11,6 @@
 #include "panels/ComparisonPanel.h"
 #include "panels/InputBar.h"
 #include "scene/GraphScene.h"
-#include "session/ComparisonRun.h"
 #include "session/DebugSession.h"
 #include "window/CompareDialog.h"
 #include "window/MainWindow.h"
@@ -21,28 +20,30 @@ namespace fxview {
 
 void MainWindow::buildComparison() {
     comparison_ = new ComparisonPanel;
-    comparisonRun_ = new ComparisonRun(this);
     connect(comparison_, &ComparisonPanel::nodeChosen, this, [this](const QString& node) {
         if (node != selectedNode())
             selectNode(node);
     });
     connect(comparison_, &ComparisonPanel::marksChanged, this, &MainWindow::showComparisonMarks);
     connect(comparison_, &ComparisonPanel::cleared, this, [this] { scene_->clearNodeMarks(); });
-    connect(comparisonRun_, &ComparisonRun::finished, this, [this] {
-        const ComparisonReport& report = comparisonRun_->report();
-        comparison_->setReport(report, comparisonRun_->metric(), comparisonRun_->threshold());
-        showComparisonMarks();
-        if (auto* dock = findChild<QDockWidget*>(ids::kComparisonDock)) {
-            dock->show();
-            dock->raise();
-        }
-        statusBar()->showMessage(comparison_->statusText().section('\n', 0, 0), 10000);
-        if (!report.failure.empty())
-            banner_->say(QString::fromStdString(report.failure), Banner::State::Error);
-    });
-    connect(comparisonRun_, &ComparisonRun::failed, this, [this](const QString& sentence) {
+    connect(
+        session_, &DebugSession::comparisonReady, this,
+        [this](std::shared_ptr<const ComparisonReport> report, Metric metric, double threshold) {
+            comparison_->setReport(*report, metric, threshold);
+            showComparisonMarks();
+            if (auto* dock = findChild<QDockWidget*>(ids::kComparisonDock)) {
+                dock->show();
+                dock->raise();
+            }
+            statusBar()->showMessage(comparison_->statusText().section('\n', 0, 0), 10000);
+            if (!report->failure.empty())
+                banner_->say(QString::fromStdString(report->failure), Banner::State::Error);
+            emit comparisonShown();
+        });
+    connect(session_, &DebugSession::comparisonFailed, this, [this](const QString& sentence) {
         statusBar()->clearMessage();
         banner_->say(sentence, Banner::State::Error);
+        emit comparisonShown();
     });
     // Another model's graph has other nodes: its colours and table go with it.
     connect(session_, &DebugSession::modelLoaded, this, [this] {
@@ -55,29 +56,31 @@ void MainWindow::buildComparison() {
 }
 
 void MainWindow::compareRuns() {
-    if (session_->source().isEmpty() || engine_->live()) {
-        banner_->say("Compare Runs needs a model file: open a .pt or .pt2 first (a live Python "
-                     "model compares in Python with fxview.compare).",
+    if (!session_->canRun()) {
+        banner_->say("Compare Runs needs a model open: open a .pt or .pt2 first.",
                      Banner::State::Error);
         return;
     }
-    ComparisonRequest a;
-    a.modelA = session_->source();
-    a.inputs = inputBar_->specs();
-    a.seed = inputBar_->seed();
-    CompareDialog dialog(a, this);
+    QStringList specs = inputBar_->specs();
+    QString runA = QString("%1 on %2 (seed %3)")
+                       .arg(QFileInfo(session_->source()).fileName(),
+                            specs.isEmpty() ? QString("its guessed input") : specs.join(" "))
+                       .arg(inputBar_->seed());
+    CompareDialog dialog(runA, inputBar_->seed(), engine_->live(), this);
+    dialog.setStartFolder(QFileInfo(session_->source()).absolutePath());
     if (dialog.exec() == QDialog::Accepted)
         startComparison(dialog.request());
 }
 
-void MainWindow::startComparison(const ComparisonRequest& request) {
-    statusBar()->showMessage(QString("Comparing %1 with %2…")
-                                 .arg(QFileInfo(request.modelA).fileName(),
-                                      !request.modelB.isEmpty()
-                                          ? QFileInfo(request.modelB).fileName()
-                                      : !request.dtype.isEmpty() ? request.dtype
-                                                                 : QString("another input")));
-    comparisonRun_->start(request);
+void MainWindow::startComparison(const CompareRequest& request) {
+    QString b = !request.modelB.empty()
+                    ? QFileInfo(QString::fromStdString(request.modelB)).fileName()
+                : !request.dtype.empty()  ? QString::fromStdString(request.dtype)
+                : !request.device.empty() ? QString::fromStdString(request.device)
+                                          : QString("another input");
+    statusBar()->showMessage(
+        QString("Comparing %1 with %2…").arg(QFileInfo(session_->source()).fileName(), b));
+    session_->compare(request);
 }
 
 void MainWindow::showComparisonMarks() {

@@ -1,0 +1,320 @@
+"""Two runs of a GraphModule compared node by node, in the person's own PyTorch: run A as given,
+run B the same model on another device or in another dtype (or on other inputs, or another
+GraphModule whose nodes match by name). The metrics, matching and JSON are those of
+core/run/Comparison.cpp and RunComparison.cpp, which `fxtrace compare` and fxview-engine use
+(docs/comparison.md defines them); the live engine answers the window's Compare with them.
+
+    >>> result = fxview.compare(gm, (x,), dtype=torch.bfloat16)
+    >>> print(result)                    # one row per node, then the first divergence
+    >>> result.first_divergence()        # "conv1", or None
+    >>> result.save("comparison.json")   # fxview.comparison, as fxtrace compare --json writes
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+
+import torch
+import torch.fx
+
+METRICS = ("max_abs", "mean_abs", "rel_l2", "cosine", "sqnr")
+THRESHOLDS = {"max_abs": 1e-3, "mean_abs": 1e-4, "rel_l2": 1e-3, "cosine": 0.99999, "sqnr": 60.0}
+_LOWER_IS_WORSE = ("cosine", "sqnr")
+
+
+def _numbers(value, parts, shapes) -> bool:
+    """Every number in `value` (a tuple's or list's items in order) as flat float64 CPU tensors,
+    with their shapes; False if it holds something that is not a number."""
+    if isinstance(value, torch.Tensor):
+        shapes.append(list(value.shape))
+        t = value.detach()
+        t = t.dequantize() if t.is_quantized else t
+        t = torch.view_as_real(t.resolve_conj()) if t.is_complex() else t
+        parts.append(t.to("cpu", torch.float64).reshape(-1))
+        return True
+    if isinstance(value, (bool, int, float)):
+        shapes.append([])
+        parts.append(torch.tensor([float(value)], dtype=torch.float64))
+        return True
+    if isinstance(value, (tuple, list)):
+        return all(_numbers(item, parts, shapes) for item in value)
+    return False
+
+
+def _description(value) -> tuple[str, str]:
+    if isinstance(value, torch.Tensor):
+        return "x".join(map(str, value.shape)) or "scalar", str(value.dtype).replace("torch.", "")
+    return type(value).__name__, ""
+
+
+def measure(a, b) -> dict:
+    """One row's numbers: A's value `a` against B's `b` (docs/comparison.md)."""
+    row = {"compared": False, "mismatch": False, "note": "", "elements": 0,
+           "max_abs": 0.0, "mean_abs": 0.0, "rel_l2": 0.0, "cosine": 1.0, "sqnr": math.inf}
+    row["shape_a"], row["dtype_a"] = _description(a)
+    row["shape_b"], row["dtype_b"] = _description(b)
+    pa, pb, sa, sb = [], [], [], []
+    if not _numbers(a, pa, sa) or not _numbers(b, pb, sb):
+        try:
+            equal = bool(a == b)
+        except Exception:  # noqa: BLE001 - objects that cannot say
+            equal = a is b
+        row["mismatch"] = not equal
+        row["note"] = "not numbers; equal" if equal else "not numbers, and they differ"
+        return row
+    if sa != sb:
+        row["mismatch"] = True
+        row["note"] = f"shapes differ: {sa} against {sb}"
+        return row
+    row["compared"] = True
+    x, y = torch.cat(pa), torch.cat(pb)
+    row["elements"] = x.numel()
+    if x.numel() == 0:
+        return row
+    same = (x == y) | (x.isnan() & y.isnan())
+    d = torch.where(same, torch.zeros_like(x), x - y)
+    na, nb, nd = (torch.linalg.vector_norm(t).item() for t in (x, y, d))
+    row["max_abs"] = d.abs().max().item()
+    row["mean_abs"] = d.abs().mean().item()
+    if nd == 0:
+        return row
+    row["rel_l2"] = math.inf if na == 0 else nd / na
+    row["cosine"] = 0.0 if na == 0 or nb == 0 else (x * y).sum().item() / (na * nb)
+    row["sqnr"] = 20 * math.log10(na / nd) if na > 0 else -math.inf
+    return row
+
+
+def like_b(a, b):
+    """A's value as B's node holds it (B's dtype and device, B's quantization), for local mode;
+    None where A's cannot stand in for B's."""
+    if isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
+        if a.shape != b.shape:
+            return None
+        t = a.detach().dequantize() if a.is_quantized else a.detach()
+        if not b.is_quantized:  # a copy: B's in-place ops must not change A's value
+            return t.to(device=b.device, dtype=b.dtype, copy=True)
+        if b.qscheme() == torch.per_tensor_affine:
+            return torch.quantize_per_tensor(t.float().to(b.device), b.q_scale(),
+                                             b.q_zero_point(), b.dtype)
+        if b.qscheme() == torch.per_channel_affine:
+            return torch.quantize_per_channel(t.float().to(b.device), b.q_per_channel_scales(),
+                                              b.q_per_channel_zero_points(),
+                                              b.q_per_channel_axis(), b.dtype)
+        return None
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)) and len(a) == len(b):
+        items = [like_b(x, y) for x, y in zip(a, b)]
+        return None if any(i is None for i in items) else type(b)(items)
+    if type(a) is type(b) and isinstance(a, (bool, int, float)):
+        return a
+    return None
+
+
+def diverges(row: dict, metric: str, threshold: float) -> bool:
+    if row["mismatch"]:
+        return True
+    if not row["compared"]:
+        return False
+    v = row[metric]
+    if math.isnan(v):
+        return True
+    if metric == "sqnr":
+        return v < threshold
+    if math.isinf(v):
+        return True
+    return v < threshold if metric in _LOWER_IS_WORSE else v > threshold
+
+
+class _Run:
+    """One side: its GraphModule run node by node with torch.fx's Interpreter, values freed
+    after their last use as Interpreter.run frees them."""
+
+    def __init__(self, gm, inputs):
+        self.nodes = list(gm.graph.nodes)
+        self.interpreter = torch.fx.Interpreter(gm)
+        self.interpreter.env = {}
+        self.interpreter.args_iter = iter(inputs)
+        self.pc = 0
+
+    def step(self):
+        node = self.nodes[self.pc]
+        self.pc += 1
+        return node, self.interpreter.run_node(node)
+
+    def keep(self, node, value):
+        env = self.interpreter.env
+        env[node] = value
+        for used in self.interpreter.user_to_last_uses.get(node, []):
+            env.pop(used, None)
+
+
+class Comparison:
+    """The comparison of two runs: `nodes` (one dict per matched node, in A's order: node,
+    node_b, op, target, match, compared, mismatch, note, shapes, dtypes, elements, the five
+    metrics), `only_a`, `only_b`, `local`, `failure`."""
+
+    def __init__(self, model_a="", run_a="", model_b="", run_b="", local=False):
+        self.model_a, self.run_a, self.model_b, self.run_b = model_a, run_a, model_b, run_b
+        self.local = local
+        self.nodes: list[dict] = []
+        self.only_a: list[str] = []
+        self.only_b: list[str] = []
+        self.failure = ""
+
+    def first_divergence(self, metric="rel_l2", threshold=None):
+        threshold = THRESHOLDS[metric] if threshold is None else threshold
+        return next((r["node"] for r in self.nodes if diverges(r, metric, threshold)), None)
+
+    def to_json(self, metric="rel_l2", threshold=None) -> str:
+        threshold = THRESHOLDS[metric] if threshold is None else threshold
+
+        def number(v):
+            return v if math.isfinite(v) else ("nan" if math.isnan(v) else
+                                               "inf" if v > 0 else "-inf")
+        keys = ("node", "node_b", "op", "target", "match", "compared", "mismatch", "note",
+                "shape_a", "shape_b", "dtype_a", "dtype_b", "elements")
+        doc = {"format": "fxview.comparison", "version": 1,
+               "a": {"model": self.model_a, "run": self.run_a},
+               "b": {"model": self.model_b, "run": self.run_b},
+               "local": self.local, "metric": metric, "threshold": threshold,
+               "first_divergence": self.first_divergence(metric, threshold),
+               "failure": self.failure,
+               "nodes": [{**{k: r[k] for k in keys}, **{m: number(r[m]) for m in METRICS}}
+                         for r in self.nodes],
+               "only_a": self.only_a, "only_b": self.only_b}
+        return json.dumps(doc, indent=1) + "\n"
+
+    def save(self, path, metric="rel_l2", threshold=None) -> None:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_json(metric, threshold))
+
+    def __str__(self) -> str:
+        def fmt(v, metric):
+            return ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf") if math.isinf(v)
+                    else f"{v:.7g}" if metric == "cosine" else f"{v:.4g}")
+        rows = [["node", "op", "max_abs", "mean_abs", "rel_l2", "cosine", "sqnr_db", "note"]]
+        for r in self.nodes:
+            name = r["node"] if r["node"] == r["node_b"] else f"{r['node']} ~ {r['node_b']}"
+            note = r["note"]
+            if diverges(r, "rel_l2", THRESHOLDS["rel_l2"]):
+                note = f"diverges: {note}" if note else "diverges"
+            cells = [fmt(r[m], m) for m in METRICS] if r["compared"] else ["-"] * 5
+            rows.append([name, r["op"], *cells, note])
+        widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]))]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip()
+                 for row in rows]
+        if self.only_a:
+            lines.append("Only in A: " + ", ".join(self.only_a))
+        if self.only_b:
+            lines.append("Only in B: " + ", ".join(self.only_b))
+        first = self.first_divergence()
+        if first is None:
+            lines.append("No divergence above 0.001 (rel_l2)")
+        else:
+            r = next(r for r in self.nodes if r["node"] == first)
+            lines.append(f"First divergence: {first} "
+                         f"({'rel_l2 ' + fmt(r['rel_l2'], 'rel_l2') if r['compared'] else r['note']})")
+        return "\n".join(lines)
+
+
+def compare_runs(gm_a, inputs_a, gm_b, inputs_b, local=False, before_node=None) -> Comparison:
+    """Runs both GraphModules node by node side by side (A leads; B runs up to the node A just
+    made) and compares each pair of nodes with the same name. `before_node(name)` returning
+    False stops the comparison there."""
+    result = Comparison(local=local)
+    a, b = _Run(gm_a, inputs_a), _Run(gm_b, inputs_b)
+    names_b = {n.name for n in b.nodes}
+    names_a = {n.name for n in a.nodes}
+    result.only_a = [n.name for n in a.nodes if n.name not in names_b]
+    result.only_b = [n.name for n in b.nodes if n.name not in names_a]
+    waiting_b = {}  # B's values made before A made their partner (a copy each)
+    with torch.no_grad():
+        while a.pc < len(a.nodes):
+            node_a = a.nodes[a.pc]
+            if before_node is not None and not before_node(node_a.name):
+                result.failure = f"The comparison was stopped before {node_a.name}."
+                break
+            try:
+                node_a, value_a = a.step()
+            except Exception as error:  # noqa: BLE001 - the report says it
+                result.failure = f"Run A failed at node {node_a.name}: {error}"
+                break
+            row = None
+            if node_a.name in waiting_b:
+                row = measure(value_a, waiting_b.pop(node_a.name))
+            elif node_a.name in names_b:
+                while b.pc < len(b.nodes):
+                    node_b = b.nodes[b.pc]
+                    try:
+                        node_b, value_b = b.step()
+                    except Exception as error:  # noqa: BLE001
+                        result.failure = f"Run B failed at node {node_b.name}: {error}"
+                        break
+                    if node_b.name == node_a.name:
+                        row = measure(value_a, value_b)
+                        if local:
+                            fed = like_b(value_a, value_b)
+                            if fed is None:
+                                row["note"] += ("; " if row["note"] else "") + \
+                                    "its consumers in B got B's own value"
+                            else:
+                                value_b = fed
+                        b.keep(node_b, value_b)
+                        break
+                    if node_b.name in names_a:
+                        waiting_b[node_b.name] = copy.deepcopy(value_b)
+                    b.keep(node_b, value_b)
+            a.keep(node_a, value_a)
+            if result.failure:
+                break
+            if row is not None:
+                row.update(node=node_a.name, node_b=node_a.name, op=node_a.op,
+                           target=torch.fx.node._get_qualified_name(node_a.target)
+                           if callable(node_a.target) else str(node_a.target), match="name")
+                result.nodes.append(row)
+    return result
+
+
+def cast_inputs(value, device, dtype):
+    """`value` (a tensor, or a tuple or list of them) on `device`, floating tensors cast to
+    `dtype`; either may be None."""
+    if isinstance(value, torch.Tensor):
+        if device is not None:
+            value = value.to(device)
+        if dtype is not None and value.is_floating_point():
+            value = value.to(dtype)
+        return value
+    if isinstance(value, (tuple, list)):
+        return type(value)(cast_inputs(v, device, dtype) for v in value)
+    return value
+
+
+def compare(model, args=(), *, dtype=None, device=None, other=None, other_args=None,
+            local=False) -> Comparison:
+    """Runs `model` (a GraphModule, or a module symbolic_trace can trace) on `args` as run A,
+    and run B: a copy of it moved to `device` and/or cast to `dtype` (floating weights and
+    inputs, as model.to(dtype)), or `other` (a GraphModule whose nodes match by name), on
+    `other_args` if given. With `local`, each of B's nodes is fed A's values."""
+    gm = model if isinstance(model, torch.fx.GraphModule) else torch.fx.symbolic_trace(model)
+    if other is None:
+        other = copy.deepcopy(gm)
+    elif not isinstance(other, torch.fx.GraphModule):
+        other = torch.fx.symbolic_trace(other)
+    elif device is not None or dtype is not None:
+        other = copy.deepcopy(other)  # .to() below changes a module in place: not theirs
+    if device is not None:
+        other = other.to(device)
+    if dtype is not None:
+        other = other.to(dtype)
+    args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
+    args_b = args if other_args is None else (
+        tuple(other_args) if isinstance(other_args, (tuple, list)) else (other_args,))
+    args_b = tuple(cast_inputs(a, device, dtype) for a in args_b)
+    result = compare_runs(gm, list(args), other, list(args_b), local=local)
+    result.model_a = type(model).__qualname__
+    result.model_b = type(other).__qualname__ if other is not gm else result.model_a
+    where = ", ".join(str(x) for x in (device, dtype) if x is not None)
+    result.run_a = "as given"
+    result.run_b = where or "as given"
+    return result

@@ -6,6 +6,8 @@ committed): `make_seeds.py FIXTURES WIRE_PEER OUT` writes OUT/<harness>/ for eac
   fuzz_pt2_json   the .pt2 files' serialized_exported_program.json (at most 4 MB)
   fuzz_traceback  the stack traces those programs' nodes keep
   fuzz_wire       wire_peer's samples of every message, one frame per file and all together
+  fuzz_comparison_json  comparisons as an engine answers Compare: matched nodes with finite
+                  and non-finite metrics, a mismatch, nodes one side has, a failure
 """
 
 import io
@@ -17,6 +19,40 @@ import zipfile
 from pathlib import Path
 
 LIMIT = 4 << 20
+
+
+def comparisons() -> dict:
+    """fxview.comparison documents as core/run/Comparison.cpp writes them."""
+    def node(name, rel, **more):
+        row = {"node": name, "node_b": name, "op": "call_module", "target": name,
+               "match": "name", "compared": True, "mismatch": False, "note": "",
+               "shape_a": "1x8", "shape_b": "1x8", "dtype_a": "float32", "dtype_b": "bfloat16",
+               "elements": 8, "max_abs": rel * 2, "mean_abs": rel, "rel_l2": rel,
+               "cosine": 1 - rel * rel / 2, "sqnr": "inf" if rel == 0 else 40.5}
+        row.update(more)
+        return row
+
+    def doc(nodes, **more):
+        d = {"format": "fxview.comparison", "version": 1,
+             "a": {"model": "a.pt", "run": "weights as saved, input 1x8 (seed 0)"},
+             "b": {"model": "b.pt", "run": "bfloat16 weights, input 1x8 (seed 0)"},
+             "local": False, "metric": "rel_l2", "threshold": 0.001,
+             "first_divergence": None, "failure": "", "nodes": nodes,
+             "only_a": [], "only_b": []}
+        d.update(more)
+        return d
+
+    return {
+        "equal.json": doc([node("x", 0), node("fc", 0)]),
+        "diverges.json": doc([node("x", 0), node("fc", 0.01), node("log", 0, rel_l2="nan",
+                                                                 cosine="nan", sqnr="-inf")],
+                             first_divergence="fc", local=True),
+        "mismatch.json": doc([node("cat", 0, compared=False, mismatch=True,
+                                   note="shapes differ: [1, 8] against [1, 9]", node_b="cat_1",
+                                   match="scope order")],
+                             only_a=["add"], only_b=["quantize_per_tensor"],
+                             metric="sqnr", threshold=60, failure="Run B failed: x"),
+    }
 
 
 def main(fixtures: Path, wire_peer: str, out: Path) -> None:
@@ -56,6 +92,8 @@ def main(fixtures: Path, wire_peer: str, out: Path) -> None:
         length = int.from_bytes(samples[at + 8:at + 12], sys.byteorder)
         put("fuzz_wire", f"sample-{at}.bin", samples[at:at + 12 + length])
         at += 12 + length
+    for name, doc in comparisons().items():
+        put("fuzz_comparison_json", name, json.dumps(doc, indent=1).encode())
     for harness in sorted(p.name for p in out.iterdir()):
         print(f"{harness}: {len(list((out / harness).iterdir()))} seeds")
 

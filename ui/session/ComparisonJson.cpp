@@ -86,7 +86,10 @@ QString readComparison(const QByteArray& json, ComparisonReport& report, Metric&
         n.shapeB = text(o, "shape_b");
         n.dtypeA = text(o, "dtype_a");
         n.dtypeB = text(o, "dtype_b");
-        n.elements = static_cast<std::int64_t>(o.value("elements").toDouble());
+        double elements = o.value("elements").toDouble();
+        if (!(elements >= 0 && elements < 9e18)) // a cast of anything else is undefined
+            return broken.arg(QString::fromStdString("node " + n.node + " has no element count"));
+        n.elements = static_cast<std::int64_t>(elements);
         for (int m = 0; m < kMetricCount; ++m) {
             double value = 0;
             if (!readNumber(o.value(metricName(static_cast<Metric>(m))), value))

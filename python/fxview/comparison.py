@@ -45,7 +45,7 @@ def _numbers(value, parts, shapes) -> bool:
 
 def _description(value) -> tuple[str, str]:
     if isinstance(value, torch.Tensor):
-        return "x".join(map(str, value.shape)) or "scalar", str(value.dtype).replace("torch.", "")
+        return str(list(value.shape)), str(value.dtype).replace("torch.", "")
     return type(value).__name__, ""
 
 

@@ -201,22 +201,9 @@ std::string runTable(const Interpreter& run, bool showHidden) {
         rows.push_back({std::string(static_cast<std::size_t>(depth) * 2, ' ') + n.name,
                         opName(n.op), n.target, shape, dtype, time});
     });
-    std::vector<std::size_t> width(6, 0);
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c < row.size(); ++c)
-            width[c] = std::max(width[c], row[c].size());
-    std::string out;
-    for (const auto& row : rows) {
-        std::string line;
-        for (std::size_t c = 0; c < row.size(); ++c)
-            line +=
-                row[c] + (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 2, ' ') : "");
-        out += line + "\n";
-    }
-    return out;
+    return alignColumns(rows);
 }
 
-// Inputs from --input, or guessed from the graph (and said so on stderr).
 // After a node's failure to allocate: the engine's cap, and how to raise it.
 std::string memoryHint(const std::string& failure, const Options& options) {
     std::int64_t limit = options.memoryLimit > 0 ? options.memoryLimit : defaultMemoryLimit();

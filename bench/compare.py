@@ -13,26 +13,14 @@ Prints a Markdown table for docs/measurements.md.
 """
 import argparse
 import os
-import statistics
-import subprocess
 import sys
-import time
 
 from archives import make_archives
+from timing import median_seconds
 
 PYTHON = "/usr/bin/python3"
 PY_TWO_RUNS = ("import sys, torch; m = torch.jit.load(sys.argv[1]); x = torch.randn(1, 3, 224, 224)\n"
                "with torch.no_grad():\n    m(x); m(x)")
-
-
-def median_seconds(command, runs):
-    subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main():

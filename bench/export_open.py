@@ -18,7 +18,8 @@ import os
 import re
 import statistics
 import subprocess
-import time
+
+from timing import median_seconds
 
 PYTHON = "/usr/bin/python3"  # Debian's, the one with torch and torchvision
 MODELS = ["resnet18", "vit_b_16"]
@@ -41,16 +42,6 @@ def make_programs(workdir):
         torch.export.save(torch.export.export(model, (x,)), os.path.join(workdir, name + ".pt2"))
         with torch.no_grad():
             torch.jit.trace(model, x).save(os.path.join(workdir, name + "_traced224.pt"))
-
-
-def median_seconds(command, runs):
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def app_ms(fxview, path, runs):

@@ -10,28 +10,16 @@ times; the median wall time is reported. Prints a Markdown table for docs/measur
 """
 import argparse
 import os
-import statistics
-import subprocess
 import sys
-import time
 
 from archives import make_archives
+from timing import median_seconds
 
 PYTHON = "/usr/bin/python3"  # Debian's, the one with torch and torchvision
 
 MODELS = ["resnet50", "resnet18", "mobilenet_v2"]
 PY_GRAPH = "import sys, torch; m = torch.jit.load(sys.argv[1]); print(m.graph)"
 PY_INLINED = "import sys, torch; m = torch.jit.load(sys.argv[1]); print(m.inlined_graph)"
-
-
-def median_seconds(command, runs):
-    subprocess.run(command, stdout=subprocess.DEVNULL, check=True)  # warm the page cache
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, check=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def main():

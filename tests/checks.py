@@ -35,3 +35,23 @@ def fxtrace(*args):
     """fxtrace with `args`, its output captured as text."""
     return subprocess.run([os.environ["FXTRACE"], *map(str, args)], capture_output=True,
                           text=True, timeout=600)
+
+
+def values_in_fx(model, *args):
+    """Each node's value when torch.fx's Interpreter ran it, by name (cloned: later in-place ops
+    must not change it). `model`: a GraphModule as it is, any other module symbolic_trace'd."""
+    import torch
+    import torch.fx
+
+    gm = model if isinstance(model, torch.fx.GraphModule) else torch.fx.symbolic_trace(model)
+    values = {}
+
+    class Recording(torch.fx.Interpreter):
+        def run_node(self, n):
+            result = super().run_node(n)
+            values[n.name] = result.clone() if isinstance(result, torch.Tensor) else result
+            return result
+
+    with torch.no_grad():
+        Recording(gm).run(*args)
+    return values

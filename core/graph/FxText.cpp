@@ -1,5 +1,6 @@
 #include "FxText.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -237,6 +238,26 @@ std::string formatNodeList(const Graph& graph, const FxTextOptions& options) {
     };
     list(graph.nodes, 0);
     return out + "Node count: " + std::to_string(count) + "\n";
+}
+
+std::string alignColumns(const std::vector<std::vector<std::string>>& rows) {
+    std::vector<std::size_t> width;
+    for (const auto& row : rows)
+        for (std::size_t c = 0; c < row.size(); ++c) {
+            width.resize(std::max(width.size(), row.size()), 0);
+            width[c] = std::max(width[c], row[c].size());
+        }
+    std::string out;
+    for (const auto& row : rows) {
+        std::string line;
+        for (std::size_t c = 0; c < row.size(); ++c)
+            line +=
+                row[c] + (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 2, ' ') : "");
+        while (!line.empty() && line.back() == ' ')
+            line.pop_back();
+        out += line + "\n";
+    }
+    return out;
 }
 
 } // namespace fxview

@@ -22,6 +22,10 @@ std::string formatNodeList(const Graph& graph, const FxTextOptions& options = {}
 // torch.fx's _format_arg: %name for nodes, Python reprs for literals, (x,) for 1-tuples.
 std::string formatArgument(const Argument& argument);
 
+// A table as text, a line per row: each column padded to its widest cell, two spaces apart, no
+// trailing spaces (fxtrace's run and compare tables).
+std::string alignColumns(const std::vector<std::vector<std::string>>& rows);
+
 // Python's repr() of a float: shortest round-trip digits, "1.0", "1e-05", "inf", "nan".
 std::string pythonFloatRepr(double value);
 

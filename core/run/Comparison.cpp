@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "FxText.h"
 #include "JsonWriter.h"
 
 namespace fxview {
@@ -155,20 +156,7 @@ std::string formatComparison(const ComparisonReport& report, Metric metric, doub
                         formatMetric(n.relL2), formatMetric(n.cosine, Metric::Cosine),
                         formatMetric(n.sqnr), note});
     }
-    std::vector<std::size_t> width(rows[0].size(), 0);
-    for (const auto& row : rows)
-        for (std::size_t c = 0; c < row.size(); ++c)
-            width[c] = std::max(width[c], row[c].size());
-    std::string out;
-    for (const auto& row : rows) {
-        std::string line;
-        for (std::size_t c = 0; c < row.size(); ++c)
-            line +=
-                row[c] + (c + 1 < row.size() ? std::string(width[c] - row[c].size() + 2, ' ') : "");
-        while (!line.empty() && line.back() == ' ')
-            line.pop_back();
-        out += line + "\n";
-    }
+    std::string out = alignColumns(rows);
     auto list = [&](const char* title, const std::vector<std::string>& names) {
         if (names.empty())
             return;

@@ -33,26 +33,10 @@ from torch.ao.quantization import get_default_qconfig_mapping
 from torch.ao.quantization.quantize_fx import convert_fx, fuse_fx, prepare_fx
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
-from checks import check, fxtrace, run_groups  # noqa: E402
+from checks import check, fxtrace, run_groups, values_in_fx  # noqa: E402
 
 WORK = Path(tempfile.mkdtemp(prefix="tst_compare-"))
 METRICS = ("max_abs", "mean_abs", "rel_l2", "cosine", "sqnr")
-
-
-def values_in_fx(gm, *args):
-    """Each node's value when torch.fx's Interpreter ran it (cloned: later in-place ops must
-    not change it)."""
-    values = {}
-
-    class Recording(torch.fx.Interpreter):
-        def run_node(self, n):
-            result = super().run_node(n)
-            values[n.name] = result.clone() if isinstance(result, torch.Tensor) else result
-            return result
-
-    with torch.no_grad():
-        Recording(gm).run(*args)
-    return values
 
 
 def numbers(value):
@@ -141,8 +125,7 @@ def check_checkpoints():
           "checkpoints: a node before layer3_1_conv2 differs")
     check(not report["only_a"] and not report["only_b"],
           f"checkpoints: unmatched nodes {report['only_a']} {report['only_b']}")
-    gm_a, gm_b = torch.fx.symbolic_trace(a), torch.fx.symbolic_trace(b)
-    check_metrics("checkpoints", report, values_in_fx(gm_a, x), values_in_fx(gm_b, x))
+    check_metrics("checkpoints", report, values_in_fx(a, x), values_in_fx(b, x))
 
 
 def check_bfloat16():
@@ -160,9 +143,9 @@ def check_bfloat16():
           f"bfloat16: {len(report['nodes'])} nodes compared")
     check(all(n["dtype_b"] == "bfloat16" for n in report["nodes"]),
           f"bfloat16: run B holds a value that is not bfloat16: {[n['dtype_b'] for n in report['nodes']]}")
-    values_a = values_in_fx(torch.fx.symbolic_trace(model), x)
+    values_a = values_in_fx(model, x)
     b = copy.deepcopy(model).to(torch.bfloat16)
-    values_b = values_in_fx(torch.fx.symbolic_trace(b), x.to(torch.bfloat16))
+    values_b = values_in_fx(b, x.to(torch.bfloat16))
     check_metrics("bfloat16", report, values_a, values_b)
 
 
@@ -181,13 +164,18 @@ class ExpOfLarge(torch.nn.Module):
         return self.fc2(e) * 0.5
 
 
-def check_local():
+def exp_archive():
+    """ExpOfLarge (seed 0), its input, and fxtrace compare's arguments for it in bfloat16."""
     torch.manual_seed(0)
     model = ExpOfLarge().eval()
     x = torch.randn(32, 16)
     torch.save(x, WORK / "xe.pt")
     torch.jit.trace(model, x).save(str(WORK / "exp.pt"))
-    args = (WORK / "exp.pt", "--dtype", "bfloat16", "--input", f"file:{WORK / 'xe.pt'}")
+    return model, x, (WORK / "exp.pt", "--dtype", "bfloat16", "--input", f"file:{WORK / 'xe.pt'}")
+
+
+def check_local():
+    model, x, args = exp_archive()
     run, local = compare(*args, "--local")
     check(run.returncode == 0, f"local: exit {run.returncode}: {run.stderr}")
     run, accumulated = compare(*args)
@@ -197,7 +185,7 @@ def check_local():
     worst = max(rel, key=rel.get)
     check(worst == "exp", f"local: the largest error is at {worst}, not exp: {rel}")
     check(local["local"] and not accumulated["local"], "local: the JSON does not say the mode")
-    values = values_in_fx(torch.fx.symbolic_trace(model), x)
+    values = values_in_fx(model, x)
     own = torch.exp(values["mul"].to(torch.bfloat16))  # B's exp fed A's input
     expected = metrics(values["exp"], own)["rel_l2"]
     check(close(rel["exp"], expected), f"local: exp's error is {rel['exp']}, PyTorch's {expected}")
@@ -245,7 +233,7 @@ def check_quantized():
           f"quantized: quantize_per_tensor is not listed as B's alone: {report['only_b']}")
     fc = next(n for n in report["nodes"] if n["node"] == "fc")
     check(10 < float(fc["sqnr"]) < 60, f"quantized: fc's SQNR is {fc['sqnr']} dB")
-    # Both are GraphModules already (a trace of them would go into the fused modules).
+    # Both are GraphModules already, taken as they are (a trace would go into fused modules).
     check_metrics("quantized", report, values_in_fx(fused, x), values_in_fx(quantized, x))
 
 
@@ -272,14 +260,9 @@ def check_python_and_live():
     from fxview import fxgraph, wire
     from fxview.live import LiveEngine, Session
 
-    torch.manual_seed(0)
-    model = ExpOfLarge().eval()
-    x = torch.randn(32, 16)
-    torch.save(x, WORK / "xp.pt")
-    torch.jit.trace(model, x).save(str(WORK / "expp.pt"))
+    model, x, args = exp_archive()
     for local in (False, True):
-        run, ours = compare(WORK / "expp.pt", "--dtype", "bfloat16", "--input",
-                            f"file:{WORK / 'xp.pt'}", *(["--local"] if local else []))
+        run, ours = compare(*args, *(["--local"] if local else []))
         python = fxview.compare(model, (x,), dtype=torch.bfloat16, local=local)
         theirs = json.loads(python.to_json())
         check(ours and [n["node"] for n in ours["nodes"]] == [n["node"] for n in theirs["nodes"]],

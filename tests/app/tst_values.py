@@ -24,7 +24,7 @@ import torch.fx
 import torchvision
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
-from checks import check, fxtrace, run_groups  # noqa: E402
+from checks import check, fxtrace, run_groups, values_in_fx  # noqa: E402
 from fxview import values, wire  # noqa: E402
 
 WORK = Path(tempfile.mkdtemp(prefix="tst_values-"))
@@ -61,22 +61,6 @@ class Dtypes(torch.nn.Module):
 class Finite(torch.nn.Module):
     def forward(self, x):
         return torch.tanh(x) * 3
-
-
-def values_in_fx(model, *args):
-    """Each node's value when torch.fx's Interpreter ran it (cloned: later in-place ops must
-    not change it)."""
-    values = {}
-
-    class Recording(torch.fx.Interpreter):
-        def run_node(self, n):
-            result = super().run_node(n)
-            values[n.name] = result.clone() if isinstance(result, torch.Tensor) else result
-            return result
-
-    with torch.no_grad():
-        Recording(torch.fx.symbolic_trace(model)).run(*args)
-    return values
 
 
 def saved(model, x, name):

@@ -19,8 +19,9 @@ namespace {
 
 const QColor kEqual(0xd9, 0xf0, 0xd3);
 const QColor kBroken(0xdd, 0x34, 0x97); // not finite, or shapes that differ
+// Light enough at its red end for the boxes' black text.
 const QColor kScale[] = {QColor(0xff, 0xf7, 0xbc), QColor(0xfd, 0xae, 0x61),
-                         QColor(0xd7, 0x30, 0x1f)};
+                         QColor(0xf0, 0x5a, 0x4a)};
 
 QColor scaleColour(double t) {
     t = std::clamp(t, 0.0, 1.0) * 2;

@@ -206,6 +206,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     QColor text = mark_.isValid()                ? QColor(Qt::black)
                   : state_ == State::NotExecuted ? t.mutedText
                                                  : t.text;
+    QColor muted = mark_.isValid() ? QColor(0x30, 0x30, 0x30) : t.mutedText;
     double line = style_->lineSpacing;
     QRectF row(kPadding, kPadding - 2, box_.width() - 2 * kPadding, line);
     painter->setFont(style_->bold);
@@ -223,7 +224,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         painter->setPen(text);
     }
     painter->setFont(style_->font);
-    painter->setPen(t.mutedText);
+    painter->setPen(muted);
     row.translate(0, line);
     painter->drawText(row, Qt::AlignHCenter | Qt::AlignVCenter, opLineShown_);
     if (!weights_.isEmpty()) {
@@ -231,7 +232,7 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
         painter->setPen(QPen(t.border, 0.5));
         painter->drawLine(QPointF(kPadding, row.bottom() + 1),
                           QPointF(row.right(), row.bottom() + 1));
-        painter->setPen(t.mutedText);
+        painter->setPen(muted);
         for (const QString& weight : weights_) {
             row.translate(0, line);
             painter->drawText(row, Qt::AlignLeft | Qt::AlignVCenter, weight);

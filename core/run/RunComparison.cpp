@@ -96,8 +96,9 @@ NodeMatching matchNodes(const Graph& a, const Graph& b) {
 
 namespace {
 
-// Every number `value` holds (a tuple's or list's items one after the other) as flat float64
-// tensors, with their shapes; false if it holds something that is not a number.
+// Every number `value` holds (a tuple's, list's or dict's items one after the other) as flat
+// float64 tensors, with their shapes ({-1} for a None); false if it holds something that is not
+// a number.
 bool numericParts(const c10::IValue& value, std::vector<at::Tensor>& parts,
                   std::vector<std::vector<std::int64_t>>& shapes) {
     if (value.isTensor()) {
@@ -120,9 +121,19 @@ bool numericParts(const c10::IValue& value, std::vector<at::Tensor>& parts,
         parts.push_back(at::full({1}, number, at::kDouble));
         return true;
     }
+    if (value.isNone()) { // an Optional left empty (an eval model's aux outputs): no numbers
+        shapes.push_back({-1});
+        return true;
+    }
     if (value.isTuple()) {
         for (const c10::IValue& item : value.toTupleRef().elements())
             if (!numericParts(item, parts, shapes))
+                return false;
+        return true;
+    }
+    if (value.isGenericDict()) { // a detection model's losses or boxes, in insertion order
+        for (const auto& item : value.toGenericDict())
+            if (!numericParts(item.value(), parts, shapes))
                 return false;
         return true;
     }
@@ -164,6 +175,8 @@ void measure(const c10::IValue& a, const c10::IValue& b, NodeDifference& row) {
     }
     row.compared = true;
     row.mismatch = false;
+    if (partsA.empty()) // Nones only
+        return;
     at::Tensor x = partsA.size() == 1 ? partsA[0] : at::cat(partsA);
     at::Tensor y = partsB.size() == 1 ? partsB[0] : at::cat(partsB);
     row.elements = x.numel();

@@ -25,8 +25,9 @@ _LOWER_IS_WORSE = ("cosine", "sqnr")
 
 
 def _numbers(value, parts, shapes) -> bool:
-    """Every number in `value` (a tuple's or list's items in order) as flat float64 CPU tensors,
-    with their shapes; False if it holds something that is not a number."""
+    """Every number in `value` (a tuple's, list's or dict's items in order) as flat float64 CPU
+    tensors, with their shapes (None for a None); False if it holds something that is not a
+    number."""
     if isinstance(value, torch.Tensor):
         shapes.append(list(value.shape))
         t = value.detach()
@@ -38,8 +39,13 @@ def _numbers(value, parts, shapes) -> bool:
         shapes.append([])
         parts.append(torch.tensor([float(value)], dtype=torch.float64))
         return True
+    if value is None:  # an Optional left empty (an eval model's aux outputs): no numbers
+        shapes.append(None)
+        return True
     if isinstance(value, (tuple, list)):
         return all(_numbers(item, parts, shapes) for item in value)
+    if isinstance(value, dict):
+        return all(_numbers(item, parts, shapes) for item in value.values())
     return False
 
 
@@ -69,6 +75,8 @@ def measure(a, b) -> dict:
         row["note"] = f"shapes differ: {sa} against {sb}"
         return row
     row["compared"] = True
+    if not pa:  # Nones only
+        return row
     x, y = torch.cat(pa), torch.cat(pb)
     row["elements"] = x.numel()
     if x.numel() == 0:

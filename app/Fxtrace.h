@@ -70,6 +70,10 @@ bool chooseInputs(Interpreter& run, const Options& options, std::vector<InputSpe
 
 // Runs A and B side by side and prints their differences node by node (FxtraceCompare.cpp).
 int compare(const Options& options);
+// One of compare's options that take a value (--input-b, --dtype, --seed-b, --metric,
+// --threshold) into `compare`; "" or what is wrong with it.
+std::string compareOption(const std::string& option, const std::string& value,
+                          CompareOptions& compare);
 
 // Draws the graph offscreen and writes it in the format asked for, through the same export
 // code the app uses: a file's graph (run first with --run or --step)...

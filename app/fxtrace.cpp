@@ -329,39 +329,6 @@ int run(const Options& options) {
                                                                                  : kModelFailed;
 }
 
-// One of compare's options that take a value; "" or what is wrong with it.
-std::string compareOption(const std::string& option, const std::string& value,
-                          CompareOptions& compare) {
-    if (option == "--input-b") {
-        InputSpec spec;
-        std::string error;
-        if (!parseInputSpec(value, spec, error))
-            return error;
-        compare.b.inputsB.push_back(spec);
-    } else if (option == "--dtype") {
-        if (!checkCompareDtype(value).empty())
-            return "--dtype takes bfloat16, float16, float64 or float32";
-        compare.b.dtype = value;
-    } else if (option == "--seed-b") {
-        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
-            return "--seed-b needs a non-negative whole number";
-        compare.b.seedB = std::stoull(value);
-        compare.b.hasSeedB = true;
-    } else if (option == "--metric") {
-        if (!metricFromName(value, compare.metric))
-            return "--metric takes rel_l2, max_abs, mean_abs, cosine or sqnr";
-        if (!compare.thresholdGiven)
-            compare.threshold = defaultThreshold(compare.metric);
-    } else { // --threshold
-        char* end = nullptr;
-        compare.threshold = std::strtod(value.c_str(), &end);
-        compare.thresholdGiven = true;
-        if (value.empty() || *end || !std::isfinite(compare.threshold))
-            return "--threshold needs a number";
-    }
-    return {};
-}
-
 } // namespace
 
 int main(int argc, char** argv) {

@@ -202,6 +202,11 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
     clear();
 }
 
+// The table's selection changes as it is taken apart: no row is chosen then.
+ComparisonPanel::~ComparisonPanel() {
+    table_->disconnect(this);
+}
+
 void ComparisonPanel::setReport(const ComparisonReport& report, Metric metric, double threshold) {
     report_ = report;
     hasReport_ = true;

@@ -26,6 +26,7 @@ class ComparisonPanel : public QWidget {
     Q_OBJECT
 public:
     explicit ComparisonPanel(QWidget* parent = nullptr);
+    ~ComparisonPanel() override;
 
     void setReport(const ComparisonReport& report, Metric metric, double threshold);
     void clear();

@@ -167,6 +167,12 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     QMainWindow::closeEvent(event);
 }
 
+// The docks go before the scene (QWidget's children before QObject's): the scene's last
+// selection change, as its selected box is deleted, must not reach panels already gone.
+MainWindow::~MainWindow() {
+    scene_->disconnect(this);
+}
+
 void MainWindow::buildDocks() {
     nodeList_ = new NodeListPanel;
     connect(nodeList_, &NodeListPanel::nodeChosen, this, [this](const QString& name) {

@@ -46,6 +46,7 @@ class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
 
     void openModel(const QString& source, const std::vector<InputSpec>& inputs = {});
 

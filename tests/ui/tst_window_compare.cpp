@@ -52,6 +52,10 @@ private slots:
                          panel->report().nodes[static_cast<std::size_t>(rowOf(panel, node))]));
         }
         QCOMPARE(window_->currentNode(), QString("x")); // the stepped run stayed
+        // The table follows the graph's selection.
+        window_->selectNode("relu");
+        QCOMPARE(panel->table()->selectedItems().value(0)->text(), QString("relu"));
+        QCOMPARE(window_->selectedNode(), QString("relu"));
 
         // Judged by SQNR under 50 dB: fc2 (49 dB) is the first to diverge.
         panel->setMetric(Metric::Sqnr);

@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QPainter>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -388,6 +389,17 @@ QString ComparisonPanel::statusText() const {
     if (!report_.failure.empty())
         lines << QString::fromStdString(report_.failure);
     return lines.join("\n");
+}
+
+void ComparisonPanel::showNode(const QString& node) {
+    QSignalBlocker quiet(table_);
+    table_->clearSelection();
+    for (int row = 0; row < table_->rowCount(); ++row)
+        if (table_->item(row, NodeColumn)->text() == node) {
+            table_->selectRow(row);
+            table_->scrollToItem(table_->item(row, NodeColumn));
+            return;
+        }
 }
 
 bool ComparisonPanel::goToFirstDivergence() {

@@ -43,6 +43,9 @@ public:
     // A node's colour: pale green where equal, light yellow to red on a log scale between the
     // smallest and largest difference, magenta where not finite or mismatched.
     QColor colourOf(const NodeDifference& node) const;
+    // Selects `node`'s row as the graph's selection moves, without saying so back (no row for a
+    // node the comparison lacks).
+    void showNode(const QString& node);
     // Selects the first diverging node's row and says so (nodeChosen); false if none diverges.
     bool goToFirstDivergence();
     QTableWidget* table() const { return table_; }

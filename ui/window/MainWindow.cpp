@@ -143,9 +143,11 @@ MainWindow::MainWindow(QWidget* parent)
             inspector_->clear();
             nodeList_->showSelected({});
             graphText_->showNodeLine({});
+            comparison_->showNode({});
             return;
         }
         showInspector(name);
+        comparison_->showNode(name);
         const ScopeBox* box =
             scene_->scopeView() ? scene_->scopeView()->box(name.toStdString()) : nullptr;
         nodeList_->showSelected(name, box ? QString::fromStdString(box->scope) : QString());

@@ -3,6 +3,7 @@
 
 #include "RunComparison.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <torch/script.h>
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -94,6 +96,20 @@ NodeMatching matchNodes(const Graph& a, const Graph& b) {
 }
 
 // --- the two runs side by side -------------------------------------------------------------
+
+namespace {
+
+at::Tensor randomState(at::Generator& rng) {
+    std::lock_guard<std::mutex> lock(rng.mutex());
+    return rng.get_state();
+}
+
+void setRandomState(at::Generator& rng, const at::Tensor& state) {
+    std::lock_guard<std::mutex> lock(rng.mutex());
+    rng.set_state(state);
+}
+
+} // namespace
 
 struct RunPairing {
     Interpreter& a;
@@ -245,20 +261,29 @@ struct RunPairing {
         b.d->afterStep = [this](int id, c10::IValue& v) { madeInB(id, v); };
         a.reset();
         b.reset();
+        // Each run draws from a random stream of its own, both starting where the generator is
+        // now: a dropout in B draws what the same dropout in A drew, however the steps interleave.
+        at::Generator rng = at::detail::getDefaultCPUGenerator();
+        at::Tensor streamA = randomState(rng), streamB = streamA.clone();
+        auto step = [&](Interpreter& run, at::Tensor& stream) {
+            setRandomState(rng, stream);
+            run.step();
+            stream = randomState(rng);
+        };
         while (!a.finished() && !failedRun(a, "A")) {
             if (options.beforeNode && !options.beforeNode(a.nextNode())) {
                 report.failure = "The comparison was stopped before " + a.nextNode() + ".";
                 break;
             }
-            a.step();
+            step(a, streamA);
             while (waitingForB() && !b.finished() && !b.failed())
-                b.step();
+                step(b, streamB);
             protectWaiting();
             if (failedRun(b, "B"))
                 break;
         }
         while (report.failure.empty() && !b.finished() && !failedRun(b, "B"))
-            b.step();
+            step(b, streamB);
         a.d->afterStep = nullptr;
         b.d->afterStep = nullptr;
         // Pairs one run made and the other never did (a branch one of them did not take).

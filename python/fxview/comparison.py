@@ -237,6 +237,17 @@ def compare_runs(gm_a, inputs_a, gm_b, inputs_b, local=False, before_node=None) 
     result.only_a = [n.name for n in a.nodes if n.name not in names_b]
     result.only_b = [n.name for n in b.nodes if n.name not in names_a]
     waiting_b = {}  # B's values made before A made their partner (a copy each)
+    # Each run draws from a CPU random stream of its own, both starting where the generator is
+    # now: a dropout in B draws what the same dropout in A drew.
+    streams = {"a": torch.get_rng_state(), "b": torch.get_rng_state()}
+
+    def step(run, key):
+        torch.set_rng_state(streams[key])
+        try:
+            return run.step()
+        finally:
+            streams[key] = torch.get_rng_state()
+
     with torch.no_grad():
         while a.pc < len(a.nodes):
             node_a = a.nodes[a.pc]
@@ -244,7 +255,7 @@ def compare_runs(gm_a, inputs_a, gm_b, inputs_b, local=False, before_node=None) 
                 result.failure = f"The comparison was stopped before {node_a.name}."
                 break
             try:
-                node_a, value_a = a.step()
+                node_a, value_a = step(a, "a")
             except Exception as error:  # noqa: BLE001 - the report says it
                 result.failure = f"Run A failed at node {node_a.name}: {error}"
                 break
@@ -255,7 +266,7 @@ def compare_runs(gm_a, inputs_a, gm_b, inputs_b, local=False, before_node=None) 
                 while b.pc < len(b.nodes):
                     node_b = b.nodes[b.pc]
                     try:
-                        node_b, value_b = b.step()
+                        node_b, value_b = step(b, "b")
                     except Exception as error:  # noqa: BLE001
                         result.failure = f"Run B failed at node {node_b.name}: {error}"
                         break

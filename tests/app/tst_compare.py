@@ -12,6 +12,7 @@ process:
   quantize/dequantize nodes only B has are listed, the metrics equal those computed here from
   both GraphModules' values (B's dequantized).
 - Another input (--seed-b) diverges at the input; bad usage gets a sentence and exit 2.
+- Both runs draw the same random numbers: an active dropout compares by precision alone.
 - Python's fxview.compare (the live engine's comparison) gives the same metrics as fxtrace
   compare on the same model, accumulated and local; the live engine answers the window's
   Compare (another dtype, another device) with that JSON, and a sentence for what it cannot.
@@ -310,13 +311,45 @@ def check_python_and_live():
     window.close()
 
 
+class Dropping(torch.nn.Module):
+    """A dropout left in training mode: each run draws its mask."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 16)
+        self.drop = torch.nn.Dropout(0.5)
+
+    def forward(self, x):
+        return self.drop(self.fc(x)) * 2
+
+
+def check_random():
+    """Both runs draw the same random numbers: float32 against float64 of a model with an active
+    dropout differs only by precision, in fxtrace and in Python."""
+    torch.manual_seed(0)
+    model = Dropping().train()
+    x = torch.randn(8, 16)
+    torch.save(x, WORK / "xd.pt")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.jit.trace(model, x, check_trace=False).save(str(WORK / "drop.pt"))
+    run, report = compare(WORK / "drop.pt", "--dtype", "float64", "--input",
+                          f"file:{WORK / 'xd.pt'}")
+    check(run.returncode == 0 and report and report["first_divergence"] is None,
+          f"random: fxtrace's runs drew different masks: {run.stdout[-600:]}{run.stderr}")
+    import fxview
+    python = fxview.compare(model, (x,), dtype=torch.float64)
+    check(python.first_divergence() is None, f"random: Python's runs drew different masks:\n{python}")
+
+
 def main():
     return run_groups([("checkpoints", check_checkpoints, ()),
                        ("bfloat16", check_bfloat16, ()),
                        ("local", check_local, ()),
                        ("quantized", check_quantized, ()),
                        ("other input and usage", check_other_input_and_usage, ()),
-                       ("python and live", check_python_and_live, ())])
+                       ("python and live", check_python_and_live, ()),
+                       ("random", check_random, ())])
 
 
 if __name__ == "__main__":

@@ -52,13 +52,17 @@ bool sameKind(const Node& a, const Node& b) {
 NodeMatching matchNodes(const Graph& a, const Graph& b) {
     NodeMatching m;
     std::vector<const Node*> nodesA = comparableNodes(a), nodesB = comparableNodes(b);
-    std::unordered_set<std::string> namesB;
+    std::unordered_map<std::string, const Node*> byNameB;
     for (const Node* n : nodesB)
-        namesB.insert(n->name);
+        byNameB[n->name] = n;
     std::unordered_set<std::string> matchedB;
     std::map<std::string, std::vector<const Node*>> restA, restB; // by scope, in graph order
     for (const Node* n : nodesA) {
-        if (namesB.count(n->name)) {
+        // A name is a pair only in the same scope and op: torch.fx counts a function's calls
+        // across the whole graph (add, add_1), so one more `add` early in B renames every later
+        // one, and add_1 of A's block2 would meet add_1 of B's block1.
+        auto same = byNameB.find(n->name);
+        if (same != byNameB.end() && same->second->scope == n->scope && same->second->op == n->op) {
             m.pairs.push_back({n->name, n->name, "name"});
             matchedB.insert(n->name);
         } else {
@@ -68,7 +72,7 @@ NodeMatching matchNodes(const Graph& a, const Graph& b) {
     for (const Node* n : nodesB)
         if (!matchedB.count(n->name))
             restB[n->scope].push_back(n);
-    std::unordered_set<std::string> pairedA, pairedB;
+    std::unordered_set<std::string> pairedB;
     for (auto& [scope, listA] : restA) {
         auto found = restB.find(scope);
         if (found == restB.end())
@@ -81,13 +85,15 @@ NodeMatching matchNodes(const Graph& a, const Graph& b) {
             if (k == found->second.size())
                 continue;
             m.pairs.push_back({na->name, found->second[k]->name, "scope order"});
-            pairedA.insert(na->name);
             pairedB.insert(found->second[k]->name);
             j = k + 1;
         }
     }
+    std::unordered_set<std::string> matchedA;
+    for (const auto& p : m.pairs)
+        matchedA.insert(p.a);
     for (const Node* n : nodesA)
-        if (!namesB.count(n->name) && !pairedA.count(n->name))
+        if (!matchedA.count(n->name))
             m.onlyA.push_back(n->name);
     for (const Node* n : nodesB)
         if (!matchedB.count(n->name) && !pairedB.count(n->name))

@@ -28,13 +28,14 @@ struct RunComparisonOptions {
     std::function<bool(const std::string& node)> beforeNode;
 };
 
-// Which node of B each node of A is paired with ("how": "name" or "scope order"), and the nodes
-// left over on each side. Hidden guard nodes take no part.
+// Which node of B each node of A is paired with ("how": "name", for the same name in the same
+// scope and op, or "scope order"), and the nodes left over on each side. Hidden guard nodes take
+// no part.
 struct NodeMatching {
     struct Pair {
         std::string a, b, how;
     };
-    std::vector<Pair> pairs; // in A's graph order
+    std::vector<Pair> pairs; // those by name in A's graph order, then those by scope order
     std::vector<std::string> onlyA, onlyB;
 };
 NodeMatching matchNodes(const Graph& a, const Graph& b);

@@ -19,6 +19,8 @@ import math
 import torch
 import torch.fx
 
+from . import fxgraph
+
 METRICS = ("max_abs", "mean_abs", "rel_l2", "cosine", "sqnr")
 THRESHOLDS = {"max_abs": 1e-3, "mean_abs": 1e-4, "rel_l2": 1e-3, "cosine": 0.99999, "sqnr": 60.0}
 _LOWER_IS_WORSE = ("cosine", "sqnr")
@@ -226,17 +228,54 @@ class Comparison:
         return "\n".join(lines)
 
 
+def _same_kind(a: torch.fx.Node, b: torch.fx.Node) -> bool:
+    return a.op == b.op and (a.op in ("call_module", "placeholder", "output")
+                             or a.target == b.target)
+
+
+def match_nodes(nodes_a, nodes_b) -> tuple[dict, list, list]:
+    """A's node name -> (B's node name, "name" or "scope order"), and the names only A and only
+    B have: the rules of core/run/RunComparison.cpp's matchNodes. A name pairs in the same
+    scope and op only (torch.fx counts a function's calls across the graph, so names drift);
+    what is left pairs in order within its scope, node with node of the same kind."""
+    def scope(n):
+        return fxgraph.scope_of(n)[0]
+    by_name_b = {n.name: n for n in nodes_b}
+    pairs, matched_b, rest_a, rest_b = {}, set(), {}, {}
+    for n in nodes_a:
+        m = by_name_b.get(n.name)
+        if m is not None and scope(m) == scope(n) and m.op == n.op:
+            pairs[n.name] = (m.name, "name")
+            matched_b.add(m.name)
+        else:
+            rest_a.setdefault(scope(n), []).append(n)
+    for n in nodes_b:
+        if n.name not in matched_b:
+            rest_b.setdefault(scope(n), []).append(n)
+    for where, left_a in rest_a.items():
+        left_b, j = rest_b.get(where, []), 0
+        for na in left_a:
+            k = j
+            while k < len(left_b) and not _same_kind(na, left_b[k]):
+                k += 1
+            if k == len(left_b):
+                continue
+            pairs[na.name] = (left_b[k].name, "scope order")
+            matched_b.add(left_b[k].name)
+            j = k + 1
+    return (pairs, [n.name for n in nodes_a if n.name not in pairs],
+            [n.name for n in nodes_b if n.name not in matched_b])
+
+
 def compare_runs(gm_a, inputs_a, gm_b, inputs_b, local=False, before_node=None) -> Comparison:
-    """Runs both GraphModules node by node side by side (A leads; B runs up to the node A just
-    made) and compares each pair of nodes with the same name. `before_node(name)` returning
-    False stops the comparison there."""
+    """Runs both GraphModules node by node side by side (A leads; B runs up to the partner of
+    the node A just made) and compares each matched pair (match_nodes). `before_node(name)`
+    returning False stops the comparison there."""
     result = Comparison(local=local)
     a, b = _Run(gm_a, inputs_a), _Run(gm_b, inputs_b)
-    names_b = {n.name for n in b.nodes}
-    names_a = {n.name for n in a.nodes}
-    result.only_a = [n.name for n in a.nodes if n.name not in names_b]
-    result.only_b = [n.name for n in b.nodes if n.name not in names_a]
-    waiting_b = {}  # B's values made before A made their partner (a copy each)
+    pairs, result.only_a, result.only_b = match_nodes(a.nodes, b.nodes)
+    paired_b = {name_b for name_b, _ in pairs.values()}
+    waiting_b = {}  # B's values made before A made their partner (a copy each), by B's name
     # Each run draws from a CPU random stream of its own, both starting where the generator is
     # now: a dropout in B draws what the same dropout in A drew.
     streams = {"a": torch.get_rng_state(), "b": torch.get_rng_state()}
@@ -260,9 +299,10 @@ def compare_runs(gm_a, inputs_a, gm_b, inputs_b, local=False, before_node=None) 
                 result.failure = f"Run A failed at node {node_a.name}: {error}"
                 break
             row = None
-            if node_a.name in waiting_b:
-                row = measure(value_a, waiting_b.pop(node_a.name))
-            elif node_a.name in names_b:
+            partner, how = pairs.get(node_a.name, (None, ""))
+            if partner in waiting_b:
+                row = measure(value_a, waiting_b.pop(partner))
+            elif partner is not None:
                 while b.pc < len(b.nodes):
                     node_b = b.nodes[b.pc]
                     try:
@@ -270,7 +310,7 @@ def compare_runs(gm_a, inputs_a, gm_b, inputs_b, local=False, before_node=None) 
                     except Exception as error:  # noqa: BLE001
                         result.failure = f"Run B failed at node {node_b.name}: {error}"
                         break
-                    if node_b.name == node_a.name:
+                    if node_b.name == partner:
                         row = measure(value_a, value_b)
                         if local:
                             fed = like_b(value_a, value_b)
@@ -281,16 +321,16 @@ def compare_runs(gm_a, inputs_a, gm_b, inputs_b, local=False, before_node=None) 
                                 value_b = fed
                         b.keep(node_b, value_b)
                         break
-                    if node_b.name in names_a:
+                    if node_b.name in paired_b:
                         waiting_b[node_b.name] = copy.deepcopy(value_b)
                     b.keep(node_b, value_b)
             a.keep(node_a, value_a)
             if result.failure:
                 break
             if row is not None:
-                row.update(node=node_a.name, node_b=node_a.name, op=node_a.op,
+                row.update(node=node_a.name, node_b=partner, op=node_a.op,
                            target=torch.fx.node._get_qualified_name(node_a.target)
-                           if callable(node_a.target) else str(node_a.target), match="name")
+                           if callable(node_a.target) else str(node_a.target), match=how)
                 result.nodes.append(row)
     return result
 

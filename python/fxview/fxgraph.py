@@ -72,7 +72,7 @@ def argument(value) -> wire.Argument:
                          items=_node_refs(value))
 
 
-def _scope(node: torch.fx.Node) -> tuple[str, str]:
+def scope_of(node: torch.fx.Node) -> tuple[str, str]:
     """The module path whose code made the node and that module's class, from the
     nn_module_stack torch.fx's tracer (and torch.export) record. A call_module's own module is
     the last entry of its stack: its scope is the module around it."""
@@ -136,7 +136,7 @@ def to_wire(gm: torch.fx.GraphModule, model_class: str) -> wire.Graph:
     position = {n: i for i, n in enumerate(nodes)}
     out = []
     for n in nodes:
-        scope, scope_type = _scope(n)
+        scope, scope_type = scope_of(n)
         out.append(wire.Node(
             op=wire.OPS.index(n.op), name=n.name, target=_target(n),
             moduleType=_module_type(gm, n),

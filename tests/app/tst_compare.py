@@ -13,6 +13,8 @@ process:
   both GraphModules' values (B's dequantized).
 - Another input (--seed-b) diverges at the input; bad usage gets a sentence and exit 2.
 - Both runs draw the same random numbers: an active dropout compares by precision alone.
+- Names pair only in the same scope: two models whose torch.fx counters drift apart (one more
+  add early in B) pair block2's adds by scope and order, and list B's extra nodes.
 - Python's fxview.compare (the live engine's comparison) gives the same metrics as fxtrace
   compare on the same model, accumulated and local; the live engine answers the window's
   Compare (another dtype, another device) with that JSON, and a sentence for what it cannot.
@@ -342,6 +344,54 @@ def check_random():
     check(python.first_divergence() is None, f"random: Python's runs drew different masks:\n{python}")
 
 
+class Block(torch.nn.Module):
+    def __init__(self, extra=False):
+        super().__init__()
+        self.extra = extra
+
+    def forward(self, x):
+        x = x + 1
+        return x * 3 + 1 if self.extra else x
+
+
+class Blocks(torch.nn.Module):
+    """Two blocks; with `extra`, block1 adds once more, so torch.fx's counter renames block2's
+    add (add_1 in A, add_2 in B) and B's add_1 is block1's."""
+
+    def __init__(self, extra=False):
+        super().__init__()
+        self.block1, self.block2 = Block(extra), Block()
+
+    def forward(self, x):
+        return self.block2(self.block1(x))
+
+
+def check_scope_order():
+    x = torch.randn(4, 4)
+    torch.save(x, WORK / "xb.pt")
+    for name, model in (("blocks_a.pt", Blocks()), ("blocks_b.pt", Blocks(extra=True))):
+        torch.jit.trace(model, x).save(str(WORK / name))
+    run, report = compare(WORK / "blocks_a.pt", WORK / "blocks_b.pt", "--input",
+                          f"file:{WORK / 'xb.pt'}")
+    check(run.returncode == 0 and report, f"scope order: {run.stdout}{run.stderr}")
+    if not report:
+        return
+    pairs = {n["node"]: (n["node_b"], n["match"]) for n in report["nodes"]}
+    check(pairs.get("add") == ("add", "name"), f"scope order: add paired as {pairs.get('add')}")
+    check(pairs.get("add_1") == ("add_2", "scope order"),
+          f"scope order: block2's add_1 paired as {pairs.get('add_1')}, not with B's add_2")
+    check({"mul", "add_1"} <= set(report["only_b"]), f"scope order: only B {report['only_b']}")
+    check_metrics("scope order", report, values_in_fx(Blocks(), x),
+                  values_in_fx(Blocks(extra=True), x))
+    # Python's fxview.compare pairs them by the same rules.
+    import fxview
+    python = json.loads(fxview.compare(Blocks(), (x,), other=Blocks(extra=True)).to_json())
+    check([(n["node"], n["node_b"], n["match"]) for n in python["nodes"]] ==
+          [(n["node"], n["node_b"], n["match"]) for n in report["nodes"]] and
+          python["only_b"] == report["only_b"],
+          f"scope order: Python paired {python['nodes']} only B {python['only_b']}")
+
+
 def main():
     return run_groups([("checkpoints", check_checkpoints, ()),
                        ("bfloat16", check_bfloat16, ()),
@@ -349,7 +399,8 @@ def main():
                        ("quantized", check_quantized, ()),
                        ("other input and usage", check_other_input_and_usage, ()),
                        ("python and live", check_python_and_live, ()),
-                       ("random", check_random, ())])
+                       ("random", check_random, ()),
+                       ("scope order", check_scope_order, ())])
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Two runs of a GraphModule compared node by node, in the person's own PyTorch: run A as given,
 run B the same model on another device or in another dtype (or on other inputs, or another
-GraphModule whose nodes match by name). The metrics, matching and JSON are those of
+GraphModule, its nodes paired as fxtrace pairs them). The metrics, matching and JSON are those of
 core/run/Comparison.cpp and RunComparison.cpp, which `fxtrace compare` and fxview-engine use
 (docs/comparison.md defines them); the live engine answers the window's Compare with them.
 
@@ -353,7 +353,7 @@ def compare(model, args=(), *, dtype=None, device=None, other=None, other_args=N
             local=False) -> Comparison:
     """Runs `model` (a GraphModule, or a module symbolic_trace can trace) on `args` as run A,
     and run B: a copy of it moved to `device` and/or cast to `dtype` (floating weights and
-    inputs, as model.to(dtype)), or `other` (a GraphModule whose nodes match by name), on
+    inputs, as model.to(dtype)), or `other` (a module, its nodes paired as match_nodes pairs them), on
     `other_args` if given. With `local`, each of B's nodes is fed A's values."""
     gm = model if isinstance(model, torch.fx.GraphModule) else torch.fx.symbolic_trace(model)
     if other is None:

@@ -353,8 +353,8 @@ def compare(model, args=(), *, dtype=None, device=None, other=None, other_args=N
             local=False) -> Comparison:
     """Runs `model` (a GraphModule, or a module symbolic_trace can trace) on `args` as run A,
     and run B: a copy of it moved to `device` and/or cast to `dtype` (floating weights and
-    inputs, as model.to(dtype)), or `other` (a module, its nodes paired as match_nodes pairs them), on
-    `other_args` if given. With `local`, each of B's nodes is fed A's values."""
+    inputs, as model.to(dtype)), or `other` (a module, its nodes paired as match_nodes pairs
+    them), on `other_args` if given. With `local`, each of B's nodes is fed A's values."""
     gm = model if isinstance(model, torch.fx.GraphModule) else torch.fx.symbolic_trace(model)
     if other is None:
         other = copy.deepcopy(gm)

@@ -19,7 +19,8 @@ from archives import make_archives
 from timing import median_seconds
 
 PYTHON = "/usr/bin/python3"
-PY_TWO_RUNS = ("import sys, torch; m = torch.jit.load(sys.argv[1]); x = torch.randn(1, 3, 224, 224)\n"
+PY_TWO_RUNS = ("import sys, torch; m = torch.jit.load(sys.argv[1]); "
+               "x = torch.randn(1, 3, 224, 224)\n"
                "with torch.no_grad():\n    m(x); m(x)")
 
 

@@ -223,8 +223,8 @@ class Comparison:
             lines.append("No divergence above 0.001 (rel_l2)")
         else:
             r = next(r for r in self.nodes if r["node"] == first)
-            lines.append(f"First divergence: {first} "
-                         f"({'rel_l2 ' + fmt(r['rel_l2'], 'rel_l2') if r['compared'] else r['note']})")
+            why = "rel_l2 " + fmt(r["rel_l2"], "rel_l2") if r["compared"] else r["note"]
+            lines.append(f"First divergence: {first} ({why})")
         return "\n".join(lines)
 
 

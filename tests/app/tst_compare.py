@@ -145,7 +145,7 @@ def check_bfloat16():
     check(len(report["nodes"]) == len(torch.fx.symbolic_trace(model).graph.nodes),
           f"bfloat16: {len(report['nodes'])} nodes compared")
     check(all(n["dtype_b"] == "bfloat16" for n in report["nodes"]),
-          f"bfloat16: run B holds a value that is not bfloat16: {[n['dtype_b'] for n in report['nodes']]}")
+          f"bfloat16: run B holds another dtype: {[n['dtype_b'] for n in report['nodes']]}")
     values_a = values_in_fx(model, x)
     b = copy.deepcopy(model).to(torch.bfloat16)
     values_b = values_in_fx(b, x.to(torch.bfloat16))
@@ -341,7 +341,8 @@ def check_random():
           f"random: fxtrace's runs drew different masks: {run.stdout[-600:]}{run.stderr}")
     import fxview
     python = fxview.compare(model, (x,), dtype=torch.float64)
-    check(python.first_divergence() is None, f"random: Python's runs drew different masks:\n{python}")
+    check(python.first_divergence() is None,
+          f"random: Python's runs drew different masks:\n{python}")
 
 
 class Block(torch.nn.Module):

@@ -183,9 +183,10 @@ def compare(model, args=(), *, dtype=None, device=None, other=None, other_args=N
     A and run B beside it, node by node, in this process: a copy moved to `device` and/or cast to
     `dtype` (floating weights and inputs, as model.to(dtype)), or `other` (a module whose nodes
     pair by name within a scope, then by scope and order), on `other_args` if given. With
-    local=True each of B's nodes is fed A's values, so its error is its own. Returns a Comparison: print() it for one row per node (max and mean
-    |a-b|, relative L2, cosine, SQNR) and the first divergence; .nodes, .first_divergence(),
-    .save("c.json") as fxtrace compare --json writes (docs/comparison.md)."""
+    local=True each of B's nodes is fed A's values, so its error is its own. Returns a
+    Comparison: print() it for one row per node (max and mean |a-b|, relative L2, cosine, SQNR)
+    and the first divergence; .nodes, .first_divergence(), .save("c.json") as fxtrace compare
+    --json writes (docs/comparison.md)."""
     from . import comparison
 
     return comparison.compare(model, args, dtype=dtype, device=device, other=other,

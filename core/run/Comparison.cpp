@@ -167,19 +167,20 @@ std::string formatComparison(const ComparisonReport& report, Metric metric, doub
     };
     list("Only in A:", report.onlyA);
     list("Only in B:", report.onlyB);
+    return out + divergenceLine(report, metric, threshold) + "\n";
+}
+
+std::string divergenceLine(const ComparisonReport& report, Metric metric, double threshold) {
     int first = report.firstDivergence(metric, threshold);
-    if (first >= 0) {
-        const NodeDifference& n = report.nodes[static_cast<std::size_t>(first)];
-        out += "First divergence: " + n.node + " (" +
-               (n.compared
-                    ? std::string(metricName(metric)) + " " + formatMetric(n.metric(metric), metric)
-                    : n.note) +
-               ")\n";
-    } else {
-        out += "No divergence above " + formatMetric(threshold, metric) + " (" +
-               metricName(metric) + ")\n";
-    }
-    return out;
+    if (first < 0)
+        return "No divergence above " + formatMetric(threshold, metric) + " (" +
+               metricName(metric) + ")";
+    const NodeDifference& n = report.nodes[static_cast<std::size_t>(first)];
+    return "First divergence: " + n.node + " (" +
+           (n.compared
+                ? std::string(metricName(metric)) + " " + formatMetric(n.metric(metric), metric)
+                : n.note) +
+           ")";
 }
 
 std::string comparisonToJson(const ComparisonReport& report, Metric metric, double threshold) {

@@ -83,8 +83,10 @@ struct ComparisonReport {
     int firstDivergence(Metric metric, double threshold) const;
 };
 
-// One row per node (name, op, the five metrics, note), the nodes only one side has, and the
-// last line: `First divergence: NODE (rel_l2 0.0123)` or `No divergence above 0.001 (rel_l2)`.
+// `First divergence: NODE (rel_l2 0.0123)` or `No divergence above 0.001 (rel_l2)`.
+std::string divergenceLine(const ComparisonReport& report, Metric metric, double threshold);
+// One row per node (name, op, the five metrics, note), the nodes only one side has, and
+// divergenceLine last.
 std::string formatComparison(const ComparisonReport& report, Metric metric, double threshold);
 // The report as fxview.comparison JSON (docs/comparison.md); non-finite metrics as the strings
 // "inf", "-inf", "nan".

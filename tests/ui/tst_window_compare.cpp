@@ -4,7 +4,6 @@
 // engine cannot make said in the banner.
 
 #include <QApplication>
-#include <QComboBox>
 #include <QDockWidget>
 #include <QPushButton>
 #include <QSettings>

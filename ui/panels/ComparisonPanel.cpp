@@ -362,20 +362,7 @@ QString ComparisonPanel::statusText() const {
     if (!hasReport_)
         return {};
     QStringList lines;
-    int first = report_.firstDivergence(metric_, threshold_);
-    if (first >= 0) {
-        const NodeDifference& n = report_.nodes[static_cast<std::size_t>(first)];
-        lines << tr("First divergence: %1 (%2)")
-                     .arg(QString::fromStdString(n.node),
-                          n.compared ? QString("%1 %2").arg(metricName(metric_),
-                                                            QString::fromStdString(formatMetric(
-                                                                n.metric(metric_), metric_)))
-                                     : QString::fromStdString(n.note));
-    } else {
-        lines << tr("No divergence above %1 (%2)")
-                     .arg(QString::fromStdString(formatMetric(threshold_, metric_)),
-                          metricName(metric_));
-    }
+    lines << QString::fromStdString(divergenceLine(report_, metric_, threshold_));
     auto names = [](const std::vector<std::string>& list) {
         QStringList out;
         for (const std::string& n : list)

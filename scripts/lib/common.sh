@@ -1,14 +1,42 @@
 # Shared by the set-up scripts: where the Debian 13 root lives and whether this host needs one.
 # Sourced, not run.
 
+# Which Debian fxview builds, tests and packages on (FXVIEW_DIST): trixie (Debian 13: LibTorch
+# 2.6, Qt 6.8, the default) or sid (Debian unstable: LibTorch 2.14, Qt 6.11, Python 3.14; today's
+# PyTorch). Each has its root, its build folder and its .deb.
+FXVIEW_DIST="${FXVIEW_DIST:-trixie}"
+case "$FXVIEW_DIST" in
+  trixie) FXVIEW_DIST_NAME="Debian 13" ;;
+  sid) FXVIEW_DIST_NAME="Debian sid" ;;
+  *)
+    echo "error: FXVIEW_DIST is '$FXVIEW_DIST'; fxview builds on trixie (the default) or sid." >&2
+    exit 2
+    ;;
+esac
 # The root is outside the checkout so that a fresh clone (CI) reuses it; ccache's folder sits
 # beside it, outside the root, so rebuilds stay fast even if the root is remade.
-FXVIEW_ROOT="${FXVIEW_ROOT:-/var/lib/fxview/debian13}"
+if [ "$FXVIEW_DIST" = trixie ]; then
+  FXVIEW_ROOT="${FXVIEW_ROOT:-/var/lib/fxview/debian13}"
+else
+  FXVIEW_ROOT="${FXVIEW_ROOT:-/var/lib/fxview/$FXVIEW_DIST}"
+fi
 FXVIEW_CCACHE_DIR="${FXVIEW_CCACHE_DIR:-$(dirname "$FXVIEW_ROOT")/ccache}"
 # Written last by make-root: a root without it is half made and is made again.
 FXVIEW_ROOT_STAMP="$FXVIEW_ROOT/.fxview-root-complete"
 
-# The Debian packages fxview builds, tests and runs with (all from Debian 13 "trixie").
+# The build folder of a checkout at $1: build/ for trixie, build-sid/ for sid (FXVIEW_BUILD_DIR
+# overrides it).
+fxview_build_dir() {
+  if [ -n "${FXVIEW_BUILD_DIR:-}" ]; then
+    echo "$FXVIEW_BUILD_DIR"
+  elif [ "$FXVIEW_DIST" = trixie ]; then
+    echo "$1/build"
+  else
+    echo "$1/build-$FXVIEW_DIST"
+  fi
+}
+
+# The Debian packages fxview builds, tests and runs with (the same names in trixie and sid).
 FXVIEW_PACKAGES=(
   cmake ninja-build g++ pkg-config ccache
   dpkg-dev file                 # scripts/package: dpkg-shlibdeps finds the .deb's dependencies
@@ -24,6 +52,8 @@ FXVIEW_PACKAGES=(
   fonts-dejavu-core fontconfig  # text in the window and in exported pictures
   xauth                         # the app under an X server
 )
+# sid's fixtures include Hugging Face models made from configs (no weights are downloaded).
+[ "$FXVIEW_DIST" = sid ] && FXVIEW_PACKAGES+=(python3-transformers)
 
 # Debian's major version of this system (0 when it is not Debian), e.g. 12 or 13.
 debian_major() {
@@ -35,9 +65,14 @@ debian_major() {
   esac
 }
 
-# True when commands can run here directly: Debian 13 or newer, or already inside the root.
+# True when commands can run here directly: already inside the root, or a host of the chosen
+# distribution (Debian 13 or newer for trixie; sid itself for sid).
 host_is_new_enough() {
   [ -n "${FXVIEW_IN_ROOT:-}" ] && return 0
+  if [ "$FXVIEW_DIST" = sid ]; then
+    grep -q 'sid' /etc/debian_version 2>/dev/null
+    return
+  fi
   local major
   major=$(debian_major)
   [ -n "$major" ] && [ "$major" -ge 13 ]
@@ -122,6 +157,20 @@ need_debootstrap() {
   echo "Installing debootstrap"
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap
+}
+
+# Points a fresh root's apt at MIRROR's $FXVIEW_DIST, with the host's name resolution, and keeps
+# package scripts from starting services in it. A mirror's sid may serve a Release file past its
+# Valid-Until date (a snapshot): apt is told to take it.
+prepare_debian_root() {
+  local root=$1 mirror=$2
+  echo "deb $mirror $FXVIEW_DIST main" | as_root tee "$root/etc/apt/sources.list" >/dev/null
+  if [ "$FXVIEW_DIST" = sid ]; then
+    echo 'Acquire::Check-Valid-Until "false";' |
+      as_root tee "$root/etc/apt/apt.conf.d/99fxview-valid-until" >/dev/null
+  fi
+  printf '#!/bin/sh\nexit 101\n' | as_root tee "$root/usr/sbin/policy-rc.d" >/dev/null
+  as_root chmod +x "$root/usr/sbin/policy-rc.d"
 }
 
 as_root() {

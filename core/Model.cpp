@@ -51,7 +51,10 @@ std::string firstLineOf(const std::exception& e) {
 
 namespace {
 
-const char* const kSaveHint = "save it with torch.jit.script(model).save(path)";
+// What opens in fxview, said once: PyTorch's own way to save a model today, and the live path.
+const char* const kSaveHint =
+    "export the model with torch.export.save(torch.export.export(model, args), 'model.pt2'), "
+    "or show it live from Python with fxview.show(model, args)";
 
 std::string exampleList() {
     std::string names;
@@ -78,35 +81,43 @@ std::string explain(const std::string& path, const ArchiveCheck& check) {
     case ArchiveKind::Unreadable:
         return "Cannot open " + p + ": permission denied; check that you may read it.";
     case ArchiveKind::Empty:
-        return "Cannot open " + p +
-               ": the file is empty (0 bytes); save the model again with "
-               "torch.jit.script(model).save(path).";
+        return "Cannot open " + p + ": the file is empty (0 bytes); save the model again, or " +
+               kSaveHint + ".";
     case ArchiveKind::LegacyPickle:
         return "Cannot open " + p +
-               ": this is a plain pickle written by torch.save, not a "
-               "TorchScript model: " +
+               ": this is a plain pickle written by torch.save, which holds no graph to draw; " +
                kSaveHint + ".";
     case ArchiveKind::NotZip:
         return "Cannot open " + p +
-               ": it is not a TorchScript archive (not even a zip file); "
-               "save the model with torch.jit.script(model).save(path).";
+               ": it is neither a torch.export program (.pt2) nor a TorchScript archive (not "
+               "even a zip file); " +
+               kSaveHint + ".";
     case ArchiveKind::TruncatedZip:
         return "Cannot open " + p + ": the archive is truncated or damaged (" + check.detail +
                "); copy or save it again.";
     case ArchiveKind::StateDict:
         return "Cannot open " + p +
-               ": this is a state_dict, not a TorchScript model: " + kSaveHint + ".";
+               ": this is a state_dict, the weights without the model's code; load it into "
+               "the model in Python, then " +
+               kSaveHint + ".";
     case ArchiveKind::PickledModule:
         return "Cannot open " + p + ": this is a whole nn.Module (" + check.detail +
-               ") pickled by torch.save, not a TorchScript model: " + kSaveHint + ".";
+               ") pickled by torch.save, which only its Python class can read; " + kSaveHint +
+               ".";
     case ArchiveKind::PickledObject:
         return "Cannot open " + p +
-               ": this is a tensor or object saved by torch.save, not a "
-               "TorchScript model: " +
-               kSaveHint + ".";
-    case ArchiveKind::ForeignZip:
-        return "Cannot open " + p + ": it is a zip file but not a PyTorch archive; " + kSaveHint +
+               ": this is a tensor or object saved by torch.save, not a model; " + kSaveHint +
                ".";
+    case ArchiveKind::ForeignZip:
+        return "Cannot open " + p +
+               ": it is a zip file but not a PyTorch archive (it has neither a PT2 archive's "
+               "archive_format, nor serialized_exported_program.json, nor TorchScript's code/); " +
+               kSaveHint + ".";
+    case ArchiveKind::CompiledOnly:
+        return "Cannot open " + p +
+               ": it is a PT2 archive holding only AOTInductor's compiled code "
+               "(data/aotinductor/), with no program to draw or step; open the .pt2 that "
+               "torch.export.save(ep, path) writes of the program it was compiled from.";
     case ArchiveKind::DamagedStorage:
         return "Cannot open " + p + ": " + check.detail +
                ", so LibTorch is not asked to read it; copy or save it again.";
@@ -155,8 +166,7 @@ std::string explainLoadFailure(const std::string& source, const std::string& why
     return "Cannot open '" + source + "': " + runsOn +
            ", could not load this TorchScript archive (" + why +
            "); if it was saved by a newer PyTorch, open it with an fxview built on that "
-           "PyTorch's LibTorch, and if it is damaged, save it again with "
-           "torch.jit.script(model).save(path).";
+           "PyTorch's LibTorch, and if it is damaged, copy or save it again.";
 }
 
 } // namespace
@@ -177,11 +187,22 @@ LoadResult loadModel(const std::string& source, const std::vector<std::string>& 
         return loadExample(source, source.substr(examplePrefix.size()));
 
     ArchiveCheck check = checkArchive(source);
+    // FILE:NAME opens program NAME of a PT2 archive that holds several.
+    std::string path = source, program;
+    if (std::size_t colon = source.rfind(':');
+        check.kind == ArchiveKind::Missing && colon != std::string::npos && colon > 0) {
+        ArchiveCheck named = checkArchive(source.substr(0, colon));
+        if (named.kind == ArchiveKind::ExportedProgram) {
+            path = source.substr(0, colon);
+            program = source.substr(colon + 1);
+            check = named;
+        }
+    }
     if (check.kind == ArchiveKind::ExportedProgram) {
         try {
             auto d = std::make_unique<Model::Private>();
             d->source = source;
-            d->exported = readExportedModel(source);
+            d->exported = readExportedModel(path, program);
             return {std::make_shared<Model>(std::move(d)), {}};
         } catch (const std::exception& e) {
             return failure("Cannot open '" + source +

@@ -1,5 +1,6 @@
 #include "ArchiveCheck.h"
 
+#include "Pt2Archive.h"
 #include "StorageCheck.h"
 #include "ZipArchive.h"
 
@@ -74,6 +75,10 @@ ArchiveCheck checkArchive(const std::string& path) {
     const std::vector<ZipArchive::Entry>& entries = zip.entries();
     if (zip.find("serialized_exported_program.json"))
         return {ArchiveKind::ExportedProgram, {}};
+    if (std::optional<std::string> top = pt2ArchiveTop(zip))
+        return {pt2IsCompiledOnly(zip, *top) ? ArchiveKind::CompiledOnly
+                                             : ArchiveKind::ExportedProgram,
+                {}};
 
     const ZipArchive::Entry* dataPkl = nullptr;
     bool hasConstants = false, hasCode = false, tracedInputs = false;

@@ -1,6 +1,7 @@
 #pragma once
-// Looks at a file before LibTorch does, to tell a person what it is when it is not a TorchScript
-// archive: torch.jit.load's own errors ("failed locating file constants.pkl") don't say.
+// Looks at a file before LibTorch does, to tell a person what it is when it is neither a
+// torch.export program nor a TorchScript archive: torch.jit.load's own errors ("failed locating
+// file constants.pkl") don't say.
 
 #include <string>
 
@@ -19,7 +20,9 @@ enum class ArchiveKind {
     PickledObject,   // zip from torch.save of something else (a tensor, a dict of tensors)
     ForeignZip,      // a zip that is not a PyTorch archive at all
     TorchScript,     // has code/ and constants.pkl: worth handing to torch::jit::load
-    ExportedProgram, // torch.export.save's .pt2: serialized_exported_program.json and weights
+    ExportedProgram, // torch.export.save's .pt2: the legacy zip (serialized_exported_program.json)
+                     // or a PT2 archive (archive_format "pt2", models/<name>.json)
+    CompiledOnly,    // a PT2 archive of AOTInductor's compiled code with no program in it
     DamagedStorage,  // a PyTorch archive whose tensor records are cut or declared absurdly big
 };
 

@@ -39,8 +39,12 @@ private:
     size_t size_;
 };
 
-// A file mapped read-only for as long as it lives: the pages LibTorch reads come from the page
-// cache, not from a copy of the whole member in memory.
+} // namespace
+
+// A file mapped for as long as it lives: the pages LibTorch reads come from the page cache, not
+// from a copy of the whole member in memory. The mapping is private and writable, so a tensor
+// viewing it that a program changes in place (a buffer mutation) gets copies of the pages it
+// writes and the file never changes.
 class MappedFile {
 public:
     explicit MappedFile(const std::string& path) {
@@ -50,7 +54,7 @@ public:
         struct stat st {};
         if (::fstat(fd, &st) == 0 && st.st_size > 0) {
             size_ = static_cast<size_t>(st.st_size);
-            void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+            void* p = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
             data_ = p == MAP_FAILED ? nullptr : static_cast<const char*>(p);
         }
         ::close(fd);
@@ -67,6 +71,8 @@ private:
     const char* data_ = nullptr;
     size_t size_ = 0;
 };
+
+namespace {
 
 // An object read for torch._utils._rebuild_parameter(data, requires_grad, hooks): its one slot
 // is the tensor.
@@ -130,6 +136,44 @@ std::map<std::string, at::Tensor> readTensorDict(const std::string& path, std::u
             tensors[item.key().toStringRef()] = v.toTensor();
     }
     return tensors;
+}
+
+RawStorages::RawStorages(const std::string& path) : file_(std::make_shared<MappedFile>(path)) {}
+
+at::Tensor RawStorages::tensor(std::uint64_t offset, std::uint64_t length, c10::ScalarType dtype,
+                               const std::vector<std::int64_t>& sizes,
+                               const std::vector<std::int64_t>& strides,
+                               std::int64_t storageOffset, const std::string& what) const {
+    if (offset > file_->size() || length > file_->size() - offset)
+        throw std::runtime_error("its " + what + " runs past the end of the file");
+    const auto elementSize = static_cast<std::uint64_t>(c10::elementSize(dtype));
+    if (length == 0) // PyTorch saves an empty storage as a 0-byte record and reads zeros
+        return at::zeros(sizes, at::TensorOptions().dtype(dtype));
+    if (length % elementSize != 0)
+        throw std::runtime_error("its " + what + " holds " + std::to_string(length) +
+                                 " bytes, not a whole number of " + c10::toString(dtype) +
+                                 " elements");
+    // The last element the view reaches must lie inside the record (a hostile config could
+    // point it anywhere in memory).
+    const std::uint64_t elements = length / elementSize;
+    bool empty = false, overflow = storageOffset < 0;
+    std::int64_t last = storageOffset, reach = 0;
+    for (std::size_t d = 0; d < sizes.size(); ++d) {
+        if (sizes[d] < 0 || strides[d] < 0)
+            throw std::runtime_error("its " + what + " has a negative size or stride");
+        empty = empty || sizes[d] == 0;
+        overflow = overflow ||
+                   __builtin_mul_overflow(sizes[d] > 0 ? sizes[d] - 1 : 0, strides[d], &reach) ||
+                   __builtin_add_overflow(last, reach, &last);
+    }
+    if (overflow || (!empty && static_cast<std::uint64_t>(last) >= elements))
+        throw std::runtime_error("its " + what + " is viewed past the " +
+                                 std::to_string(elements) + " elements its record holds");
+    std::shared_ptr<MappedFile> keep = file_;
+    at::Tensor storage = at::from_blob(
+        const_cast<char*>(file_->data()) + offset, {static_cast<std::int64_t>(elements)},
+        [keep](void*) {}, at::TensorOptions().dtype(dtype));
+    return storage.as_strided(sizes, strides, storageOffset);
 }
 
 c10::ScalarType scalarTypeOfExported(int code) {

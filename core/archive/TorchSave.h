@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,24 @@ std::map<std::string, at::Tensor> readTensorDict(const std::string& path, std::u
 // TorchScript's own pickles carry (restore_type_tag), so that Python's torch.load reads it with
 // its default weights_only=True: a dict of outputs comes back a plain dict.
 std::vector<char> torchSaveBytes(const c10::IValue& value);
+
+class MappedFile;
+
+// The raw storages of a PT2 archive (data/weights/weight_N, 2.10 on), viewed where they lie in
+// the file through one private mapping of it: a weight costs no memory until its pages are read.
+class RawStorages {
+public:
+    explicit RawStorages(const std::string& path); // throws std::runtime_error("its …")
+    // The tensor viewing the record at [offset, offset + length) as `sizes`, `strides` and
+    // `storageOffset` (in elements) say; throws when the view would reach past the record.
+    at::Tensor tensor(std::uint64_t offset, std::uint64_t length, c10::ScalarType dtype,
+                      const std::vector<std::int64_t>& sizes,
+                      const std::vector<std::int64_t>& strides, std::int64_t storageOffset,
+                      const std::string& what) const;
+
+private:
+    std::shared_ptr<MappedFile> file_;
+};
 
 // schema.py's ScalarType code -> LibTorch's.
 c10::ScalarType scalarTypeOfExported(int code);

@@ -371,7 +371,8 @@ GraphLayout layOutWhole(const Graph& graph, const std::function<PointF(const Nod
             path.toBlockResult = builder.resultEdges().count(e) > 0;
             if (splines* spl = ED_spl(e); spl && spl->size > 0) {
                 const bezier& bz = spl->list[0];
-                for (int i = 0; i < bz.size; ++i)
+                // bz.size is an int before Graphviz 13, a size_t after.
+                for (std::size_t i = 0; i < static_cast<std::size_t>(bz.size); ++i)
                     path.spline.push_back(toScene(bz.list[i], top));
                 path.hasArrow = bz.eflag != 0;
                 path.arrowTip = path.hasArrow ? toScene(bz.ep, top) : path.spline.back();

@@ -144,7 +144,7 @@ void TestFxtrace::badFilesExitOne_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QString>("phrase");
     QTest::newRow("state_dict") << "state_dict.pt"
-                                << "this is a state_dict, not a TorchScript model";
+                                << "this is a state_dict, the weights without the model";
     QTest::newRow("truncated") << "truncated.pt"
                                << "truncated or damaged";
     QTest::newRow("empty") << "empty.pt"
@@ -167,8 +167,9 @@ void TestFxtrace::badFilesExitOne_data() {
                                       << "the archive is truncated or damaged";
     QTest::newRow(".pt2 of a newer schema")
         << "future_schema.pt2"
-        << "it was written by PyTorch 2.9.0's exporter, schema 9.0; fxview reads schema 8 "
-           "(PyTorch 2.6): export it again with PyTorch 2.6.";
+        << "it was written by PyTorch 2.9.0's exporter, schema 9.0, and this fxview reads schema "
+           "8.x (PyTorch 2.6 to 2.14, which writes 8.20): open it with an fxview that reads "
+           "schema 9 or export it again with PyTorch 2.14.";
     // Issue 23's attacks on the readers before LibTorch: each ends at once with the file's fault
     // (the scan ran out of memory, rescanned for hours, read past a map, overflowed the stack,
     // converted 1e300 to an int).

@@ -39,8 +39,9 @@ void TestLoader::rejects_data() {
     QTest::newRow("truncated") << "truncated.pt"
                                << "the archive is truncated or damaged";
     QTest::newRow("state_dict") << "state_dict.pt"
-                                << "this is a state_dict, not a TorchScript model: save it with "
-                                   "torch.jit.script(model).save(path).";
+                                << "this is a state_dict, the weights without the model's code; "
+                                   "load it into the model in Python, then export the model with "
+                                   "torch.export.save(";
     QTest::newRow("pickled module")
         << "pickled_module.pt"
         << "is a whole nn.Module (__main__.TinyNet) pickled by torch.save";

@@ -154,7 +154,7 @@ void TestMainWindow::badFileKeepsTheModel() {
     QVERIFY(failed.wait(60000));
     QCOMPARE(window_->modelSource(), QString("example:tinynet"));
     QCOMPARE(window_->scene()->nodeCount(), 5);
-    QVERIFY(window_->bannerText().contains("this is a state_dict, not a TorchScript model"));
+    QVERIFY(window_->bannerText().contains("this is a state_dict, the weights without the model"));
     auto* box = window_->findChild<QMessageBox*>();
     QVERIFY(box && box->text().contains("state_dict"));
     box->accept();

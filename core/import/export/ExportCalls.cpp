@@ -105,8 +105,11 @@ void ExportGraphBuilder::callFunction(const ExportedNode& n) {
             op = jit::findOperatorFor(*name);
     }
     std::map<std::string, const ExportedValue*> actual;
-    for (const auto& [argName, value] : n.inputs)
-        actual[argName] = &value;
+    std::map<std::string, int> spelled; // NamedArgument.kind: 1 positional, 2 keyword
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        actual[n.inputs[i].first] = &n.inputs[i].second;
+        spelled[n.inputs[i].first] = i < n.inputKinds.size() ? n.inputKinds[i] : 0;
+    }
     if (op) {
         const c10::FunctionSchema& schema = op->schema();
         node.schema = schema.operator_name().name +
@@ -114,8 +117,16 @@ void ExportGraphBuilder::callFunction(const ExportedNode& n) {
         std::vector<std::size_t> numbersAsTensors;
         for (const c10::Argument& formal : schema.arguments()) {
             auto it = actual.find(formal.name());
-            bool positional = !formal.default_value() && !formal.kwarg_only();
-            if (positional || isPythonKeyword(formal.name())) {
+            // As serialize.py's deserialize_inputs: the kind the call was written with, where
+            // the file says it; else positional while the schema argument has no default.
+            const int kind = it != actual.end() ? spelled[formal.name()] : 0;
+            bool positional = kind == 1 ||
+                              (kind != 2 && !formal.default_value() && !formal.kwarg_only()) ||
+                              (kind == 2 && isPythonKeyword(formal.name()) &&
+                               !formal.default_value() && !formal.kwarg_only());
+            if (kind == 2 && !isPythonKeyword(formal.name()) && it != actual.end()) {
+                node.kwargs.push_back({formal.name(), exportedArgument(*it->second)});
+            } else if (positional || isPythonKeyword(formal.name())) {
                 if (it == actual.end())
                     throw std::runtime_error(n.target + " lacks its argument " + formal.name());
                 node.args.push_back(exportedArgument(*it->second));

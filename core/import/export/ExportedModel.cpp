@@ -1,4 +1,5 @@
-// Opening a .pt2: its program and example inputs now, its weights when it first runs.
+// Opening a .pt2 of either layout: its program and example inputs now, its weights when it
+// first runs.
 
 #include "ExportedModel.h"
 
@@ -10,12 +11,27 @@
 
 namespace fxview {
 
-std::shared_ptr<ExportedModel> readExportedModel(const std::string& path) {
-    ZipArchive zip;
-    std::string why;
-    if (!zip.open(path, why))
-        throw std::runtime_error(why);
-    // Where a member lies in the file: the tensor archives are read when the program first runs.
+namespace {
+
+// (args, kwargs) as export was called, from the torch.save'd example inputs: the positional ones.
+std::vector<c10::IValue> positionalExamples(ZipArchive& zip, const ArchiveMember& member,
+                                            const std::string& what) {
+    std::vector<unsigned char> bytes;
+    if (!zip.readRange(member.offset, member.length, bytes))
+        throw std::runtime_error("its " + what + " is cut short");
+    c10::IValue examples = readTorchSave(std::string(bytes.begin(), bytes.end()), what);
+    std::vector<c10::IValue> args;
+    if (examples.isTuple() && !examples.toTupleRef().elements().empty() &&
+        examples.toTupleRef().elements()[0].isTuple())
+        for (const c10::IValue& arg : examples.toTupleRef().elements()[0].toTupleRef().elements())
+            args.push_back(arg);
+    return args;
+}
+
+// The legacy layout (2.2 to 2.7): serialized_exported_program.json and torch.save members.
+void readLegacyLayout(ZipArchive& zip, ExportedModel& model,
+                      std::optional<ArchiveMember>& weights,
+                      std::optional<ArchiveMember>& constants) {
     auto place = [&](const std::string& name) {
         const ZipArchive::Entry* e = zip.find(name);
         if (!e)
@@ -23,31 +39,100 @@ std::shared_ptr<ExportedModel> readExportedModel(const std::string& path) {
         std::optional<std::uint64_t> offset = zip.dataOffset(*e);
         if (!offset)
             throw std::runtime_error("its " + name + " is compressed or cut short");
-        return ExportedModel::Member{*offset, e->compressedSize};
+        return ArchiveMember{*offset, e->compressedSize};
     };
-    auto member = [&](const std::string& name) {
-        ExportedModel::Member m = place(name);
-        std::vector<unsigned char> bytes;
-        if (!zip.readRange(m.offset, m.length, bytes))
-            throw std::runtime_error("its " + name + " is cut short");
-        return std::string(bytes.begin(), bytes.end());
-    };
+    ArchiveMember program = place("serialized_exported_program.json");
+    std::vector<unsigned char> bytes;
+    if (!zip.readRange(program.offset, program.length, bytes))
+        throw std::runtime_error("its serialized_exported_program.json is cut short");
+    model.program = parseExportedProgram(std::string(bytes.begin(), bytes.end()));
+    weights = place("serialized_state_dict.pt");
+    constants = place("serialized_constants.pt");
+    if (const ZipArchive::Entry* e = zip.find("serialized_example_inputs.pt"))
+        if (std::optional<std::uint64_t> offset = zip.dataOffset(*e))
+            model.exampleInputs =
+                positionalExamples(zip, {*offset, e->compressedSize}, "example inputs");
+}
+
+} // namespace
+
+std::shared_ptr<ExportedModel> readExportedModel(const std::string& path,
+                                                 const std::string& program) {
+    ZipArchive zip;
+    std::string why;
+    if (!zip.open(path, why))
+        throw std::runtime_error(why);
     auto model = std::make_shared<ExportedModel>();
     model->path_ = path;
-    model->program = parseExportedProgram(member("serialized_exported_program.json"));
-    model->stateDictMember_ = place("serialized_state_dict.pt");
-    model->constantsMember_ = place("serialized_constants.pt");
-    // (args, kwargs) as export was called; optional (an ExportedProgram may have none).
-    if (const ZipArchive::Entry* e = zip.find("serialized_example_inputs.pt")) {
-        std::optional<std::string> bytes = zip.read(*e);
-        c10::IValue examples = bytes ? readTorchSave(*bytes, "example inputs") : c10::IValue();
-        if (examples.isTuple() && !examples.toTupleRef().elements().empty() &&
-            examples.toTupleRef().elements()[0].isTuple())
-            for (const c10::IValue& arg :
-                 examples.toTupleRef().elements()[0].toTupleRef().elements())
-                model->exampleInputs.push_back(arg);
+    std::optional<std::string> top = pt2ArchiveTop(zip);
+    if (!top) {
+        readLegacyLayout(zip, *model, model->pickledWeights_, model->pickledConstants_);
+        return model;
     }
+    std::vector<std::string> names = pt2ModelNames(zip, *top);
+    std::string name = program;
+    if (name.empty()) {
+        if (names.empty())
+            throw std::runtime_error("it is a PT2 archive with no program in its models/ folder");
+        if (names.size() > 1) {
+            std::string list;
+            for (const std::string& n : names)
+                list += (list.empty() ? "" : ", ") + n;
+            throw std::runtime_error("it is a PT2 archive holding " +
+                                     std::to_string(names.size()) + " programs (" + list +
+                                     "); name the one to open as FILE:NAME");
+        }
+        name = names.front();
+    }
+    Pt2Model m = readPt2Model(zip, *top, name);
+    model->program = parseExportedProgram(m.programJson);
+    model->pickledWeights_ = m.pickledWeights;
+    model->pickledConstants_ = m.pickledConstants;
+    model->rawWeights_ = std::move(m.weights);
+    model->rawConstants_ = std::move(m.constants);
+    model->weightsName_ = "data/weights/" + name + (m.pickledWeights ? ".pt" : "_weights_config.json");
+    model->constantsName_ =
+        "data/constants/" + name + (m.pickledConstants ? ".pt" : "_constants_config.json");
+    if (m.sampleInputs)
+        model->exampleInputs =
+            positionalExamples(zip, *m.sampleInputs, "data/sample_inputs/" + name + ".pt");
     return model;
+}
+
+void ExportedModel::readWeights() const {
+    // LibTorch would read past a storage record cut short: pickled members are checked first.
+    auto pickled = [&](const std::optional<ArchiveMember>& member, const std::string& label,
+                       std::map<std::string, at::Tensor>& into) {
+        if (!member)
+            return;
+        ZipArchive inner;
+        std::string why;
+        if (!inner.openRange(path_, member->offset, member->length, why))
+            throw std::runtime_error("its " + label + " cannot be read (" + why + ")");
+        if (std::string damage = checkStorages(inner); !damage.empty())
+            throw std::runtime_error("its " + label + " cannot be read safely: " + damage);
+        into = readTensorDict(path_, member->offset, member->length, label);
+    };
+    pickled(pickledWeights_, "weights (" + weightsName_ + ")", stateDict_);
+    pickled(pickledConstants_, "constants (" + constantsName_ + ")", constants_);
+    if (rawWeights_.empty() && rawConstants_.empty())
+        return;
+    RawStorages storages(path_);
+    auto raw = [&](const std::map<std::string, Pt2Payload>& payloads,
+                   std::map<std::string, at::Tensor>& into) {
+        for (const auto& [fqn, p] : payloads) {
+            const std::string what = "weight " + fqn + " (" + p.pathName + ")";
+            if (p.pickled)
+                throw std::runtime_error("its " + what +
+                                         " is a pickled object (a tensor subclass or torchbind "
+                                         "object), which fxview does not read yet");
+            into[fqn] = storages.tensor(p.member.offset, p.member.length,
+                                        scalarTypeOfExported(p.dtype), p.sizes, p.strides,
+                                        p.storageOffset, what);
+        }
+    };
+    raw(rawWeights_, stateDict_);
+    raw(rawConstants_, constants_);
 }
 
 at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
@@ -55,23 +140,7 @@ at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
     if (!read_) {
         read_ = true;
         try {
-            // LibTorch would read past a storage record cut short: checked first.
-            for (const auto& [member, name] :
-                 {std::pair{stateDictMember_, "weights (serialized_state_dict.pt)"},
-                  std::pair{constantsMember_, "constants (serialized_constants.pt)"}}) {
-                ZipArchive inner;
-                std::string why;
-                if (!inner.openRange(path_, member.offset, member.length, why))
-                    throw std::runtime_error(std::string("its ") + name + " cannot be read (" +
-                                             why + ")");
-                if (std::string damage = checkStorages(inner); !damage.empty())
-                    throw std::runtime_error(std::string("its ") + name +
-                                             " cannot be read safely: " + damage);
-            }
-            stateDict_ = readTensorDict(path_, stateDictMember_.offset, stateDictMember_.length,
-                                        "weights (serialized_state_dict.pt)");
-            constants_ = readTensorDict(path_, constantsMember_.offset, constantsMember_.length,
-                                        "constants (serialized_constants.pt)");
+            readWeights();
         } catch (const std::exception& e) {
             error_ = e.what();
         }
@@ -85,8 +154,8 @@ at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
     auto it = from.find(name);
     if (it == from.end())
         throw std::runtime_error("The archive's weights do not match its signature: " + name +
-                                 " is missing from serialized_" +
-                                 (constant ? "constants" : "state_dict") + ".pt; export it again");
+                                 " is missing from " + (constant ? constantsName_ : weightsName_) +
+                                 "; export it again");
     return it->second;
 }
 

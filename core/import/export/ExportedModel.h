@@ -13,6 +13,7 @@
 #include <torch/script.h>
 
 #include "ExportedProgram.h"
+#include "Pt2Archive.h"
 
 namespace fxview {
 
@@ -30,20 +31,27 @@ public:
     at::Tensor weight(const std::string& name, bool constant) const;
 
 private:
-    friend std::shared_ptr<ExportedModel> readExportedModel(const std::string& path);
-    struct Member {
-        std::uint64_t offset = 0, length = 0;
-    };
+    friend std::shared_ptr<ExportedModel> readExportedModel(const std::string& path,
+                                                            const std::string& program);
+    void readWeights() const;
     std::string path_;
-    Member stateDictMember_, constantsMember_;
+    // Pickled weights and constants (torch.save zips: the legacy layout's serialized_*.pt, a
+    // 2.8 PT2 archive's data/weights/<name>.pt), else raw payloads (PT2 archives of 2.10 on).
+    std::optional<ArchiveMember> pickledWeights_, pickledConstants_;
+    std::map<std::string, Pt2Payload> rawWeights_, rawConstants_;
+    std::string weightsName_ = "serialized_state_dict.pt", constantsName_ =
+                                                               "serialized_constants.pt";
     mutable std::mutex mutex_;
     mutable bool read_ = false;
     mutable std::string error_; // why the weights could not be read, once tried
     mutable std::map<std::string, at::Tensor> stateDict_, constants_;
 };
 
-// Reads `path`'s program, example inputs and where its weights are; throws std::runtime_error
-// with a sentence saying what is wrong with the file.
-std::shared_ptr<ExportedModel> readExportedModel(const std::string& path);
+// Reads `path`'s program, example inputs and where its weights are, from either layout: the
+// legacy zip (PyTorch 2.2 to 2.7) or the PT2 archive (2.8 on; `program` names one of its
+// models/, "" for the only one). Throws std::runtime_error with a sentence saying what is wrong
+// with the file.
+std::shared_ptr<ExportedModel> readExportedModel(const std::string& path,
+                                                 const std::string& program = {});
 
 } // namespace fxview

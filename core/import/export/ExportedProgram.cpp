@@ -160,9 +160,12 @@ ExportedGraph graphOf(const Json& graph, int depth) {
     for (const Json& n : graph.at("nodes")) {
         ExportedNode node;
         node.target = n.at("target").get<std::string>();
-        for (const Json& input : n.at("inputs"))
+        for (const Json& input : n.at("inputs")) {
             node.inputs.emplace_back(input.at("name").get<std::string>(),
                                      valueOf(input.at("arg"), depth));
+            const Json kind = input.value("kind", Json());
+            node.inputKinds.push_back(kind.is_number_integer() ? intOf<int>(kind) : 0);
+        }
         for (const Json& output : n.at("outputs"))
             node.outputs.push_back(valueOf(output, depth));
         const Json& meta = n.value("metadata", Json::object());
@@ -366,9 +369,12 @@ ExportedProgram parseExportedProgram(const std::string& written) {
         if (p.schemaMajor != kExportSchemaMajor)
             throw std::runtime_error("it was written by PyTorch " + p.torchVersion +
                                      "'s exporter, schema " + std::to_string(p.schemaMajor) + "." +
-                                     std::to_string(p.schemaMinor) + "; fxview reads schema " +
-                                     std::to_string(kExportSchemaMajor) +
-                                     " (PyTorch 2.6): export it again with PyTorch 2.6");
+                                     std::to_string(p.schemaMinor) + ", and this fxview reads "
+                                     "schema " + std::to_string(kExportSchemaMajor) +
+                                     ".x (PyTorch 2.6 to 2.14, which writes 8.20): open it with "
+                                     "an fxview that reads schema " +
+                                     std::to_string(p.schemaMajor) +
+                                     " or export it again with PyTorch 2.14");
         const Json& module = doc.at("graph_module");
         const Json& graph = module.at("graph");
         for (const Json& spec : module.at("signature").at("input_specs"))

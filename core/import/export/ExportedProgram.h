@@ -56,6 +56,9 @@ struct ExportedValue {
 struct ExportedNode {
     std::string target;                                        // "torch.ops.aten.linear.default"
     std::vector<std::pair<std::string, ExportedValue>> inputs; // schema argument name -> value
+    // Per input, how the call spelled it (schema 8.x's NamedArgument.kind, written from about
+    // PyTorch 2.8): 1 positional, 2 keyword, 0 not said (the schema's defaults decide).
+    std::vector<int> inputKinds;
     std::vector<ExportedValue> outputs;
     std::string stackTrace;    // metadata: `  File "m.py", line 7, in forward\n    code\n`
     std::string nnModuleStack; // metadata: "key,path,type;key,path,type"

@@ -1,0 +1,88 @@
+"""PT2 archives written by PyTorch 2.14 (issue 36), opened by this build's fxtrace: the graph text
+byte-equal to print(torch.export.load(f).graph) of the PyTorch that wrote the file, and the run's
+outputs equal to its ep.module() (at the saved input and, for a dynamic batch, at another shape
+inside the range). The archives and the oracle's files come from
+tests/fixtures/pt2_archive_models.py, run by scripts/run-tests in the sid root into
+$FXVIEW_PT2_FIXTURES; this test reads them with whatever PyTorch runs it."""
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from checks import fxtrace  # noqa: E402
+
+FIXTURES = Path(os.environ["FXVIEW_PT2_FIXTURES"])
+# NAME (its own .pt2) or NAME.PROGRAM (program PROGRAM of NAME.pt2, opened as FILE:PROGRAM)
+CASES = ["tiny", "tiny_dynamic", "shared_storage", "conv_bf16", "two_programs.model",
+         "two_programs.other"]
+
+
+def equal(a, b):
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and a.dtype == b.dtype and torch.equal(a, b)
+    if isinstance(a, (tuple, list)):
+        return (isinstance(b, (tuple, list)) and len(a) == len(b)
+                and all(equal(x, y) for x, y in zip(a, b)))
+    return a == b
+
+
+def model_of(case):
+    name, _, program = case.partition(".")
+    path = str(FIXTURES / f"{name}.pt2")
+    return f"{path}:{program}" if program else path
+
+
+def check(case, failures):
+    model = model_of(case)
+    printed = fxtrace("graph", model)
+    want = (FIXTURES / f"{case}.graph.txt").read_text()
+    if printed.returncode != 0 or printed.stdout.rstrip("\n") != want.rstrip("\n"):
+        failures.append(f"{case}: fxtrace graph differs from torch.export.load's graph:\n"
+                        f"{printed.stdout}{printed.stderr}\n--- want ---\n{want}")
+        return
+    inputs = torch.load(FIXTURES / f"{case}.inputs.pt")
+    outputs = torch.load(FIXTURES / f"{case}.outputs.pt")
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, (args, want_out) in enumerate(zip(inputs, outputs)):
+            x = Path(tmp) / f"in{i}.pt"
+            out = Path(tmp) / f"out{i}.pt"
+            torch.save(tuple(args), x)
+            ran = fxtrace("run", model, "--input", f"file:{x}", "--save-outputs", out)
+            if ran.returncode != 0:
+                failures.append(f"{case} input {i}: fxtrace run failed:\n{ran.stdout}{ran.stderr}")
+                continue
+            got = torch.load(out)
+            # ep.module() returns the single output of a one-output program bare.
+            if isinstance(got, (tuple, list)) and not isinstance(want_out, (tuple, list)):
+                got = got[0] if len(got) == 1 else got
+            if not equal(got, want_out):
+                failures.append(f"{case} input {i} ({[tuple(a.shape) for a in args]}): outputs "
+                                f"differ from ep.module()'s:\n{got}\n--- want ---\n{want_out}")
+            else:
+                print(f"ok   {case} input {i} {[tuple(a.shape) for a in args]}: outputs equal")
+    print(f"ok   {case}: graph text equal")
+
+
+def main():
+    written = (FIXTURES / "torch_version.txt").read_text()
+    print(f"fixtures written by PyTorch {written}; checked with PyTorch {torch.__version__}")
+    failures = []
+    for case in CASES:
+        check(case, failures)
+    # One archive holding two programs and no name: a sentence naming both.
+    refused = fxtrace("graph", FIXTURES / "two_programs.pt2")
+    if refused.returncode == 0 or "holding 2 programs (model, other)" not in refused.stderr:
+        failures.append(f"two_programs.pt2 without a name: {refused.stdout}{refused.stderr}")
+    for f in failures:
+        print("FAIL", f)
+    print(f"{len(CASES) + 1 - len({f.split(':')[0].split(' ')[0] for f in failures})} passed, "
+          f"{len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,9 +1,11 @@
 """Seed corpora for the fuzz harnesses, made from the fixtures PyTorch 2.6 wrote (never
 committed): `make_seeds.py FIXTURES WIRE_PEER OUT` writes OUT/<harness>/ for each harness:
 
-  fuzz_archive    every fixture archive (.pt, .pt2) of at most 4 MB
+  fuzz_archive    every fixture archive (.pt, .pt2) of at most 4 MB, and the PT2 archives PyTorch
+                  2.14 wrote into the fixtures-pt2 folder beside FIXTURES (scripts/run-tests)
   fuzz_pickle     their data.pkl and constants.pkl members
-  fuzz_pt2_json   the .pt2 files' serialized_exported_program.json (at most 4 MB)
+  fuzz_pt2_json   the .pt2 files' serialized_exported_program.json or models/<name>.json (at most
+                  4 MB)
   fuzz_traceback  the stack traces those programs' nodes keep
   fuzz_wire       wire_peer's samples of every message, one frame per file and all together
   fuzz_comparison_json  comparisons as an engine answers Compare: matched nodes with finite
@@ -61,7 +63,10 @@ def main(fixtures: Path, wire_peer: str, out: Path) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(data)
 
-    for path in sorted(fixtures.iterdir()):
+    pt2_archives = fixtures.parent / "fixtures-pt2"
+    archives = sorted(fixtures.iterdir()) + (sorted(pt2_archives.iterdir())
+                                             if pt2_archives.is_dir() else [])
+    for path in archives:
         if path.suffix not in (".pt", ".pt2") or path.stat().st_size > LIMIT:
             continue
         data = path.read_bytes()
@@ -74,7 +79,9 @@ def main(fixtures: Path, wire_peer: str, out: Path) -> None:
             base = member.rsplit("/", 1)[-1]
             if base in ("data.pkl", "constants.pkl"):
                 put("fuzz_pickle", f"{path.stem}-{base}", archive.read(member))
-            elif member == "serialized_exported_program.json":
+            elif member == "serialized_exported_program.json" or (
+                    member.count("/") == 2 and member.split("/")[1] == "models"
+                    and member.endswith(".json")):
                 text = archive.read(member)
                 put("fuzz_pt2_json", f"{path.stem}.json", text)
                 try:

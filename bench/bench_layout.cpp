@@ -32,7 +32,8 @@ constexpr int kRepeats = 5;
 void measure(const QString& name, const Graph& graph, const QString& workdir) {
     QString dotFile = workdir + "/" + name + ".dot";
     QFile file(dotFile);
-    file.open(QIODevice::WriteOnly);
+    if (!file.open(QIODevice::WriteOnly))
+        qFatal("cannot write %s", qPrintable(dotFile));
     file.write(QByteArray::fromStdString(graphToDot(graph)));
     file.close();
 

@@ -70,8 +70,6 @@ ArchiveCheck checkArchive(const std::string& path) {
     std::string why;
     if (!zip.open(path, why))
         return {ArchiveKind::TruncatedZip, why};
-    if (zip.zip64()) // a directory this reader leaves to LibTorch's
-        return {ArchiveKind::TorchScript, {}};
     const std::vector<ZipArchive::Entry>& entries = zip.entries();
     if (zip.find("serialized_exported_program.json"))
         return {ArchiveKind::ExportedProgram, {}};

@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/serialization/export.h>
 #include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/csrc/jit/serialization/pickler.h>
+#include <torch/version.h>
 
 #include <cstring>
 
@@ -142,8 +143,8 @@ RawStorages::RawStorages(const std::string& path) : file_(std::make_shared<Mappe
 
 at::Tensor RawStorages::tensor(std::uint64_t offset, std::uint64_t length, c10::ScalarType dtype,
                                const std::vector<std::int64_t>& sizes,
-                               const std::vector<std::int64_t>& strides,
-                               std::int64_t storageOffset, const std::string& what) const {
+                               const std::vector<std::int64_t>& strides, std::int64_t storageOffset,
+                               const std::string& what) const {
     if (offset > file_->size() || length > file_->size() - offset)
         throw std::runtime_error("its " + what + " runs past the end of the file");
     const auto elementSize = static_cast<std::uint64_t>(c10::elementSize(dtype));
@@ -167,8 +168,8 @@ at::Tensor RawStorages::tensor(std::uint64_t offset, std::uint64_t length, c10::
                    __builtin_add_overflow(last, reach, &last);
     }
     if (overflow || (!empty && static_cast<std::uint64_t>(last) >= elements))
-        throw std::runtime_error("its " + what + " is viewed past the " +
-                                 std::to_string(elements) + " elements its record holds");
+        throw std::runtime_error("its " + what + " is viewed past the " + std::to_string(elements) +
+                                 " elements its record holds");
     std::shared_ptr<MappedFile> keep = file_;
     at::Tensor storage = at::from_blob(
         const_cast<char*>(file_->data()) + offset, {static_cast<std::int64_t>(elements)},
@@ -194,6 +195,8 @@ c10::ScalarType scalarTypeOfExported(int code) {
         return c10::kFloat;
     case 8:
         return c10::kDouble;
+    case 9:
+        return c10::ScalarType::ComplexHalf;
     case 10:
         return c10::kComplexFloat;
     case 11:
@@ -202,8 +205,30 @@ c10::ScalarType scalarTypeOfExported(int code) {
         return c10::kBool;
     case 13:
         return c10::kBFloat16;
+    case 28:
+        return c10::ScalarType::UInt16;
+    case 29:
+        return c10::ScalarType::Float8_e4m3fn;
+    case 30:
+        return c10::ScalarType::Float8_e5m2;
+    case 31:
+        return c10::ScalarType::Float8_e4m3fnuz;
+    case 32:
+        return c10::ScalarType::Float8_e5m2fnuz;
+#if TORCH_VERSION_MAJOR > 2 || TORCH_VERSION_MINOR >= 7
+    case 33:
+        return c10::ScalarType::Float8_e8m0fnu;
+#endif
+    case 34:
+        return c10::ScalarType::UInt32;
+    case 35:
+        return c10::ScalarType::UInt64;
     default:
-        return c10::kFloat;
+        // Never a guess: a tensor read as the wrong dtype would show wrong numbers.
+        throw std::runtime_error(
+            "its program stores a tensor of dtype code " + std::to_string(code) +
+            (code == 33 ? " (float8_e8m0fnu, which LibTorch 2.7 and later know)"
+                        : ", which this fxview does not know (a newer PyTorch's)"));
     }
 }
 

@@ -13,6 +13,36 @@ std::uint32_t le32(const unsigned char* p) {
 std::uint16_t le16(const unsigned char* p) {
     return static_cast<std::uint16_t>(p[0] | (p[1] << 8));
 }
+std::uint64_t le64(const unsigned char* p) {
+    return le32(p) | (static_cast<std::uint64_t>(le32(p + 4)) << 32);
+}
+
+// A central directory entry's zip64 extra field (id 1): the 64-bit values of those of its sizes
+// and offset that read 0xFFFFFFFF, in this order. False when the field is missing or short.
+bool readZip64Extra(const unsigned char* extra, std::size_t length, ZipArchive::Entry& e) {
+    std::size_t p = 0;
+    while (p + 4 <= length) {
+        std::uint16_t id = le16(extra + p), size = le16(extra + p + 2);
+        if (p + 4 + size > length)
+            return false;
+        if (id == 1) {
+            const unsigned char* field = extra + p + 4;
+            std::size_t q = 0;
+            for (std::uint64_t* v :
+                 {&e.uncompressedSize, &e.compressedSize, &e.localHeaderOffset}) {
+                if (*v != 0xFFFFFFFF)
+                    continue;
+                if (q + 8 > size)
+                    return false;
+                *v = le64(field + q);
+                q += 8;
+            }
+            return true;
+        }
+        p += 4 + size;
+    }
+    return false;
+}
 
 } // namespace
 
@@ -58,12 +88,22 @@ bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::u
     for (std::size_t pos = tail.size() - eocdSize + 1; pos-- > 0;) {
         if (le32(&tail[pos]) != 0x06054b50)
             continue;
-        std::uint16_t count = le16(&tail[pos + 10]);
-        std::uint32_t cdSize = le32(&tail[pos + 12]);
-        std::uint32_t cdOffset = le32(&tail[pos + 16]);
-        if (cdOffset == 0xFFFFFFFF || count == 0xFFFF) {
+        std::uint64_t count = le16(&tail[pos + 10]);
+        std::uint64_t cdSize = le32(&tail[pos + 12]);
+        std::uint64_t cdOffset = le32(&tail[pos + 16]);
+        if (cdOffset == 0xFFFFFFFF || count == 0xFFFF || cdSize == 0xFFFFFFFF) {
+            // zip64 (PyTorch writes it past 4 GiB): the locator just before this record says
+            // where the zip64 end record with the 64-bit count, size and offset is.
             zip64_ = true;
-            return true;
+            std::vector<unsigned char> locator, record;
+            std::uint64_t at = tailStart + pos;
+            if (at < 20 || !readRange(at - 20, 20, locator) || le32(locator.data()) != 0x07064b50)
+                return false;
+            if (!readRange(le64(&locator[8]), 56, record) || le32(record.data()) != 0x06064b50)
+                return false;
+            count = le64(&record[32]);
+            cdSize = le64(&record[40]);
+            cdOffset = le64(&record[48]);
         }
         std::vector<unsigned char> cd;
         if (!readRange(cdOffset, cdSize, cd))
@@ -72,7 +112,9 @@ bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::u
         // 65,535 copies of one big pickle took hours. No writer of these archives repeats one.
         std::unordered_set<std::string> names;
         std::size_t p = 0;
-        for (int i = 0; i < count; ++i) {
+        if (count > cd.size() / 46) // each entry takes 46 bytes at least
+            return false;
+        for (std::uint64_t i = 0; i < count; ++i) {
             if (p + 46 > cd.size() || le32(&cd[p]) != 0x02014b50)
                 return false;
             Entry e;
@@ -83,9 +125,16 @@ bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::u
             std::uint16_t extraLen = le16(&cd[p + 30]);
             std::uint16_t commentLen = le16(&cd[p + 32]);
             e.localHeaderOffset = le32(&cd[p + 42]);
-            if (p + 46 + nameLen > cd.size())
+            if (p + 46 + nameLen + extraLen > cd.size())
                 return false;
             e.name.assign(reinterpret_cast<const char*>(&cd[p + 46]), nameLen);
+            if ((e.compressedSize == 0xFFFFFFFF || e.uncompressedSize == 0xFFFFFFFF ||
+                 e.localHeaderOffset == 0xFFFFFFFF) &&
+                !readZip64Extra(&cd[p + 46 + nameLen], extraLen, e)) {
+                why = "its zip directory's entry for " + e.name + " lacks its zip64 sizes";
+                entries_.clear();
+                return false;
+            }
             if (!names.insert(e.name).second) {
                 why = "its zip directory lists " + e.name + " more than once";
                 entries_.clear();

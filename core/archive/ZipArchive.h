@@ -29,7 +29,7 @@ public:
     bool openRange(const std::string& path, std::uint64_t offset, std::uint64_t length,
                    std::string& why);
     const std::vector<Entry>& entries() const { return entries_; }
-    // Whether the directory is zip64's, which this reader leaves to LibTorch's.
+    // Whether the directory is zip64's (an archive past 4 GiB); its entries are read all the same.
     bool zip64() const { return zip64_; }
     std::uint64_t size() const { return size_; }
     const Entry* find(const std::string& name) const;

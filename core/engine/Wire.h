@@ -23,7 +23,7 @@
 
 namespace fxview {
 
-constexpr std::uint16_t kWireVersion = 6;
+constexpr std::uint16_t kWireVersion = 7;
 constexpr std::size_t kFrameHeaderSize = 12;
 // A frame bigger than this is a broken peer, not a message: a vit_b_16 graph is ~2 MB.
 constexpr std::uint32_t kMaxFramePayload = 1u << 30;
@@ -253,6 +253,7 @@ template <typename Io> void walk(Io& io, Node& n) {
     io(n.sourceTrace);
     io(n.outputRoles);
     io(n.collapsedNodes);
+    io(n.symbolicShape);
 }
 template <typename Io> void walk(Io& io, Graph& g) {
     io(g.modelClass);

@@ -111,6 +111,9 @@ struct Node {
     // stack_trace, or what TorchScript's source ranges and inlined call sites say.
     std::string sourceTrace;
     std::vector<OutputRole> outputRoles; // output of a .pt2: one per returned value
+    // A .pt2 node's tensor sizes as the program has them, where one is symbolic (a dynamic
+    // dimension): "s77", "4"; empty when every size is a number or none is known.
+    std::vector<std::string> symbolicShape;
     // A collapsed module scope drawn as one call_module (ScopeView.h): how many shown nodes it
     // stands for; 0 for every node of a traced graph.
     int collapsedNodes = 0;

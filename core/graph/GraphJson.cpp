@@ -188,6 +188,12 @@ void writeNode(JsonWriter& w, const Node& n, const JsonRunInfo* run) {
         if (!n.tensors.empty())
             w.key("state_name").value(n.tensors[0].name);
     }
+    if (!n.symbolicShape.empty()) { // a dynamic dimension's size as the program has it
+        w.key("symbolic_shape").beginArray();
+        for (const std::string& size : n.symbolicShape)
+            w.value(size);
+        w.endArray();
+    }
     if (!n.outputRoles.empty()) {
         w.key("output_roles").beginArray();
         for (const OutputRole& role : n.outputRoles) {

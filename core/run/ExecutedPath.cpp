@@ -19,6 +19,10 @@ public:
         const Node& n = *e.node;
         switch (e.kind) {
         case PathEvent::Kind::Ran:
+            if (n.blocks.empty()) // control flow leaves no node; its blocks' nodes do
+                ran(n, e.value);
+            break;
+        case PathEvent::Kind::HopRan:
             ran(n, e.value);
             break;
         case PathEvent::Kind::BranchDone:
@@ -62,7 +66,7 @@ private:
     }
 
     void ran(const Node& n, const ValueSummary& value) {
-        if (n.hidden || !n.blocks.empty())
+        if (n.hidden)
             return;
         // getitem of a control-flow node's results picks the item directly.
         if (n.target == "operator.getitem" && n.args.size() == 2 &&

@@ -21,6 +21,7 @@ struct PathEvent {
         LoopNext,    // a loop starts iteration `iteration`: carried values from its results
         LoopSkipped, // a loop ran no iteration: its value is its initial carried values
         LoopDone,    // a loop finished: its value is its body's last carried results
+        HopRan,      // a higher-order op (while_loop, scan...) ran: one node, its blocks kept
     };
     Kind kind = Kind::Ran;
     const Node* node = nullptr;

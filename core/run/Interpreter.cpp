@@ -77,7 +77,7 @@ void Interpreter::Private::resetRun() {
     records.assign(plan->steps.size(), NodeRecord());
     versions.assign(plan->steps.size(), -1);
     keptBytes = 0;
-    frames = {Frame{&plan->top, 0, -1, 0, 0}};
+    frames = {Frame{&plan->top, 0, -1, 0, 0, {}}};
     stopNote.clear();
     order.clear();
     failure.clear();

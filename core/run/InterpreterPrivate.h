@@ -2,8 +2,8 @@
 // Core-internal: the state behind Interpreter's pimpl, the step machine. Its code is in three
 // files: Interpreter.cpp (the public API, setting up and resetting a run), InterpreterSteps.cpp
 // (running one step: simple steps, control flow, unwinding blocks, records, the child
-// interpreter of Step Into), InterpreterInputs.cpp (the inputs a run starts from). Include only
-// from those.
+// interpreter of Step Into), InterpreterHops.cpp (torch.export's higher-order ops),
+// InterpreterInputs.cpp (the inputs a run starts from). Include only from those.
 
 #include <chrono>
 #include <cstddef>
@@ -28,12 +28,15 @@ struct Interpreter::Private {
     using Clock = std::chrono::steady_clock;
 
     // A block being run: the top level, a branch of an if, or a loop body.
+    // What a higher-order op carries from one run of its blocks to the next (InterpreterHops.cpp).
+    struct HopState;
     struct Frame {
         const std::vector<int>* steps = nullptr;
         std::size_t pc = 0;
-        int owner = -1; // the If/Loop step, -1 at the top level
+        int owner = -1; // the If/Loop/Hop step, -1 at the top level
         std::int64_t iteration = 0;
         std::int64_t tripCount = 0;
+        std::shared_ptr<HopState> hop; // a Hop step's: restores grad mode or autocast when dropped
     };
 
     std::shared_ptr<const Model> model;
@@ -103,6 +106,11 @@ struct Interpreter::Private {
     void finishControl(int id, std::vector<c10::IValue> results, Clock::time_point start);
     void afterTopLevel(int id);
     void unwind();
+    // InterpreterHops.cpp: a higher-order op's blocks, run as torch/_higher_order_ops/ runs them.
+    bool enterHop(int id);
+    // The Hop's block in the top frame has run to its end: start its next block, or finish.
+    void unwindHop();
+    bool insideHop() const;
     bool nextIsHidden() const;
     bool lastWasHidden() const;
     bool goOn(const std::string& next) const { return !beforeNode || beforeNode(next); }

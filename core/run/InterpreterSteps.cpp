@@ -147,7 +147,9 @@ void Interpreter::Private::noteRan(const std::string& name) {
 void Interpreter::Private::logPath(PathEvent::Kind kind, int id, int block,
                                    std::int64_t iteration) {
     const Node* n = nodeOf[static_cast<std::size_t>(id)];
-    if (!n)
+    // A higher-order op stays one node in the path, as make_fx records it: what runs inside
+    // its blocks is not logged.
+    if (!n || insideHop())
         return;
     // A loop that runs on and on (or never ends) costs bounded memory: the log keeps its first
     // events, each node's record keeps its last run and count (`runs`).
@@ -156,7 +158,7 @@ void Interpreter::Private::logPath(PathEvent::Kind kind, int id, int block,
     pathLog.push_back(PathEvent{kind, n, block, iteration, {}, false});
     // Inside an if or a loop the record is overwritten by the next run, so this run's
     // summary is kept; a top-level node runs once and its record is read when asked.
-    if (kind == PathEvent::Kind::Ran && frames.size() > 1) {
+    if ((kind == PathEvent::Kind::Ran || kind == PathEvent::Kind::HopRan) && frames.size() > 1) {
         pathLog.back().value = records[static_cast<std::size_t>(id)].value;
         pathLog.back().hasValue = true;
     }
@@ -262,7 +264,8 @@ bool Interpreter::Private::runSimple(int id) {
             break;
         case Step::Kind::If:
         case Step::Kind::Loop:
-            break; // handled by enterControl
+        case Step::Kind::Hop:
+            break; // handled by enterControl and enterHop
         }
         recordDone(id, value, start);
         if (afterStep)
@@ -298,7 +301,7 @@ bool Interpreter::Private::enterControl(int id) {
             const StepBlock& branch = s.blocks[taken];
             for (std::size_t i = 0; i < branch.params.size() && i + 1 < operands.size(); ++i)
                 slots[static_cast<std::size_t>(branch.params[i])] = operands[i + 1];
-            frames.push_back(Frame{&s.blocks[taken].steps, 0, id, 0, 0});
+            frames.push_back(Frame{&s.blocks[taken].steps, 0, id, 0, 0, {}});
         } else {
             std::int64_t trips = operands[0].toInt();
             bool go = operands[1].toBool();
@@ -309,7 +312,7 @@ bool Interpreter::Private::enterControl(int id) {
                 for (std::size_t i = 1; i < body.params.size(); ++i)
                     slots[static_cast<std::size_t>(body.params[i])] = carried[i - 1];
                 logPath(PathEvent::Kind::LoopEnter, id);
-                frames.push_back(Frame{&body.steps, 0, id, 0, trips});
+                frames.push_back(Frame{&body.steps, 0, id, 0, trips, {}});
                 r.blockRuns[0] = 1;
             } else {
                 markNotExecuted(body);
@@ -374,6 +377,10 @@ void Interpreter::Private::unwind() {
         if (f.owner < 0) {
             finished = true;
             return;
+        }
+        if (f.hop) {
+            unwindHop();
+            continue;
         }
         int id = f.owner;
         const Step& s = stepAt(id);
@@ -450,6 +457,9 @@ StopReason Interpreter::Private::advance() {
     const Step& s = stepAt(id);
     if (s.kind == Step::Kind::If || s.kind == Step::Kind::Loop) {
         if (!enterControl(id))
+            return StopReason::Failed;
+    } else if (s.kind == Step::Kind::Hop) {
+        if (!enterHop(id))
             return StopReason::Failed;
     } else {
         if (!runSimple(id))

@@ -53,6 +53,25 @@ struct StepBlock {
     std::vector<ValueSource> results;
 };
 
+// How a higher-order op runs its subgraphs (blocks), as PyTorch's dense implementations in
+// torch/_higher_order_ops/ do. Its flat inputs are the lists it takes, one after another.
+struct HopSpec {
+    enum class Kind {
+        WhileLoop, // blocks: cond, body; inputs: carried, then additional
+        Scan,      // blocks: combine; inputs: init, xs, additional
+        Map,       // blocks: body; inputs: xs, then the arguments every slice gets
+        SetGrad,   // wrap_with_set_grad_enabled: the block under torch.set_grad_enabled(grad)
+        Autocast   // wrap_with_autocast: the block under torch.autocast(...)
+    };
+    Kind kind = Kind::WhileLoop;
+    std::size_t carried = 0;                       // WhileLoop: carried inputs; Scan: init's
+    std::size_t mapped = 0;                        // Scan, Map: the xs, sliced along dim 0
+    bool grad = true;                              // SetGrad
+    c10::DeviceType device = c10::DeviceType::CPU; // Autocast
+    std::optional<c10::ScalarType> dtype;          // Autocast: unset is the device's default
+    bool enabled = true, cacheEnabled = true;      // Autocast
+};
+
 struct Step {
     enum class Kind {
         Placeholder,
@@ -64,6 +83,7 @@ struct Step {
         PassThrough, // a traced call whose module returned its input unchanged (see Tracer)
         If,
         Loop,
+        Hop, // a higher-order op of torch.export other than cond (while_loop, scan...): `hop`
         Raise,
         Assert, // torch._assert(condition, message): raises AssertionError when it is false
         Warn,   // aten::warn, which TorchScript's interpreter implements itself: noted, run goes on
@@ -89,7 +109,8 @@ struct Step {
     std::function<c10::IValue(const c10::IValue&)> shapeOutput;
     int index = 0;                 // Placeholder: which input; GetItem: which item
     int unpacked = -1;             // GetItem of `a, b = items`: how many items there must be
-    std::vector<StepBlock> blocks; // If: the branches; Loop: the body
+    std::vector<StepBlock> blocks; // If: the branches; Loop: the body; Hop: its subgraphs
+    std::optional<HopSpec> hop;    // Hop
     bool yieldsList = false;       // If of torch.cond: its value is the list of the results
 };
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 6
+WIRE_VERSION = 7
 MAGIC = b"FXVE"
 HEADER = struct.Struct("=4sHHI")  # magic, version, kind, payload length: this machine's order
 MAX_PAYLOAD = 1 << 30
@@ -93,7 +93,8 @@ class Node:
               ("scope", "str", ""), ("scopeType", "str", ""), ("hidden", "bool", False),
               ("blocks", ("vec", Block), list), ("tensors", ("vec", HeldTensor), list),
               ("placeholderKind", "enum", 0), ("sourceTrace", "str", ""),
-              ("outputRoles", ("vec", OutputRole), list), ("collapsedNodes", "int", 0)]
+              ("outputRoles", ("vec", OutputRole), list), ("collapsedNodes", "int", 0),
+              ("symbolicShape", ("vec", "str"), list)]
 
 
 @_struct

@@ -117,6 +117,22 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
                                                   : "parameters";
         row(label, held.join("<br>"));
     }
+    if (!n.symbolicShape.empty()) {
+        // A dynamic dimension as the program has it (s77, 2*s77), and what it is in this run.
+        QStringList dims, values;
+        const bool ran =
+            record && record->runs > 0 && record->value.shape.size() == n.symbolicShape.size();
+        for (std::size_t d = 0; d < n.symbolicShape.size(); ++d) {
+            const std::string& size = n.symbolicShape[d];
+            dims << html(size);
+            if (ran && size.find_first_not_of("0123456789") != std::string::npos)
+                values << html(size) + " = " + QString::number(record->value.shape[d]);
+        }
+        values.removeDuplicates();
+        row("shape",
+            "[" + dims.join(", ") + "]" +
+                (values.isEmpty() ? QString() : "<br>" + values.join(", ") + " in this run"));
+    }
     if (!n.scope.empty())
         row("scope",
             html(n.scope) + (n.scopeType.empty() ? QString() : " (" + html(n.scopeType) + ")"));

@@ -1,7 +1,7 @@
 // The call_function nodes of a torch.export program, as PyTorch 2.6's deserializer makes them:
 // the ATen overload (or a library's op) a node names, its arguments where deserialize_inputs
 // puts them (positional while the schema argument has no default, keyword after), the getitem
-// nodes of an op that returns several values, and torch.cond with its subgraphs.
+// nodes of an op that returns several values. Higher-order ops are ExportHops.cpp's.
 
 #include <torch/csrc/jit/runtime/operator.h>
 
@@ -13,6 +13,7 @@
 #include "OpLibraries.h"
 #include "SymbolicOps.h"
 #include "TorchValues.h"
+#include "Versions.h"
 
 namespace fxview {
 
@@ -80,8 +81,8 @@ void ExportGraphBuilder::callFunction(const ExportedNode& n) {
     node.target = n.target;
     std::tie(node.scope, node.scopeType) = scopeOf(n.nnModuleStack);
     node.sourceTrace = n.stackTrace;
-    if (n.target == "torch.ops.higher_order.cond")
-        return cond(n, std::move(node));
+    if (n.target.rfind("torch.ops.higher_order.", 0) == 0)
+        return higherOrder(n, std::move(node));
     Step step;
     step.kind = Step::Kind::Operator;
     if (auto symbolic = symbolicOperation(n.target, static_cast<int>(n.inputs.size()))) {
@@ -92,8 +93,8 @@ void ExportGraphBuilder::callFunction(const ExportedNode& n) {
             step.inputs.push_back(sourceOf(input.second));
         }
         step.operation = *symbolic;
-        bool named = !n.outputs.empty();
-        node.name = named ? n.outputs[0].name : autoName(n.target);
+        bool named = !n.name.empty() || !n.outputs.empty();
+        node.name = !n.name.empty() ? n.name : named ? n.outputs[0].name : autoName(n.target);
         emit(std::move(node), std::move(step), named ? Naming::Program : Naming::Fresh);
         return;
     }
@@ -153,24 +154,39 @@ void ExportGraphBuilder::callFunction(const ExportedNode& n) {
             step.operation = wrappingNumbers(*step.operation, numbersAsTensors, step.inputs.size());
         step.outputs = static_cast<int>(schema.returns().size());
     } else {
-        // Kept in the graph, its inputs as keywords; running it stops there with a sentence.
-        for (const auto& [argName, value] : n.inputs)
-            node.kwargs.push_back({argName, exportedArgument(value)});
+        // Kept in the graph, its inputs where the file's NamedArgument.kind puts them (as
+        // keywords where it does not say); running it stops there with a sentence.
+        for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+            const auto& [argName, value] = n.inputs[i];
+            if (i < n.inputKinds.size() && n.inputKinds[i] == 1)
+                node.args.push_back(exportedArgument(value));
+            else
+                node.kwargs.push_back({argName, exportedArgument(value)});
+        }
+        // The PyTorch that exported the program has the op: name it, and the LibTorch to use.
+        const std::string& writer = model_.program.torchVersion;
+        const std::string wants = writer.empty()
+                                      ? "a newer LibTorch"
+                                      : "LibTorch " + writer.substr(0, writer.find_first_of("+a")) +
+                                            " or newer (docs/building.md says how)";
         step.unsupported =
             n.target.rfind("torch.ops.aten.", 0) == 0
-                ? n.target + ", an ATen operator this LibTorch lacks (the program was "
-                             "exported by a newer PyTorch)"
+                ? n.target + ", an ATen operator LibTorch " + libtorchVersion() +
+                      " (the one fxview runs on) lacks" +
+                      (writer.empty() ? "" : "; PyTorch " + writer + " exported it") +
+                      ": open it with an fxview built on " + wants
                 : n.target + ", which is not an ATen operator (a custom op library's): "
                              "fxview runs the operators LibTorch registers; export the model "
                              "without it";
     }
     // One tensor or symbolic output names the node (deserialize_outputs' sync_fx_node);
     // otherwise torch.fx names it after the op and getitem nodes take the outputs' names.
-    bool named = n.outputs.size() == 1 && namesItsNode(n.outputs[0]);
-    node.name = named ? n.outputs[0].name : autoName(n.target);
-    std::string whole =
-        emit(std::move(node), std::move(step), named ? Naming::Program : Naming::Fresh);
-    if (!named)
+    // Schema 8.x's Node.name, where the file has it, is the name deserialize_node gives.
+    bool single = n.outputs.size() == 1 && namesItsNode(n.outputs[0]);
+    node.name = !n.name.empty() ? n.name : single ? n.outputs[0].name : autoName(n.target);
+    std::string whole = emit(std::move(node), std::move(step),
+                             !n.name.empty() || single ? Naming::Program : Naming::Fresh);
+    if (!single)
         getItems(n.outputs, whole);
 }
 
@@ -208,73 +224,6 @@ std::string ExportGraphBuilder::getItem(const std::string& whole, std::size_t in
     get.index = static_cast<int>(index);
     get.inputs = {ValueSource::ofSlot(scope_->slotOf.at(whole))};
     return emit(std::move(item), std::move(get), naming);
-}
-
-void ExportGraphBuilder::cond(const ExportedNode& n, Node node) {
-    Step step;
-    step.kind = Step::Kind::If;
-    step.yieldsList = true;
-    for (const auto& input : n.inputs) {
-        const ExportedValue& v = input.second;
-        node.args.push_back(exportedArgument(v));
-        if (v.kind == ExportedValue::Kind::Graph) {
-            auto [block, stepBlock] = subgraph(v.name, *v.graph, node.scope);
-            node.blocks.push_back(std::move(block));
-            step.blocks.push_back(std::move(stepBlock));
-            Node attr;
-            attr.op = Op::GetAttr;
-            attr.name = attr.target = v.name;
-            attr.scope = node.scope;
-            Step get;
-            get.kind = Step::Kind::Attribute;
-            emit(std::move(attr), std::move(get));
-        } else if (v.kind == ExportedValue::Kind::Tensors) {
-            for (const ValueSource& item : sourceOf(v).items)
-                step.inputs.push_back(item);
-        } else {
-            step.inputs.push_back(sourceOf(v));
-        }
-    }
-    bool named = n.outputs.size() == 1 && n.outputs[0].kind == ExportedValue::Kind::Tensor;
-    node.name = named ? n.outputs[0].name : autoName(n.target);
-    std::string whole =
-        emit(std::move(node), std::move(step), named ? Naming::Program : Naming::Fresh);
-    if (!named)
-        getItems(n.outputs, whole);
-}
-
-std::pair<Block, StepBlock> ExportGraphBuilder::subgraph(const std::string& name,
-                                                         const ExportedGraph& g,
-                                                         const std::string& scope) {
-    Block block;
-    block.label = name;
-    block.subgraph = true;
-    StepBlock steps;
-    Namespace inner;
-    inner.prefix = scope_->prefix + name + ".";
-    inner.nodes = &block.nodes;
-    inner.steps = &steps.steps;
-    Namespace* outer = scope_;
-    scope_ = &inner;
-    for (const ExportedValue& in : g.inputs) {
-        inner.namer.claim(in.name);
-        block.params.push_back(inner.prefix + in.name);
-        steps.params.push_back(plan_->slotCount);
-        inner.slotOf[in.name] = plan_->slotCount++;
-    }
-    for (const ExportedNode& n : g.nodes)
-        callFunction(n);
-    for (const ExportedValue& out : g.outputs) {
-        Argument result = exportedArgument(out);
-        prefixRefs(result);
-        block.results.push_back(result);
-        steps.results.push_back(sourceOf(out));
-    }
-    for (Node& n : block.nodes)
-        if (n.scope.empty())
-            n.scope = scope;
-    scope_ = outer;
-    return {std::move(block), std::move(steps)};
 }
 
 } // namespace fxview

@@ -5,7 +5,8 @@
 //   ExportImporter.cpp   placeholders, values and their slots, the output and its out_spec
 //                        structure, the importer itself
 //   ExportCalls.cpp      call_function nodes: the ATen overload, its arguments, the getitems of
-//                        an op returning several values, torch.cond and its subgraphs
+//                        an op returning several values
+//   ExportHops.cpp       higher-order ops (torch.cond, while_loop, scan...) and their subgraphs
 
 #include <torch/csrc/jit/runtime/operator.h>
 
@@ -99,10 +100,18 @@ private:
     std::string getItem(const std::string& whole, std::size_t index, const std::string& name,
                         Naming naming = Naming::Program);
 
-    // torch.ops.higher_order.cond(pred, true_graph_0, false_graph_0, operands): each branch a
-    // get_attr of its subgraph, then the cond node holding both as blocks, run like
-    // TorchScript's if: the branch's placeholders take the operands, its outputs are a list.
-    void cond(const ExportedNode& n, Node node);
+    // ExportHops.cpp: a torch.ops.higher_order.* node (cond, while_loop, scan, map_impl, the
+    // grad-mode and autocast wrappers, with_effects; others drawn but not run).
+    void higherOrder(const ExportedNode& n, Node node);
+
+    // Puts the op's inputs in node.args (or kwargs, where the file names them), a get_attr and
+    // a block for each subgraph, and the inputs at `flattened` (lists item by item) in
+    // step.inputs. Returns the first subgraph's name.
+    std::string hopArguments(const ExportedNode& n, Node& node, Step& step,
+                             const std::vector<std::size_t>& flattened);
+
+    // Names and emits the op, then the getitems of its outputs unless its one output is itself.
+    void emitHop(const ExportedNode& n, Node node, Step step);
 
     std::pair<Block, StepBlock> subgraph(const std::string& name, const ExportedGraph& g,
                                          const std::string& scope);

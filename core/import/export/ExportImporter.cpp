@@ -46,6 +46,11 @@ std::string ExportGraphBuilder::emit(Node node, Step step, Naming naming) {
     else
         local = scope_->namer.create(local);
     node.name = scope_->prefix + local;
+    // The top graph's tensor_values hold its values' sizes, symbolic ones as expressions.
+    if (scope_ == &top_)
+        if (auto meta = model_.program.tensors.find(local);
+            meta != model_.program.tensors.end() && meta->second.symbolic())
+            node.symbolicShape = meta->second.printed;
     if (!scope_->prefix.empty()) {
         for (Argument& a : node.args)
             prefixRefs(a);
@@ -74,6 +79,11 @@ void ExportGraphBuilder::placeholder(const ExportedInput& in) {
         step.kind = Step::Kind::Placeholder;
         step.index = plan_->placeholders++;
         plan_->inputs.push_back(inputSpec(in.name));
+    } else if (in.kind == K::Token) {
+        // An effect token (with_effects): ep.module() starts from torch.tensor([]) itself.
+        node.placeholderKind = PlaceholderKind::Constant;
+        step.kind = Step::Kind::Attribute;
+        step.attribute = at::empty({0});
     } else {
         node.placeholderKind = in.kind == K::Parameter        ? PlaceholderKind::Parameter
                                : in.kind == K::TensorConstant ? PlaceholderKind::Constant
@@ -194,6 +204,8 @@ ValueSource ExportGraphBuilder::sourceOf(const ExportedValue& v) const {
         return ValueSource::ofConstant(static_cast<std::int64_t>(c10::kStrided));
     case K::Device:
         return ValueSource::ofConstant(c10::Device(v.text));
+    case K::Operator:
+        throw std::runtime_error("the operator " + v.text + " is an argument only of with_effects");
     case K::Unsupported:
         throw std::runtime_error("an argument of kind " + v.text + " is not read yet");
     }

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "SizeExpression.h"
+
 namespace fxview {
 
 namespace {
@@ -138,6 +140,9 @@ ExportedValue valueOf(const Json& j, int depth) {
                  : key == "as_memory_format" ? K::MemoryFormat
                                              : K::Layout;
         v.integer = intOf<std::int64_t>(x);
+    } else if (key == "as_operator") {
+        v.kind = K::Operator;
+        v.text = x.get<std::string>();
     } else if (key == "as_device") {
         v.kind = K::Device;
         v.text = x.at("type").get<std::string>();
@@ -160,6 +165,10 @@ ExportedGraph graphOf(const Json& graph, int depth) {
     for (const Json& n : graph.at("nodes")) {
         ExportedNode node;
         node.target = n.at("target").get<std::string>();
+        if (const Json name = n.value("name", Json()); name.is_string())
+            node.name = name.get<std::string>();
+        if (const Json single = n.value("is_hop_single_tensor_return", Json()); single.is_boolean())
+            node.hopSingleTensorReturn = single.get<bool>();
         for (const Json& input : n.at("inputs")) {
             node.inputs.emplace_back(input.at("name").get<std::string>(),
                                      valueOf(input.at("arg"), depth));
@@ -367,14 +376,15 @@ ExportedProgram parseExportedProgram(const std::string& written) {
         p.schemaMinor = intOf<int>(doc.at("schema_version").at("minor"));
         p.torchVersion = doc.value("torch_version", std::string());
         if (p.schemaMajor != kExportSchemaMajor)
-            throw std::runtime_error("it was written by PyTorch " + p.torchVersion +
-                                     "'s exporter, schema " + std::to_string(p.schemaMajor) + "." +
-                                     std::to_string(p.schemaMinor) + ", and this fxview reads "
-                                     "schema " + std::to_string(kExportSchemaMajor) +
-                                     ".x (PyTorch 2.6 to 2.14, which writes 8.20): open it with "
-                                     "an fxview that reads schema " +
-                                     std::to_string(p.schemaMajor) +
-                                     " or export it again with PyTorch 2.14");
+            throw std::runtime_error(
+                "it was written by PyTorch " + p.torchVersion + "'s exporter, schema " +
+                std::to_string(p.schemaMajor) + "." + std::to_string(p.schemaMinor) +
+                ", and this fxview reads "
+                "schema " +
+                std::to_string(kExportSchemaMajor) +
+                ".x (PyTorch 2.6 to 2.14, which writes 8.20): open it with "
+                "an fxview that reads schema " +
+                std::to_string(p.schemaMajor) + " or export it again with PyTorch 2.14");
         const Json& module = doc.at("graph_module");
         const Json& graph = module.at("graph");
         for (const Json& spec : module.at("signature").at("input_specs"))
@@ -390,6 +400,12 @@ ExportedProgram parseExportedProgram(const std::string& written) {
                 m.sizes.push_back(size.contains("as_int") ? intOf<std::int64_t>(size["as_int"])
                                                           : -1);
                 m.symbols.push_back(symbolOf(size));
+                m.printed.push_back(
+                    size.contains("as_int")
+                        ? std::to_string(m.sizes.back())
+                        : sizeExpression(size.contains("as_expr")
+                                             ? size["as_expr"].value("expr_str", std::string("?"))
+                                             : std::string("?")));
             }
             p.tensors[name] = m;
         }
@@ -441,6 +457,20 @@ std::string exportedDtypeName(int scalarType) {
         return "torch.bfloat16";
     case 28:
         return "torch.uint16";
+    case 29:
+        return "torch.float8_e4m3fn";
+    case 30:
+        return "torch.float8_e5m2";
+    case 31:
+        return "torch.float8_e4m3fnuz";
+    case 32:
+        return "torch.float8_e5m2fnuz";
+    case 33:
+        return "torch.float8_e8m0fnu";
+    case 34:
+        return "torch.uint32";
+    case 35:
+        return "torch.uint64";
     default:
         return "torch.unknown";
     }
@@ -499,6 +529,8 @@ Argument exportedArgument(const ExportedValue& v) {
         return Argument::ofRepr(v.integer >= 0 ? v.text + ":" + std::to_string(v.integer) : v.text);
     case K::Graph:
         return Argument::ofNode(v.name);
+    case K::Operator: // torch.fx prints an OpOverload as aten._print.default
+        return Argument::ofRepr(v.text.rfind("torch.ops.", 0) == 0 ? v.text.substr(10) : v.text);
     case K::Unsupported:
         return Argument::ofRepr("<" + v.text + ">");
     }

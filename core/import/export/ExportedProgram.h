@@ -36,6 +36,7 @@ struct ExportedValue {
         Layout,       // schema.py's Layout
         Device,       // `text` "cpu", `integer` the index or -1
         Graph,        // a higher-order op's subgraph (torch.cond's branches): `name`, `graph`
+        Operator,     // as_operator (with_effects' op): `text` "torch.ops.aten._print.default"
         Unsupported   // `text` names the JSON key (as_custom_obj...)
     };
     Kind kind = Kind::None;
@@ -54,7 +55,11 @@ struct ExportedValue {
 };
 
 struct ExportedNode {
-    std::string target;                                        // "torch.ops.aten.linear.default"
+    std::string target; // "torch.ops.aten.linear.default"
+    std::string name;   // schema 8.x's Node.name (2.14 writes it): the fx node's name when set
+    // is_hop_single_tensor_return: a higher-order op's one tensor output is the op's value
+    // itself (true, and the default of files without it) or the only item of a tuple (false).
+    bool hopSingleTensorReturn = true;
     std::vector<std::pair<std::string, ExportedValue>> inputs; // schema argument name -> value
     // Per input, how the call spelled it (schema 8.x's NamedArgument.kind, written from about
     // PyTorch 2.8): 1 positional, 2 keyword, 0 not said (the schema's defaults decide).
@@ -92,6 +97,13 @@ struct ExportedTensorMeta {
     int dtype = 0;                    // schema.py's ScalarType
     std::vector<std::int64_t> sizes;  // -1 where symbolic
     std::vector<std::string> symbols; // per dimension: the symbol ("s0") where it is one, else ""
+    std::vector<std::string> printed; // per dimension as PyTorch prints it: "4", "s77", "2*s77"
+    bool symbolic() const {
+        for (std::int64_t s : sizes)
+            if (s < 0)
+                return true;
+        return false;
+    }
 };
 
 // A dynamic dimension's declared range (torch.export.Dim("batch", min=2, max=64)).

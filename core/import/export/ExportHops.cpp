@@ -1,0 +1,234 @@
+// The higher-order ops of a torch.export program (torch.ops.higher_order.*), as PyTorch's
+// deserializer makes them: every input positional unless the file names it a keyword
+// (deserialize_hoo_inputs), each subgraph a get_attr before the op and a block inside it, the
+// op named by the file's Node.name (else its one output, else its target). torch.cond runs as
+// an if; while_loop, scan, map_impl and the grad-mode and autocast wrappers as a Hop step
+// (InterpreterHops.cpp); with_effects calls its op and hands back a fresh token. Others are
+// drawn and printed, and running one stops there with a sentence naming it.
+
+#include <torch/csrc/jit/runtime/operator.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "ExportGraphBuilder.h"
+#include "TorchSave.h"
+#include "TorchValues.h"
+
+namespace fxview {
+
+namespace {
+
+namespace jit = torch::jit;
+using K = ExportedValue::Kind;
+
+const std::string kHigherOrder = "torch.ops.higher_order.";
+
+// Why a higher-order op's inputs are not what PyTorch writes for it.
+[[noreturn]] void malformed(const ExportedNode& n, const std::string& what) {
+    throw std::runtime_error(n.target + "'s inputs are not as PyTorch writes them: " + what);
+}
+
+const ExportedValue& inputAt(const ExportedNode& n, std::size_t i, K kind, const char* what) {
+    if (i >= n.inputs.size() || n.inputs[i].second.kind != kind)
+        malformed(n, std::string("input ") + std::to_string(i) + " should be " + what);
+    return n.inputs[i].second;
+}
+
+// with_effects(token, op, *args): with_effects_dense calls op(*args) and returns a fresh token
+// (torch.tensor([])) before the op's outputs, one by one when it returns several.
+jit::Operation withEffectsOperation(std::shared_ptr<jit::Operator> op, std::size_t given) {
+    return jit::Operation([op, given](jit::Stack& stack) {
+        const c10::FunctionSchema& schema = op->schema();
+        jit::Stack args(stack.end() - static_cast<std::ptrdiff_t>(given), stack.end());
+        stack.resize(stack.size() - given - 1); // the args and the token
+        for (std::size_t i = args.size(); i < schema.arguments().size(); ++i) {
+            const auto& d = schema.arguments()[i].default_value();
+            if (!d)
+                throw std::runtime_error("with_effects gave " + schema.name() + " too few inputs");
+            args.push_back(*d);
+        }
+        op->getOperation()(args);
+        std::vector<c10::IValue> results{at::empty({0})};
+        if (schema.returns().empty())
+            results.push_back(c10::IValue());
+        for (c10::IValue& v : args)
+            results.push_back(std::move(v));
+        stack.push_back(c10::ivalue::Tuple::create(std::move(results)));
+    });
+}
+
+} // namespace
+
+std::string ExportGraphBuilder::hopArguments(const ExportedNode& n, Node& node, Step& step,
+                                             const std::vector<std::size_t>& flattened) {
+    std::string firstGraph;
+    for (std::size_t i = 0; i < n.inputs.size(); ++i) {
+        const auto& [name, v] = n.inputs[i];
+        const int kind = i < n.inputKinds.size() ? n.inputKinds[i] : 0;
+        if (kind == 1 || name.empty())
+            node.args.push_back(exportedArgument(v));
+        else
+            node.kwargs.push_back({name, exportedArgument(v)});
+        if (v.kind == K::Graph) {
+            auto [block, stepBlock] = subgraph(v.name, *v.graph, node.scope);
+            node.blocks.push_back(std::move(block));
+            step.blocks.push_back(std::move(stepBlock));
+            Node attr;
+            attr.op = Op::GetAttr;
+            attr.name = attr.target = v.name;
+            attr.scope = node.scope;
+            Step get;
+            get.kind = Step::Kind::Attribute;
+            emit(std::move(attr), std::move(get));
+            if (firstGraph.empty())
+                firstGraph = v.name;
+        } else if (std::find(flattened.begin(), flattened.end(), i) != flattened.end()) {
+            if (v.kind == K::Tensors)
+                for (const ValueSource& item : sourceOf(v).items)
+                    step.inputs.push_back(item);
+            else
+                step.inputs.push_back(sourceOf(v));
+        }
+    }
+    return firstGraph;
+}
+
+void ExportGraphBuilder::emitHop(const ExportedNode& n, Node node, Step step) {
+    // deserialize_node: the file's name; else the one output, when it is the op's value.
+    bool single =
+        n.outputs.size() == 1 && n.outputs[0].kind == K::Tensor && n.hopSingleTensorReturn;
+    node.name = !n.name.empty() ? n.name : single ? n.outputs[0].name : autoName(n.target);
+    // torch.cond's value is the list of its branch's results, one result or several.
+    step.yieldsList = step.kind == Step::Kind::If || !single;
+    std::string whole = emit(std::move(node), std::move(step),
+                             !n.name.empty() || single ? Naming::Program : Naming::Fresh);
+    if (!single)
+        getItems(n.outputs, whole);
+}
+
+void ExportGraphBuilder::higherOrder(const ExportedNode& n, Node node) {
+    const std::string op = n.target.substr(kHigherOrder.size());
+    std::vector<std::size_t> all(n.inputs.size());
+    for (std::size_t i = 0; i < all.size(); ++i)
+        all[i] = i;
+    Step step;
+    if (op == "cond") {
+        // cond(pred, true_graph, false_graph, operands), run like TorchScript's if: the
+        // branch's placeholders take the operands.
+        step.kind = Step::Kind::If;
+        hopArguments(n, node, step, all);
+        return emitHop(n, std::move(node), std::move(step));
+    }
+    if (op == "with_effects") {
+        // with_effects(token, op, *args)
+        const std::string& target = inputAt(n, 1, K::Operator, "an operator").text;
+        std::shared_ptr<jit::Operator> effect;
+        if (auto name = operatorName(target))
+            effect = jit::findOperatorFor(*name);
+        std::vector<std::size_t> operands{0};
+        for (std::size_t i = 2; i < n.inputs.size(); ++i)
+            operands.push_back(i);
+        hopArguments(n, node, step, operands);
+        if (effect)
+            step.operation = withEffectsOperation(effect, operands.size() - 1);
+        else
+            step.unsupported = target + " (called by with_effects), which this LibTorch lacks";
+        return emitHop(n, std::move(node), std::move(step));
+    }
+    // A node of a known op that is not as PyTorch writes it is drawn, and says why it cannot run.
+    auto unsupported = [&](const std::string& why) {
+        step = Step();
+        step.kind = Step::Kind::Operator;
+        step.unsupported = why;
+        hopArguments(n, node, step, {});
+        emitHop(n, std::move(node), std::move(step));
+    };
+    HopSpec spec;
+    std::vector<std::size_t> operands;
+    try {
+        if (op == "while_loop") {
+            // while_loop(cond_graph, body_graph, carried_inputs, additional_inputs)
+            spec.kind = HopSpec::Kind::WhileLoop;
+            spec.carried = inputAt(n, 2, K::Tensors, "the carried inputs").names.size();
+            inputAt(n, 3, K::Tensors, "the additional inputs");
+            operands = {2, 3};
+        } else if (op == "scan") {
+            // scan(combine_graph, init, xs, additional_inputs)
+            spec.kind = HopSpec::Kind::Scan;
+            spec.carried = inputAt(n, 1, K::Tensors, "init").names.size();
+            spec.mapped = inputAt(n, 2, K::Tensors, "xs").names.size();
+            inputAt(n, 3, K::Tensors, "the additional inputs");
+            operands = {1, 2, 3};
+        } else if (op == "map_impl") {
+            // map_impl(body_graph, xs, pos_args)
+            spec.kind = HopSpec::Kind::Map;
+            spec.mapped = inputAt(n, 1, K::Tensors, "xs").names.size();
+            inputAt(n, 2, K::Tensors, "the other arguments");
+            operands = {1, 2};
+        } else if (op == "wrap_with_set_grad_enabled") {
+            // wrap_with_set_grad_enabled(enabled, graph, *args)
+            spec.kind = HopSpec::Kind::SetGrad;
+            spec.grad = inputAt(n, 0, K::Bool, "a bool").boolean;
+            inputAt(n, 1, K::Graph, "a graph");
+            operands.assign(all.begin() + 2, all.end());
+        } else if (op == "wrap_with_autocast") {
+            // wrap_with_autocast(device_type, dtype, enabled, cache_enabled, graph, *args)
+            spec.kind = HopSpec::Kind::Autocast;
+            spec.device = c10::Device(inputAt(n, 0, K::String, "a device type").text).type();
+            if (n.inputs.size() > 1 && n.inputs[1].second.kind == K::ScalarType)
+                spec.dtype = scalarTypeOfExported(static_cast<int>(n.inputs[1].second.integer));
+            spec.enabled = inputAt(n, 2, K::Bool, "enabled").boolean;
+            spec.cacheEnabled = inputAt(n, 3, K::Bool, "cache_enabled").boolean;
+            inputAt(n, 4, K::Graph, "a graph");
+            operands.assign(all.begin() + 5, all.end());
+        } else {
+            return unsupported(n.target + ", a higher-order op fxview draws but does not run yet");
+        }
+    } catch (const std::runtime_error& e) {
+        return unsupported(e.what());
+    }
+    step.kind = Step::Kind::Hop;
+    step.hop = spec;
+    hopArguments(n, node, step, operands);
+    std::size_t blocks = spec.kind == HopSpec::Kind::WhileLoop ? 2 : 1;
+    if (step.blocks.size() != blocks)
+        malformed(n, "it should have " + std::to_string(blocks) + " subgraph(s)");
+    emitHop(n, std::move(node), std::move(step));
+}
+
+std::pair<Block, StepBlock> ExportGraphBuilder::subgraph(const std::string& name,
+                                                         const ExportedGraph& g,
+                                                         const std::string& scope) {
+    Block block;
+    block.label = name;
+    block.subgraph = true;
+    StepBlock steps;
+    Namespace inner;
+    inner.prefix = scope_->prefix + name + ".";
+    inner.nodes = &block.nodes;
+    inner.steps = &steps.steps;
+    Namespace* outer = scope_;
+    scope_ = &inner;
+    for (const ExportedValue& in : g.inputs) {
+        inner.namer.claim(in.name);
+        block.params.push_back(inner.prefix + in.name);
+        steps.params.push_back(plan_->slotCount);
+        inner.slotOf[in.name] = plan_->slotCount++;
+    }
+    for (const ExportedNode& n : g.nodes)
+        callFunction(n);
+    for (const ExportedValue& out : g.outputs) {
+        Argument result = exportedArgument(out);
+        prefixRefs(result);
+        block.results.push_back(result);
+        steps.results.push_back(sourceOf(out));
+    }
+    for (Node& n : block.nodes)
+        if (n.scope.empty())
+            n.scope = scope;
+    scope_ = outer;
+    return {std::move(block), std::move(steps)};
+}
+
+} // namespace fxview

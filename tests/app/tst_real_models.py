@@ -164,9 +164,48 @@ def pt2e_quantized(model, x, dynamic=False):
     return convert_pt2e(prepared)
 
 
+class ConvertedPt2e(torch.nn.Module):
+    """What XNNPACK's convert_pt2e leaves around a conv and a linear, written out: activations
+    quantized and dequantized per tensor (int8), conv weights per output channel, the linear's
+    per tensor; for a PyTorch whose torch.ao has no PT2E quantization any more (2.10 on: it
+    moved to torchao, which Debian does not package)."""
+
+    def __init__(self):
+        super().__init__()
+        ops = torch.ops.quantized_decomposed
+        weight = torch.randn(8, 3, 3, 3) / 3
+        scales = weight.abs().amax((1, 2, 3)) / 127
+        self.register_buffer("conv_q", ops.quantize_per_channel(
+            weight, scales, torch.zeros(8, dtype=torch.int64), 0, -127, 127, torch.int8))
+        self.register_buffer("conv_scales", scales)
+        self.register_buffer("conv_zeros", torch.zeros(8, dtype=torch.int64))
+        self.bias = torch.nn.Parameter(torch.randn(8) / 10)
+        fc = torch.randn(5, 8) / 3
+        self.fc_scale = float(fc.abs().max() / 127)
+        self.register_buffer("fc_q", ops.quantize_per_tensor(fc, self.fc_scale, 0, -127, 127,
+                                                             torch.int8))
+
+    def forward(self, x):
+        ops = torch.ops.quantized_decomposed
+        qx = ops.quantize_per_tensor(x, 0.03, -3, -128, 127, torch.int8)
+        x = ops.dequantize_per_tensor(qx, 0.03, -3, -128, 127, torch.int8)
+        w = ops.dequantize_per_channel(self.conv_q, self.conv_scales, self.conv_zeros, 0, -127,
+                                       127, torch.int8)
+        y = torch.relu(torch.nn.functional.conv2d(x, w, self.bias, padding=1))
+        qy = ops.quantize_per_tensor(y, 0.02, -128, -128, 127, torch.int8)
+        y = ops.dequantize_per_tensor(qy, 0.02, -128, -128, 127, torch.int8).mean((2, 3))
+        fc = ops.dequantize_per_tensor(self.fc_q, self.fc_scale, 0, -127, 127, torch.int8)
+        return torch.nn.functional.linear(y, fc)
+
+
 def pt2e_quantized_models():
     torch.manual_seed(0)
     x = torch.randn(2, 3, 12, 12)
+    try:
+        import torch.ao.quantization.quantize_pt2e  # noqa: F401
+    except ImportError:
+        yield "converted_pt2e", ConvertedPt2e().eval(), x
+        return
     yield "quant_mix_pt2e", pt2e_quantized(QuantMix(), x), x
     torch.manual_seed(0)
     yield "quant_mix_pt2e_dynamic", pt2e_quantized(QuantMix(), x, dynamic=True), x

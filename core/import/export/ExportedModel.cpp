@@ -29,8 +29,7 @@ std::vector<c10::IValue> positionalExamples(ZipArchive& zip, const ArchiveMember
 }
 
 // The legacy layout (2.2 to 2.7): serialized_exported_program.json and torch.save members.
-void readLegacyLayout(ZipArchive& zip, ExportedModel& model,
-                      std::optional<ArchiveMember>& weights,
+void readLegacyLayout(ZipArchive& zip, ExportedModel& model, std::optional<ArchiveMember>& weights,
                       std::optional<ArchiveMember>& constants) {
     auto place = [&](const std::string& name) {
         const ZipArchive::Entry* e = zip.find(name);
@@ -78,19 +77,19 @@ std::shared_ptr<ExportedModel> readExportedModel(const std::string& path,
             std::string list;
             for (const std::string& n : names)
                 list += (list.empty() ? "" : ", ") + n;
-            throw std::runtime_error("it is a PT2 archive holding " +
-                                     std::to_string(names.size()) + " programs (" + list +
-                                     "); name the one to open as FILE:NAME");
+            throw std::runtime_error("it is a PT2 archive holding " + std::to_string(names.size()) +
+                                     " programs (" + list + "); name the one to open as FILE:NAME");
         }
         name = names.front();
     }
     Pt2Model m = readPt2Model(zip, *top, name);
-    model->program = parseExportedProgram(m.programJson);
+    model->program = parseExportedProgram(m.programJson, "models/" + name + ".json");
     model->pickledWeights_ = m.pickledWeights;
     model->pickledConstants_ = m.pickledConstants;
     model->rawWeights_ = std::move(m.weights);
     model->rawConstants_ = std::move(m.constants);
-    model->weightsName_ = "data/weights/" + name + (m.pickledWeights ? ".pt" : "_weights_config.json");
+    model->weightsName_ =
+        "data/weights/" + name + (m.pickledWeights ? ".pt" : "_weights_config.json");
     model->constantsName_ =
         "data/constants/" + name + (m.pickledConstants ? ".pt" : "_constants_config.json");
     if (m.sampleInputs)
@@ -126,9 +125,9 @@ void ExportedModel::readWeights() const {
                 throw std::runtime_error("its " + what +
                                          " is a pickled object (a tensor subclass or torchbind "
                                          "object), which fxview does not read yet");
-            into[fqn] = storages.tensor(p.member.offset, p.member.length,
-                                        scalarTypeOfExported(p.dtype), p.sizes, p.strides,
-                                        p.storageOffset, what);
+            into[fqn] =
+                storages.tensor(p.member.offset, p.member.length, scalarTypeOfExported(p.dtype),
+                                p.sizes, p.strides, p.storageOffset, what);
         }
     };
     raw(rawWeights_, stateDict_);

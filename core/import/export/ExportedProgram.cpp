@@ -365,7 +365,9 @@ std::string withNonFiniteQuoted(const std::string& text) {
 
 } // namespace
 
-ExportedProgram parseExportedProgram(const std::string& written) {
+namespace {
+
+ExportedProgram parseProgram(const std::string& written) {
     const std::string text = withNonFiniteQuoted(written);
     Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (doc.is_discarded() || !doc.is_object())
@@ -425,6 +427,21 @@ ExportedProgram parseExportedProgram(const std::string& written) {
                                  std::to_string(kExportSchemaMajor) + " has (" + e.what() + ")");
     }
     return p;
+}
+
+} // namespace
+
+ExportedProgram parseExportedProgram(const std::string& written, const std::string& member) {
+    // The readers above speak of the legacy layout's member; a PT2 archive's is another.
+    const std::string legacy = "its serialized_exported_program.json";
+    try {
+        return parseProgram(written);
+    } catch (const std::runtime_error& e) {
+        std::string why = e.what();
+        if (why.rfind(legacy, 0) == 0)
+            why = "its " + member + why.substr(legacy.size());
+        throw std::runtime_error(why);
+    }
 }
 
 std::string exportedDtypeName(int scalarType) {

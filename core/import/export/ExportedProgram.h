@@ -141,7 +141,10 @@ constexpr int kExportSchemaMajor = 8;
 
 // Parses the JSON text; throws std::runtime_error with a sentence when it is not an exported
 // program this reader understands.
-ExportedProgram parseExportedProgram(const std::string& json);
+// `member` names the JSON's member in the sentences of a damaged file.
+ExportedProgram
+parseExportedProgram(const std::string& json,
+                     const std::string& member = "serialized_exported_program.json");
 
 // How torch.fx prints a literal argument (None, 3, [1, 1], torch.float32, ...); a Tensor's
 // reference is `%name`.

@@ -7,6 +7,8 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include <cctype>
+#include <string>
+#include <vector>
 
 #include "PythonText.h"
 
@@ -50,6 +52,38 @@ std::size_t bodyEnd(const std::string& text, std::size_t def, std::size_t from) 
     return text.size();
 }
 
+#ifdef FXVIEW_PYTHON_PIPE_UNIONS
+// Python 3.14's repr of typing.Optional[X] and typing.Union[X, Y]: `X | None`, `X | Y`.
+std::string pipedUnions(const std::string& text, int depth = 0) {
+    for (const std::string head : {"typing.Optional[", "typing.Union["}) {
+        std::size_t at = text.find(head);
+        if (at == std::string::npos || depth > 32)
+            continue;
+        std::size_t open = at + head.size(), end = open;
+        int level = 1;
+        std::vector<std::string> items;
+        std::size_t start = open;
+        for (; end < text.size() && level > 0; ++end) {
+            char c = text[end];
+            level += c == '[' ? 1 : c == ']' ? -1 : 0;
+            if ((c == ',' && level == 1) || level == 0) {
+                items.push_back(pipedUnions(stripped(text.substr(start, end - start)), depth + 1));
+                start = end + 1;
+            }
+        }
+        if (level != 0)
+            return text;
+        if (head == "typing.Optional[")
+            items.push_back("None");
+        std::string joined;
+        for (const std::string& item : items)
+            joined += (joined.empty() ? "" : " | ") + item;
+        return text.substr(0, at) + joined + pipedUnions(text.substr(end), depth + 1);
+    }
+    return text;
+}
+#endif
+
 } // namespace
 
 std::string fxTypeRepr(const std::string& annotation) {
@@ -81,7 +115,11 @@ std::string fxTypeRepr(const std::string& annotation) {
             ++i;
         }
     }
+#ifdef FXVIEW_PYTHON_PIPE_UNIONS
+    return pipedUnions(out);
+#else
     return out;
+#endif
 }
 
 std::vector<std::string> parameterAnnotations(const jit::Graph& graph,

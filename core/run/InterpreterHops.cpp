@@ -35,6 +35,14 @@ Values joined(Values a, const Values& b) {
     return a;
 }
 
+// Slice `i` of each of xs along dim 0, as views (scan's and map's elements after the first).
+Values rowOf(const Values& xs, std::int64_t i) {
+    Values row;
+    for (const c10::IValue& x : xs)
+        row.push_back(x.toTensor().select(0, i));
+    return row;
+}
+
 std::int64_t leadingLength(const Values& xs, const char* op) {
     std::int64_t n = -1;
     for (const c10::IValue& x : xs) {
@@ -136,10 +144,7 @@ bool Interpreter::Private::enterHop(int id) {
             if (state->length == 0)
                 throw std::runtime_error("map was given xs with no elements along dim 0, which "
                                          "PyTorch's map cannot stack");
-            Values first;
-            for (const c10::IValue& x : state->xs)
-                first.push_back(x.toTensor().select(0, 0));
-            params = joined(first, state->additional);
+            params = joined(rowOf(state->xs, 0), state->additional);
             r.blockRuns = {1};
             break;
         }
@@ -170,9 +175,7 @@ bool Interpreter::Private::enterHop(int id) {
         fail(id, firstLineOf(e), operands);
         return false;
     }
-    last = s.name;
-    noteRan(last);
-    r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    noteEntered(id, start);
     return true;
 }
 
@@ -253,10 +256,9 @@ void Interpreter::Private::unwindHop() {
             f.iteration += 1;
             if (f.iteration < state.length) {
                 r.blockRuns = {static_cast<int>(f.iteration + 1)};
-                Values row;
-                for (const c10::IValue& x : state.xs)
-                    row.push_back(x.toTensor().select(0, f.iteration));
-                return restart(s.blocks[0], joined(joined(state.carried, row), state.additional));
+                return restart(
+                    s.blocks[0],
+                    joined(joined(state.carried, rowOf(state.xs, f.iteration)), state.additional));
             }
             return finish(joined(state.carried, Values(state.outs.begin(), state.outs.end())));
         }
@@ -265,10 +267,7 @@ void Interpreter::Private::unwindHop() {
             f.iteration += 1;
             if (f.iteration < state.length) {
                 r.blockRuns = {static_cast<int>(f.iteration + 1)};
-                Values row;
-                for (const c10::IValue& x : state.xs)
-                    row.push_back(x.toTensor().select(0, f.iteration));
-                return restart(s.blocks[0], joined(row, state.additional));
+                return restart(s.blocks[0], joined(rowOf(state.xs, f.iteration), state.additional));
             }
             Values stacked; // _stack_pytree: torch.stack of each output over the slices
             for (std::size_t k = 0; k < results.size(); ++k) {

@@ -103,6 +103,8 @@ struct Interpreter::Private {
     void logPath(PathEvent::Kind kind, int id, int block = 0, std::int64_t iteration = 0);
     bool runSimple(int id);
     bool enterControl(int id);
+    // A control-flow or higher-order step has started its first block: it is the last one run.
+    void noteEntered(int id, Clock::time_point start);
     void finishControl(int id, std::vector<c10::IValue> results, Clock::time_point start);
     void afterTopLevel(int id);
     void unwind();

@@ -325,10 +325,15 @@ bool Interpreter::Private::enterControl(int id) {
         fail(id, firstLineOf(e), operands);
         return false;
     }
-    last = s.name;
-    noteRan(last);
-    r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    noteEntered(id, start);
     return true;
+}
+
+void Interpreter::Private::noteEntered(int id, Clock::time_point start) {
+    last = stepAt(id).name;
+    noteRan(last);
+    records[static_cast<std::size_t>(id)].timeUs =
+        std::chrono::duration<double, std::micro>(Clock::now() - start).count();
 }
 
 void Interpreter::Private::finishControl(int id, std::vector<c10::IValue> results,

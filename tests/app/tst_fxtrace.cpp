@@ -674,7 +674,7 @@ void TestFxtrace::exportedInputOutsideItsRangeIsRefused_data() {
     QTest::newRow("batch 65 > max 64")
         << "65x4"
         << "Input 'x' has 65 at dimension 0 but the program was exported for 2 to 64 there (its "
-           "dynamic dimension s0); give a size in that range.";
+           "dynamic dimension SYMBOL); give a size in that range.";
     QTest::newRow("batch 1 < min 2") << "1x4"
                                      << "exported for 2 to 64 there";
     QTest::newRow("a static dimension")
@@ -689,7 +689,9 @@ void TestFxtrace::exportedInputOutsideItsRangeIsRefused() {
     FxtraceRun run =
         fxtrace({"run", QString::fromStdString(fixture("dynamic_batch.pt2")), "--input", input});
     QCOMPARE(run.exitCode, 1);
-    QVERIFY2(run.err.contains(sentence), qPrintable(run.err));
+    // The symbol is the exporting PyTorch's: s0 from 2.6, s77 from 2.14.
+    QRegularExpression said(QRegularExpression::escape(sentence).replace("SYMBOL", "s[0-9]+"));
+    QVERIFY2(said.match(run.err).hasMatch(), qPrintable(run.err));
 }
 
 QTEST_APPLESS_MAIN(TestFxtrace)

@@ -36,6 +36,7 @@ Run by CTest as python_real_models (FXTRACE names the built fxtrace).
 """
 
 import difflib
+import importlib.util
 import json
 import sys
 import tempfile
@@ -201,9 +202,7 @@ class ConvertedPt2e(torch.nn.Module):
 def pt2e_quantized_models():
     torch.manual_seed(0)
     x = torch.randn(2, 3, 12, 12)
-    try:
-        import torch.ao.quantization.quantize_pt2e  # noqa: F401
-    except ImportError:
+    if importlib.util.find_spec("torch.ao.quantization.quantize_pt2e") is None:
         yield "converted_pt2e", ConvertedPt2e().eval(), x
         return
     yield "quant_mix_pt2e", pt2e_quantized(QuantMix(), x), x

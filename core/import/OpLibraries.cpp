@@ -8,6 +8,8 @@
 #include <set>
 #include <vector>
 
+#include "Versions.h"
+
 namespace fxview {
 
 namespace {
@@ -20,7 +22,8 @@ const char* const kPackageFolders[] = {
 const std::map<std::string, std::string>& packagedLibraries() {
     static const std::map<std::string, std::string> libraries = {
         {"torchvision", "torchvision/_C*.so"},
-        {"torchaudio", "torchaudio/lib/libtorchaudio.so"},
+        // libtorchaudio.so up to 2.8; torchaudio 2.9 on builds it for the stable ABI
+        {"torchaudio", "torchaudio/lib/libtorchaudio*.so"},
     };
     return libraries;
 }
@@ -52,8 +55,9 @@ std::string loadOpLibrary(const std::string& path) {
     if (!dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
         const char* why = dlerror();
         return "Cannot load the op library '" + path + "': " + (why ? why : "unknown error") +
-               "; give a shared library built against LibTorch 2.6 (the one that registers its "
-               "ops with TORCH_LIBRARY, as torch.ops.load_library takes).";
+               "; give a shared library built against LibTorch " + libtorchVersion() +
+               " (the one that registers its ops with TORCH_LIBRARY, as torch.ops.load_library "
+               "takes).";
     }
     loaded.insert(path);
     return {};

@@ -465,7 +465,8 @@ def check_segmentation_outputs():
 
 
 def check_ops_flag():
-    library = Path(torchaudio.__file__).parent / "lib" / "libtorchaudio.so"
+    # libtorchaudio.so up to torchaudio 2.8, libtorchaudio.abi3.so from 2.9
+    library = sorted((Path(torchaudio.__file__).parent / "lib").glob("libtorchaudio*.so"))[0]
     archive = WORK / "lfilter_scripted.pt"
     given = fxtrace("graph", archive, "--ops", library)
     check(given.returncode == 0, f"--ops {library}: {given.stderr}")

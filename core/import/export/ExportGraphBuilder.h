@@ -106,9 +106,9 @@ private:
 
     // Puts the op's inputs in node.args (or kwargs, where the file names them), a get_attr and
     // a block for each subgraph, and the inputs at `flattened` (lists item by item) in
-    // step.inputs. Returns the first subgraph's name.
-    std::string hopArguments(const ExportedNode& n, Node& node, Step& step,
-                             const std::vector<std::size_t>& flattened);
+    // step.inputs.
+    void hopArguments(const ExportedNode& n, Node& node, Step& step,
+                      const std::vector<std::size_t>& flattened);
 
     // Names and emits the op, then the getitems of its outputs unless its one output is itself.
     void emitHop(const ExportedNode& n, Node node, Step step);

@@ -60,9 +60,8 @@ jit::Operation withEffectsOperation(std::shared_ptr<jit::Operator> op, std::size
 
 } // namespace
 
-std::string ExportGraphBuilder::hopArguments(const ExportedNode& n, Node& node, Step& step,
-                                             const std::vector<std::size_t>& flattened) {
-    std::string firstGraph;
+void ExportGraphBuilder::hopArguments(const ExportedNode& n, Node& node, Step& step,
+                                      const std::vector<std::size_t>& flattened) {
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
         const auto& [name, v] = n.inputs[i];
         const int kind = i < n.inputKinds.size() ? n.inputKinds[i] : 0;
@@ -81,8 +80,6 @@ std::string ExportGraphBuilder::hopArguments(const ExportedNode& n, Node& node, 
             Step get;
             get.kind = Step::Kind::Attribute;
             emit(std::move(attr), std::move(get));
-            if (firstGraph.empty())
-                firstGraph = v.name;
         } else if (std::find(flattened.begin(), flattened.end(), i) != flattened.end()) {
             if (v.kind == K::Tensors)
                 for (const ValueSource& item : sourceOf(v).items)
@@ -91,7 +88,6 @@ std::string ExportGraphBuilder::hopArguments(const ExportedNode& n, Node& node, 
                 step.inputs.push_back(sourceOf(v));
         }
     }
-    return firstGraph;
 }
 
 void ExportGraphBuilder::emitHop(const ExportedNode& n, Node node, Step step) {

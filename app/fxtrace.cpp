@@ -138,7 +138,7 @@ std::string modelHelp() {
     std::string text =
         "MODEL is a TorchScript archive (.pt/.pth/.zip written by torch.jit.save of a\n"
         "scripted or traced module), a torch.export program (.pt2 written by\n"
-        "torch.export.save, PyTorch 2.6) or a built-in example:\n";
+        "torch.export.save, PyTorch 2.2 to 2.15) or a built-in example:\n";
     for (const ExampleInfo& e : examples())
         text += "  example:" + e.name + std::string(12 - e.name.size(), ' ') + e.description + "\n";
     text +=

@@ -88,6 +88,11 @@ void Interpreter::Private::recordDone(int id, const c10::IValue& value, Clock::t
     r.runs += 1;
     r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
     r.value = summarize(value, options.fullSummaries);
+    if (const Step& s = stepAt(id); !s.subgraph.empty()) {
+        r.value = ValueSummary{};
+        r.value.type = "GraphModule";
+        r.value.value = s.subgraph;
+    }
     versions[static_cast<std::size_t>(id)] = versionOf(value);
     if (!options.capturedNode.empty() && stepAt(id).name == options.capturedNode) {
         // A copy: an in-place op later in the run must not change what the node produced.

@@ -104,6 +104,9 @@ struct Step {
     c10::IValue attribute;                    // Attribute: the parameter, buffer or tensor constant
     // Attribute read when it first runs, not when the graph is made: a .pt2's weights.
     std::function<c10::IValue()> loadAttribute;
+    // Attribute of a higher-order op's subgraph (true_graph_0): what the inspector shows for it,
+    // "true_graph_0 (2 inputs, 1 output)", as torch's get_attr yields the GraphModule drawn inside the op.
+    std::string subgraph;
     // Output of a .pt2: what ep.module() returns made from the graph's flat outputs (the user
     // outputs in their out_spec structure); unset: the flat tuple is the value.
     std::function<c10::IValue(const c10::IValue&)> shapeOutput;

@@ -125,7 +125,7 @@ bool fastMoments(const float* data, std::int64_t n, float shift, Moments& m) {
             m.sumSq += sumSq[j];
         }
     }
-    m.count = n;
+    m.count += n;
     return std::isfinite(m.sum) && std::isfinite(m.sumSq) && std::isfinite(m.lo) &&
            std::isfinite(m.hi);
 }
@@ -148,9 +148,6 @@ void slowMoments(const double* data, std::int64_t n, Moments& m) {
     }
 }
 
-// min/max/mean/std over the finite values (std unbiased, as torch.std), NaN and Inf counts: one
-// pass over the data, split across LibTorch's threads, so that a run with full summaries stays
-// close to the model's own speed. Sums are kept in double.
 // The inspector's small histogram. A big tensor is sampled as kRuns runs of kRunLength
 // consecutive values, evenly spaced: a few thousand values that keep its shape, read a cache
 // line at a time (a value-by-value stride cost a cache miss per value, 5-10% of a resnet run).
@@ -161,58 +158,93 @@ template <typename T> void histogramOf(const T* data, std::int64_t n, ValueSumma
     s.histogram.assign(kHistogramBins, 0);
     double range = s.max - s.min;
     double perUnit = range > 0 ? kHistogramBins / range : 0; // bins per unit of value
-    auto add = [&](std::int64_t begin, std::int64_t end) {
-        for (std::int64_t i = begin; i < end; ++i) {
-            double v = static_cast<double>(data[i]);
-            if (!std::isfinite(v))
-                continue;
-            auto bin = static_cast<int>((v - s.min) * perUnit);
-            ++s.histogram[static_cast<std::size_t>(std::clamp(bin, 0, kHistogramBins - 1))];
-            ++s.histogramSample;
-        }
-    };
-    if (n <= kRuns * kRunLength)
-        return add(0, n);
-    std::int64_t spacing = n / kRuns;
-    for (std::int64_t r = 0; r < kRuns; ++r)
-        add(r * spacing, r * spacing + kRunLength);
+    for (std::int64_t i = 0; i < n; ++i) {
+        double v = static_cast<double>(data[i]);
+        if (!std::isfinite(v))
+            continue;
+        auto bin = static_cast<int>((v - s.min) * perUnit);
+        ++s.histogram[static_cast<std::size_t>(std::clamp(bin, 0, kHistogramBins - 1))];
+        ++s.histogramSample;
+    }
 }
 
-void tensorHistogram(const at::Tensor& contiguous, ValueSummary& s) {
-    if (contiguous.scalar_type() == c10::ScalarType::Float)
-        return histogramOf(contiguous.data_ptr<float>(), contiguous.numel(), s);
-    at::Tensor d = contiguous.to(c10::ScalarType::Double);
+// Only the sampled runs are converted, so that a bfloat16 embedding of a billion-parameter model
+// costs a few kilobytes here, not a float64 copy of itself.
+void tensorHistogram(const at::Tensor& flat, ValueSummary& s) {
+    at::Tensor sample = flat;
+    if (std::int64_t n = flat.numel(); n > kRuns * kRunLength) {
+        std::vector<at::Tensor> runs;
+        std::int64_t spacing = n / kRuns;
+        for (std::int64_t r = 0; r < kRuns; ++r)
+            runs.push_back(flat.slice(0, r * spacing, r * spacing + kRunLength));
+        sample = at::cat(runs);
+    }
+    if (sample.scalar_type() == c10::ScalarType::Float)
+        return histogramOf(sample.data_ptr<float>(), sample.numel(), s);
+    at::Tensor d = sample.to(c10::ScalarType::Double);
     histogramOf(d.data_ptr<double>(), d.numel(), s);
 }
 
+// Values are converted a chunk at a time: the engine's memory stays the model's, whatever the
+// dtype of its biggest tensor (a whole-tensor float64 copy of a 32000x2048 embedding was 524 MB).
+constexpr std::int64_t kChunk = 1 << 16;
+
+// float16, bfloat16 and the float8 kinds are exact in float32, so they take float32's fast path.
+bool exactInFloat(c10::ScalarType type) {
+    return type == c10::ScalarType::Float || type == c10::ScalarType::Half ||
+           type == c10::ScalarType::BFloat16 || c10::isFloat8Type(type);
+}
+
+// One pass in float32 lanes, split across LibTorch's threads; false when a NaN or Inf is met.
+bool floatMoments(const at::Tensor& flat, Moments& total) {
+    const bool isFloat = flat.scalar_type() == c10::ScalarType::Float;
+    const float shift = flat.slice(0, 0, 1).to(c10::ScalarType::Float).item<float>();
+    std::vector<Moments> parts(static_cast<std::size_t>(at::get_num_threads()));
+    std::atomic<bool> allFinite{true};
+    at::parallel_for(0, flat.numel(), kChunk, [&](std::int64_t begin, std::int64_t end) {
+        Moments part;
+        // A thread is handed its whole share at once: converted kChunk values at a time.
+        for (std::int64_t b = begin; b < end && allFinite; b += kChunk) {
+            std::int64_t e = std::min(end, b + kChunk);
+            at::Tensor converted;
+            const float* data = nullptr;
+            if (isFloat) {
+                data = flat.data_ptr<float>() + b;
+            } else {
+                converted = flat.slice(0, b, e).to(c10::ScalarType::Float);
+                data = converted.data_ptr<float>();
+            }
+            if (!fastMoments(data, e - b, shift, part))
+                allFinite = false;
+        }
+        parts[static_cast<std::size_t>(at::get_thread_num())].merge(part);
+    });
+    if (!allFinite)
+        return false;
+    for (const Moments& part : parts)
+        total.merge(part);
+    // The sums are of x - x0, which keeps float sums of squares from cancelling out when the
+    // values sit far from zero (running_var near 1, say).
+    total.shift = shift;
+    return true;
+}
+
+// min/max/mean/std over the finite values (std unbiased, as torch.std), NaN and Inf counts: one
+// pass over the data, so that a run with full summaries stays close to the model's own speed.
+// Sums are kept in double.
 void tensorStats(const at::Tensor& t, ValueSummary& s) {
     if (t.numel() == 0 || t.is_complex() || t.scalar_type() == c10::ScalarType::Bool)
         return;
-    at::Tensor c = t.is_cpu() ? t.contiguous() : t.cpu().contiguous();
+    at::Tensor flat = (t.is_cpu() ? t.contiguous() : t.cpu().contiguous()).reshape({-1});
     Moments total;
-    bool fast = false;
-    if (c.scalar_type() == c10::ScalarType::Float) {
-        const float* data = c.data_ptr<float>();
-        std::vector<Moments> parts(static_cast<std::size_t>(at::get_num_threads()));
-        std::atomic<bool> allFinite{true};
-        at::parallel_for(0, c.numel(), 1 << 16, [&](std::int64_t begin, std::int64_t end) {
-            Moments part;
-            if (!fastMoments(data + begin, end - begin, data[0], part))
-                allFinite = false;
-            parts[static_cast<std::size_t>(at::get_thread_num())].merge(part);
-        });
-        fast = allFinite;
-        if (fast) {
-            for (const Moments& part : parts)
-                total.merge(part);
-            // The sums are of x - x0, which keeps float sums of squares from cancelling out
-            // when the values sit far from zero (running_var near 1, say).
-            total.shift = data[0];
-        }
-    }
+    bool fast = exactInFloat(flat.scalar_type()) && floatMoments(flat, total);
     if (!fast) {
-        at::Tensor d = c.to(c10::ScalarType::Double);
-        slowMoments(d.data_ptr<double>(), d.numel(), total);
+        total = Moments{};
+        for (std::int64_t b = 0; b < flat.numel(); b += kChunk) {
+            at::Tensor d = flat.slice(0, b, std::min(flat.numel(), b + kChunk))
+                               .to(c10::ScalarType::Double);
+            slowMoments(d.data_ptr<double>(), d.numel(), total);
+        }
     }
     s.nanCount = total.nan;
     s.infCount = total.inf;
@@ -226,7 +258,7 @@ void tensorStats(const at::Tensor& t, ValueSummary& s) {
     s.mean = total.shift + shiftedMean;
     double variance = total.count > 1 ? (total.sumSq - total.sum * shiftedMean) / (n - 1) : 0.0;
     s.std = std::sqrt(std::max(variance, 0.0));
-    tensorHistogram(c, s);
+    tensorHistogram(flat, s);
 }
 
 // A quantized tensor as what it is: its scheme, scale and zero point (their ranges over the

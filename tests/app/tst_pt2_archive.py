@@ -114,9 +114,19 @@ def main():
         else:
             passed += 1
             print("ok   tiny_dynamic: x is [s77, 4], linear [s77, 8], as the program has them")
+    # A subgraph's get_attr holds what torch's holds, a GraphModule: its inputs and outputs
+    # counted from the program (cond's true branch takes x and the two weights, returns one).
+    ran = fxtrace("run", FIXTURES / "hop_cond.pt2")
+    lines = [line.split(None, 3) for line in ran.stdout.splitlines()]
+    attr = next((line for line in lines if line[:2] == ["true_graph_0", "get_attr"]), None)
+    if attr is None or not attr[3].startswith("true_graph_0 (3 inputs, 1 output)"):
+        failures.append(f"hop_cond: true_graph_0's value: {attr}\n{ran.stdout}{ran.stderr}")
+    else:
+        passed += 1
+        print("ok   hop_cond: true_graph_0 is a GraphModule of 3 inputs and 1 output")
     for f in failures:
         print("FAIL", f)
-    print(f"{passed} passed, {len(CASES) + 2 - passed} failed")
+    print(f"{passed} passed, {len(CASES) + 3 - passed} failed")
     return 1 if failures else 0
 
 

@@ -52,6 +52,7 @@ private slots:
     void examplesRun_data();
     void examplesRun();
     void summariesCountNanAndInf();
+    void summariesOfOtherDtypesGoChunkByChunk();
 };
 
 void TestExamples::tinyNetWeightsEqualPyTorch() {
@@ -132,6 +133,39 @@ void TestExamples::summariesCountNanAndInf() {
     QCOMPARE(s.shape, (std::vector<std::int64_t>{100000}));
     QCOMPARE(s.bytes, std::int64_t(400000));
     QCOMPARE(summarize(dirty, false).hasStats, false); // shapes only
+}
+
+void TestExamples::summariesOfOtherDtypesGoChunkByChunk() {
+    // 300000 values: several 64 Ki chunks, converted one at a time (bfloat16 through float32's
+    // fast path, int64 through float64), against float64 ground truth of the same values.
+    at::manual_seed(0);
+    at::Tensor wide = at::randn({300000});
+    at::Tensor narrow = wide.to(at::kBFloat16);
+    at::Tensor exact = narrow.to(at::kDouble);
+    ValueSummary b = summarize(narrow, true);
+    QVERIFY(b.hasStats);
+    QCOMPARE(b.dtype, std::string("bfloat16"));
+    QCOMPARE(b.min, exact.min().item<double>());
+    QCOMPARE(b.max, exact.max().item<double>());
+    QVERIFY2(std::abs(b.mean - exact.mean().item<double>()) < 1e-6, std::to_string(b.mean).c_str());
+    double std64 = exact.std().item<double>();
+    QVERIFY2(std::abs(b.std - std64) < 1e-6 * std64, std::to_string(b.std - std64).c_str());
+    // The histogram samples the same runs whatever the dtype: its counts are float32's.
+    ValueSummary f = summarize(narrow.to(at::kFloat), true);
+    QCOMPARE(b.histogram, f.histogram);
+    QCOMPARE(b.histogramSample, std::int64_t(64 * 64));
+
+    at::Tensor dirty = narrow.clone();
+    dirty[200000] = std::numeric_limits<float>::quiet_NaN();
+    ValueSummary d = summarize(dirty, true);
+    QCOMPARE(d.nanCount, std::int64_t(1));
+    QCOMPARE(d.min, exact.min().item<double>());
+
+    at::Tensor ints = at::randint(-1000, 1000, {200000}, at::kLong);
+    ValueSummary i = summarize(ints, true);
+    QCOMPARE(i.min, ints.min().item<double>());
+    QCOMPARE(i.max, ints.max().item<double>());
+    QVERIFY(std::abs(i.mean - ints.to(at::kDouble).mean().item<double>()) < 1e-9);
 }
 
 QTEST_APPLESS_MAIN(TestExamples)

@@ -58,6 +58,11 @@ jit::Operation withEffectsOperation(std::shared_ptr<jit::Operator> op, std::size
     });
 }
 
+// "1 input", "3 outputs"
+std::string counted(std::size_t n, const std::string& what) {
+    return std::to_string(n) + " " + what + (n == 1 ? "" : "s");
+}
+
 } // namespace
 
 void ExportGraphBuilder::hopArguments(const ExportedNode& n, Node& node, Step& step,
@@ -71,14 +76,16 @@ void ExportGraphBuilder::hopArguments(const ExportedNode& n, Node& node, Step& s
             node.kwargs.push_back({name, exportedArgument(v)});
         if (v.kind == K::Graph) {
             auto [block, stepBlock] = subgraph(v.name, *v.graph, node.scope);
+            Step get;
+            get.kind = Step::Kind::Attribute;
+            get.subgraph = v.name + " (" + counted(v.graph->inputs.size(), "input") + ", " +
+                           counted(v.graph->outputs.size(), "output") + ")";
             node.blocks.push_back(std::move(block));
             step.blocks.push_back(std::move(stepBlock));
             Node attr;
             attr.op = Op::GetAttr;
             attr.name = attr.target = v.name;
             attr.scope = node.scope;
-            Step get;
-            get.kind = Step::Kind::Attribute;
             emit(std::move(attr), std::move(get));
         } else if (std::find(flattened.begin(), flattened.end(), i) != flattened.end()) {
             if (v.kind == K::Tensors)

@@ -89,6 +89,16 @@ std::string describeExample(const c10::IValue& v) {
     return shape + " " + dtypeName(v.toTensor().scalar_type());
 }
 
+// "; dimension 0 (s77) takes 2 to 64" for the input note: the sizes a dynamic .pt2 accepts.
+std::string describeDynamic(const PlaceholderSpec& wanted) {
+    std::string text;
+    for (const PlaceholderSpec::DynamicDim& dyn : wanted.dynamicDims)
+        text += "; dimension " + std::to_string(dyn.dim) + " (" + dyn.symbol + ") takes " +
+                std::to_string(dyn.min) +
+                (dyn.max ? " to " + std::to_string(*dyn.max) : std::string(" or more"));
+    return text;
+}
+
 } // namespace
 
 InputChoice Interpreter::guessInputs() const {
@@ -108,7 +118,8 @@ InputChoice Interpreter::guessInputs() const {
         if (wanted.example) { // a .pt2's own: the values it was exported with
             spec.example = true;
             choice.explanation += "input " + node.name + ": " + wanted.typeOrigin + " (" +
-                                  describeExample(*wanted.example) + ")\n";
+                                  describeExample(*wanted.example) + ")" +
+                                  describeDynamic(wanted) + "\n";
             choice.specs.push_back(spec);
             continue;
         }

@@ -114,6 +114,14 @@ def main():
         else:
             passed += 1
             print("ok   tiny_dynamic: x is [s77, 4], linear [s77, 8], as the program has them")
+    # The input note says which sizes the dynamic batch takes (Dim("batch", min=2, max=64)).
+    ran = fxtrace("run", FIXTURES / "tiny_dynamic.pt2")
+    note = "input x: the archive's example input (5x4 float32); dimension 0 (s77) takes 2 to 64"
+    if note not in ran.stdout + ran.stderr:
+        failures.append(f"tiny_dynamic: no note {note!r}:\n{ran.stdout}{ran.stderr}")
+    else:
+        passed += 1
+        print("ok   tiny_dynamic: the input note names s77's range")
     # A subgraph's get_attr holds what torch's holds, a GraphModule: its inputs and outputs
     # counted from the program (cond's true branch takes x and the two weights, returns one).
     ran = fxtrace("run", FIXTURES / "hop_cond.pt2")
@@ -126,7 +134,7 @@ def main():
         print("ok   hop_cond: true_graph_0 is a GraphModule of 3 inputs and 1 output")
     for f in failures:
         print("FAIL", f)
-    print(f"{passed} passed, {len(CASES) + 3 - passed} failed")
+    print(f"{passed} passed, {len(CASES) + 4 - passed} failed")
     return 1 if failures else 0
 
 

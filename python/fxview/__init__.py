@@ -24,9 +24,19 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["AppNotFoundError", "LiveSession", "Saved", "compare", "export", "find_app",
-           "find_fxtrace", "save", "show"]
+__all__ = ["AppNotFoundError", "Backend", "CompileSession", "LiveSession", "Saved", "backend",
+           "compare", "compile_session", "export", "find_app", "find_fxtrace", "save", "show"]
+_DYNAMO = ("Backend", "CompileSession", "backend", "compile_session")
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    # torch.compile's side (python/fxview/dynamo.py) imports torch: only when it is asked for.
+    if name in _DYNAMO:
+        from . import dynamo
+
+        return getattr(dynamo, name)
+    raise AttributeError(f"module 'fxview' has no attribute {name!r}")
 
 
 class AppNotFoundError(FileNotFoundError):
@@ -193,15 +203,26 @@ def compare(model, args=(), *, dtype=None, device=None, other=None, other_args=N
                               other_args=other_args, local=local)
 
 
-def export(model, args, path, kwargs=None, *, run=False, view=None, depth=None, expand=(),
-           fxtrace=None):
+def export(model, args=(), path=None, kwargs=None, *, run=False, view=None, depth=None,
+           expand=(), fxtrace=None):
     """Writes what the app's File > Export writes, by `path`'s extension: .svg .png .pdf .dot
     .json, or .txt (the graph as text: print(gm.graph) for a GraphModule), through fxtrace's
     layout and export code. run=True runs the graph first (in this process, as show() does):
     every node carries its record, and the JSON its output_check against model(*args).
     depth=N draws every module scope deeper than N as one box, expand=("layer1.0",...) opens
     those on top (as fxtrace export's --depth and --expand). Raises RuntimeError with fxtrace's
-    sentence if it fails."""
+    sentence if it fails.
+
+    export(session, folder) writes a compile session (compile_session(), what fxview.backend
+    recorded) to a folder: graph_N.svg and graph_N.txt per graph and index.json
+    (docs/compile-session.md); it returns index.json's path."""
+    dynamo = sys.modules.get(__name__ + ".dynamo")
+    if dynamo is not None and isinstance(model, dynamo.CompileSession):
+        from .dynamo_export import export_session
+
+        return export_session(model, path if path is not None else args, fxtrace=fxtrace)
+    if path is None:
+        raise TypeError("export() needs a path to write: export(model, args, 'graph.svg')")
     from . import fxgraph
 
     executable = find_fxtrace(fxtrace)

@@ -1,0 +1,119 @@
+"""A compile session (python/fxview/dynamo.py) written to a folder without a window: for each
+graph Dynamo made, its picture (stepped on its first call's inputs) and its text as fxview draws
+and prints them, and index.json listing the graphs, the graph breaks (deduplicated, counted) and
+the recompiles with their source lines. The format is docs/compile-session.md's."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import torch
+
+from .dynamo import CompiledGraph, CompileSession, SourceLine
+from .stepper import Stepper, finish_outputs
+from .summary import exactly_equal
+
+FORMAT, VERSION = "fxview.compile_session", 1
+
+
+def export_session(session: CompileSession, folder, *, picture="svg", fxtrace=None) -> Path:
+    """Writes graph_N.txt and graph_N.<picture> for every graph and index.json into `folder`
+    (made if missing); returns index.json's path. picture=None writes the text files only."""
+    from . import export
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    graphs = []
+    for g in session.graphs:
+        entry = _graph_entry(g)
+        args = tuple(g.inputs)
+        text = folder / f"graph_{g.index}.txt"
+        export(g.gm, args, text, fxtrace=fxtrace)
+        entry["text"] = text.name
+        if picture:
+            drawn = folder / f"graph_{g.index}.{picture}"
+            # Stepped on the inputs it was called with: every node carries its value.
+            export(g.gm, args, drawn, run=g.called, fxtrace=fxtrace)
+            entry["picture"] = drawn.name
+        graphs.append(entry)
+    index = {
+        "format": FORMAT,
+        "version": VERSION,
+        "torch": torch.__version__,
+        "graph_count": session.graph_count,
+        "graph_break_count": session.graph_break_count,
+        "graphs": graphs,
+        "breaks": [{
+            "reason": group.summary,
+            "detail": group.breaks[0].reason,
+            "where": _source(group.where),
+            "stack": [_source(s) for s in group.breaks[0].stack],
+            "instruction": group.instruction,
+            "count": group.count,
+            "graphs": [b.graph for b in group.breaks],
+        } for group in session.breaks()],
+        "recompiles": [{
+            "function": _source(r.function),
+            "guard": r.summary,
+            "reasons": r.reasons,
+            "where": _source(r.guard),
+            "graph": r.before_graph,
+        } for r in session.recompiles],
+        "notes": list(session.notes),
+    }
+    path = folder / "index.json"
+    path.write_text(json.dumps(index, indent=1) + "\n")
+    return path
+
+
+def stepped_outputs_equal(g: CompiledGraph) -> bool | None:
+    """Whether fxview's step-by-step run of the graph on its first call's inputs returns, bit
+    for bit, what the compiled code returned on them; None when it was never called."""
+    if not g.called:
+        return None
+    stepper = Stepper(g.gm, [_fresh(v) for v in g.inputs])
+    with torch.no_grad():
+        stepper.run_to_end()
+    if not stepper.finished:
+        return False
+    return exactly_equal(_as_list(finish_outputs(g.gm, stepper.output)), _as_list(g.outputs))
+
+
+def _graph_entry(g: CompiledGraph) -> dict:
+    nodes = list(g.gm.graph.nodes)
+    return {
+        "index": g.index,
+        "compile_id": g.compile_id,
+        "frame": _source(g.frame),
+        "ended_by": g.ended_by.strip().splitlines()[0] if g.ended_by.strip() else "",
+        "nodes": len(nodes),
+        "ops": sum(1 for n in nodes if n.op == "call_function"),
+        "calls": g.calls,
+        "inputs": [_described(v) for v in g.inputs],
+        "stepped_outputs_equal": stepped_outputs_equal(g),
+        "error": g.error,
+    }
+
+
+def _source(s: SourceLine | None) -> dict | None:
+    if s is None:
+        return None
+    return {"file": os.fspath(s.file), "line": s.line, "function": s.function, "code": s.code}
+
+
+def _described(v) -> dict:
+    if isinstance(v, torch.Tensor):
+        return {"shape": list(v.shape), "dtype": str(v.dtype).removeprefix("torch.")}
+    return {"value": repr(v)}
+
+
+def _fresh(v):
+    # The recorded copy stays as it was when the graph is stepped again (an in-place op).
+    return v.clone() if isinstance(v, torch.Tensor) else v
+
+
+def _as_list(v):
+    # Dynamo's graphs return a tuple; a compiled callable may hand back a list of the same.
+    return list(v) if isinstance(v, (tuple, list)) else [v]

@@ -1,0 +1,177 @@
+"""fxview.backend under the root's own torch.compile (issue 37), against Dynamo itself:
+- each model of tests/fixtures/dynamo_models.py that breaks the graph records what
+  torch._dynamo.explain reports for it: the graph count, the break count, every break's reason in
+  order, and the graphs themselves (their print(gm.graph));
+- each break names the person's file and line and the bytecode instruction, and the same break
+  met twice is one entry counted twice;
+- a new shape and a changed global recompile, each with its failed guard and, for the global,
+  the line that read it;
+- the compiled callable still returns what the model returns;
+- fxview.export(session, folder) writes per graph a text equal to print(gm.graph) and a picture,
+  and index.json whose every graph, stepped by fxview on the inputs it was called with, returned
+  exactly what the compiled code returned.
+Run by CTest as python_dynamo (FXVIEW_APP and FXTRACE name the built programs)."""
+
+import inspect
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+import fxview
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "fixtures"))
+sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
+import dynamo_models  # noqa: E402
+from checks import check, run_groups  # noqa: E402
+
+WORK = Path(tempfile.mkdtemp(prefix="tst_dynamo-"))
+MODELS_FILE = str(Path(dynamo_models.__file__).resolve())
+
+
+def compiled_under_fxview(model, *args):
+    """A fresh Dynamo, model compiled under fxview.backend into a session of its own, called
+    once: (session, what the compiled callable returned)."""
+    torch._dynamo.reset()
+    session = fxview.CompileSession()
+    out = torch.compile(model, backend=fxview.backend(session=session))(*args)
+    return session, out
+
+
+def check_breaks(name, make, shape):
+    torch.manual_seed(0)
+    model, x = make(), torch.randn(*shape)
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(model)(x)
+    session, out = compiled_under_fxview(model, x)
+    check(session.graph_count == explained.graph_count and explained.graph_count > 1,
+          f"{name}: {session.graph_count} graphs, explain says {explained.graph_count}")
+    check(session.graph_break_count == explained.graph_break_count,
+          f"{name}: {session.graph_break_count} breaks, explain says "
+          f"{explained.graph_break_count}")
+    ours = [b.reason for b in session.graph_breaks]
+    theirs = [r.reason for r in explained.break_reasons]
+    check(ours == theirs, f"{name}: break reasons {ours} != explain's {theirs}")
+    for g, gm in zip(session.graphs, explained.graphs):
+        check(str(g.gm.graph) == str(gm.graph),
+              f"{name}: graph {g.index} differs from explain's:\n{g.gm.graph}\n{gm.graph}")
+        check(g.calls >= 1 and g.inputs, f"{name}: graph {g.index} has no call recorded")
+    for b in session.graph_breaks:
+        check(b.where is not None and b.where.file == MODELS_FILE and b.where.line > 0,
+              f"{name}: break at {b.where}, not in {MODELS_FILE}")
+        check(b.instruction != "", f"{name}: no bytecode instruction for {b.summary}")
+    with torch.no_grad():
+        check(torch.equal(out, model(x)), f"{name}: the compiled callable returned another value")
+    print(f"ok   {name}: {session.graph_count} graphs, breaks {[b.summary for b in session.breaks()]}")
+    return session
+
+
+def check_repeated_break_counted():
+    session = check_breaks("repeated", dynamo_models.RepeatedBreak, (2, 2))
+    noisy = inspect.getsourcelines(dynamo_models._noisy)[1] + 1  # its print
+    groups = [g for g in session.breaks() if g.where and g.where.line == noisy]
+    check(len(groups) == 1 and groups[0].count == 2,
+          f"repeated: the print in _noisy should be one break met twice: "
+          f"{[(g.summary, str(g.where), g.count) for g in session.breaks()]}")
+
+
+def check_recompiles():
+    torch._dynamo.reset()
+    session = fxview.CompileSession()
+    dynamo_models.SCALE = 2.0
+    f = torch.compile(dynamo_models.scaled, backend=fxview.backend(session=session))
+    f(torch.randn(3))
+    f(torch.randn(5))  # a new shape
+    dynamo_models.SCALE = 3.0  # a changed global
+    y = torch.randn(5)
+    out = f(y)
+    dynamo_models.SCALE = 2.0
+    check(torch.equal(out, y * 3.0), "recompile: the recompiled code returned another value")
+    recompiles = session.recompiles
+    check(len(recompiles) == 2 and session.graph_count == 3,
+          f"recompile: {len(recompiles)} recompiles and {session.graph_count} graphs, not 2 and 3:"
+          f"\n{session}")
+    if len(recompiles) != 2:
+        return
+    shape, scale = recompiles
+    check("size mismatch at index 0" in shape.summary and "expected 3, actual 5" in shape.summary,
+          f"recompile: the new shape's guard is {shape.summary!r}")
+    check("SCALE" in scale.summary and "2.0" in scale.summary,
+          f"recompile: the changed global's guard is {scale.summary!r}")
+    line = inspect.getsourcelines(dynamo_models.scaled)[1] + 1  # `return x * SCALE`
+    from torch._dynamo import convert_frame
+
+    if hasattr(convert_frame, "get_and_maybe_log_recompilation_reasons"):  # 2.8 on
+        check(scale.guard is not None and scale.guard.file == MODELS_FILE
+              and scale.guard.line == line,
+              f"recompile: the global's guard was made at {scale.guard}, not {MODELS_FILE}:{line}")
+    else:  # 2.6's guards keep no user stack: the session must say so, not guess a line
+        check(scale.guard is None and any("where a guard was made" in n for n in session.notes),
+              f"recompile: guard at {scale.guard}, notes {session.notes}")
+    check(all(r.function.function == "scaled" for r in recompiles),
+          f"recompile: of {[r.function.function for r in recompiles]}")
+    check([r.before_graph for r in recompiles] == [1, 2],
+          f"recompile: before graphs {[r.before_graph for r in recompiles]}")
+    print(f"ok   recompile: {[r.summary for r in recompiles]}")
+
+
+def check_headless_export():
+    torch.manual_seed(0)
+    model = dynamo_models.RepeatedBreak()
+    x = torch.randn(2, 2)
+    session, _ = compiled_under_fxview(model, x)
+    folder = WORK / "repeated"
+    index_path = fxview.export(session, folder)
+    index = json.loads(Path(index_path).read_text())
+    check(index["format"] == "fxview.compile_session" and index["version"] == 1,
+          f"export: format {index.get('format')} {index.get('version')}")
+    check(len(index["graphs"]) == session.graph_count, f"export: {len(index['graphs'])} graphs")
+    for entry, g in zip(index["graphs"], session.graphs):
+        text = (folder / entry["text"]).read_text()
+        check(text.rstrip("\n") == str(g.gm.graph).rstrip("\n"),
+              f"export: graph {g.index}'s text differs from print(gm.graph):\n{text}\n"
+              f"--- want ---\n{g.gm.graph}")
+        picture = (folder / entry["picture"]).read_text()
+        check("<svg" in picture and "</svg>" in picture, f"export: graph {g.index}'s picture")
+        check(entry["stepped_outputs_equal"] is True,
+              f"export: graph {g.index} stepped is {entry['stepped_outputs_equal']}, not equal "
+              "to what the compiled code returned")
+        check(entry["compile_id"] == g.compile_id and entry["calls"] == g.calls > 0,
+              f"export: graph {g.index}: {entry['compile_id']} called {entry['calls']}")
+    counts = {(b["where"]["line"] if b["where"] else None): b["count"] for b in index["breaks"]}
+    check(sum(counts.values()) == len(session.graph_breaks) and 2 in counts.values(),
+          f"export: break counts {counts}")
+    print(f"ok   export: {len(index['graphs'])} graphs, breaks {counts}")
+
+
+def check_backend_forms():
+    check(isinstance(fxview.backend, fxview.Backend), "fxview.backend is not a Backend")
+    inner = fxview.backend(inner="aot_eager")
+    check(isinstance(inner, fxview.Backend) and inner.inner == "aot_eager"
+          and inner.session is fxview.compile_session(), f"fxview.backend(inner=...) is {inner}")
+    # aot_eager's callables are boxed (called with one list): the first call is still recorded.
+    torch._dynamo.reset()
+    session = fxview.CompileSession()
+    model, x = dynamo_models.PrintBreak(), torch.randn(2, 4)
+    out = torch.compile(model, backend=fxview.backend(inner="aot_eager", session=session))(x)
+    with torch.no_grad():
+        check(torch.equal(out, model(x)), "aot_eager: the compiled callable returned another value")
+    check(all(g.calls == 1 and g.inputs for g in session.graphs),
+          f"aot_eager: calls {[g.calls for g in session.graphs]}")
+    print(f"ok   backend forms: {fxview.backend!r}, {inner!r}")
+
+
+def main():
+    groups = [(name, check_breaks, (name, make, shape))
+              for name, make, shape in dynamo_models.BREAKING if name != "repeated"]
+    groups += [("repeated", check_repeated_break_counted, ()),
+               ("recompile", check_recompiles, ()),
+               ("export", check_headless_export, ()),
+               ("backend forms", check_backend_forms, ())]
+    return run_groups(groups)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,5 +1,7 @@
 """python3 -m fxview [MODEL] [APP ARGS...]: start the fxview app, passing every argument through
-(`python3 -m fxview model.pt2 --input 1x3x224x224`); exits with the app's exit code."""
+(`python3 -m fxview model.pt2 --input 1x3x224x224`); exits with the app's exit code.
+python3 -m fxview compile SCRIPT [ARGS...]: run a script with every torch.compile in it going
+through fxview.backend (python/fxview/dynamo_script.py)."""
 
 import subprocess
 import sys
@@ -8,6 +10,10 @@ from . import AppNotFoundError, find_app
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["compile"]:
+        from .dynamo_script import main as compile_main
+
+        return compile_main(argv[1:])
     try:
         app = find_app()
     except AppNotFoundError as error:

@@ -7,6 +7,7 @@
 - a new shape and a changed global recompile, each with its failed guard and, for the global,
   the line that read it;
 - the compiled callable still returns what the model returns;
+- python3 -m fxview compile runs a script with every torch.compile through fxview.backend;
 - fxview.export(session, folder) writes per graph a text equal to print(gm.graph) and a picture,
   and index.json whose every graph, stepped by fxview on the inputs it was called with, returned
   exactly what the compiled code returned.
@@ -14,6 +15,8 @@ Run by CTest as python_dynamo (FXVIEW_APP and FXTRACE name the built programs)."
 
 import inspect
 import json
+import os
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -163,13 +166,53 @@ def check_backend_forms():
     print(f"ok   backend forms: {fxview.backend!r}, {inner!r}")
 
 
+SCRIPT = """
+import sys
+import torch
+import dynamo_models
+
+model = dynamo_models.ItemBreak()
+torch.compile(model)(torch.randn(3))  # Inductor unless --inner says otherwise
+
+
+@torch.compile(backend="eager")  # the decorator form
+def doubled(x):
+    return torch.sin(x) * 2
+
+
+doubled(torch.randn(4))
+sys.exit(3)
+"""
+
+
+def check_script_command():
+    script = WORK / "compiles.py"
+    script.write_text(SCRIPT)
+    out = WORK / "script_session"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.environ.get("PYTHONPATH", ""), str(Path(dynamo_models.__file__).parent)]))
+    ran = subprocess.run([sys.executable, "-m", "fxview", "compile", "--inner", "eager", "--out",
+                          str(out), str(script)], capture_output=True, text=True, env=env,
+                         timeout=600)
+    check(ran.returncode == 3, f"compile command: exit {ran.returncode}, not the script's 3:\n"
+                               f"{ran.stdout}{ran.stderr}")
+    index = json.loads((out / "index.json").read_text()) if (out / "index.json").is_file() else {}
+    frames = [g["frame"]["function"] for g in index.get("graphs", [])]
+    # ItemBreak's forward and its resume function, then the decorated function.
+    check(len(frames) == 3 and frames[0] == "forward" and frames[2] == "doubled",
+          f"compile command: graphs from {frames}\n{ran.stdout}{ran.stderr}")
+    check(len(index.get("breaks", [])) == 1, f"compile command: breaks {index.get('breaks')}")
+    print(f"ok   python3 -m fxview compile: graphs from {frames}, exit 3")
+
+
 def main():
     groups = [(name, check_breaks, (name, make, shape))
               for name, make, shape in dynamo_models.BREAKING if name != "repeated"]
     groups += [("repeated", check_repeated_break_counted, ()),
                ("recompile", check_recompiles, ()),
                ("export", check_headless_export, ()),
-               ("backend forms", check_backend_forms, ())]
+               ("backend forms", check_backend_forms, ()),
+               ("script command", check_script_command, ())]
     return run_groups(groups)
 
 

@@ -104,9 +104,12 @@ class CompiledGraph:
     frame: SourceLine | None  # the function (or Dynamo's resume function) it was traced from
     ended_by: str  # why the graph ends: a break's reason, or "return_value"
     inputs: list = field(default_factory=list)  # its first call's arguments, copied
+    requires_grad: list = field(default_factory=list)  # of each argument, as it was called
     outputs: object = None  # what the compiled code returned on them, copied
     calls: int = 0
     error: str = ""  # what the inner backend or the compiled code raised, if it did
+    # With inner="aot_eager": the forward and backward graphs AOTAutograd made of it
+    aot: list = field(default_factory=list)  # of dynamo_aot.AotGraph, in the order compiled
 
     @property
     def called(self) -> bool:
@@ -217,6 +220,11 @@ class Backend:
             return Backend(inner if inner is not None else self.inner,
                            session if session is not None else self.session)
         graph = self.session._add_graph(gm)
+        if self.inner == "aot_eager":  # its forward and backward graphs recorded too
+            from .dynamo_aot import aot_compilers
+
+            forward, backward = aot_compilers(graph, _recorded_copy, _FirstCall)
+            options = dict(options, fw_compiler=forward, bw_compiler=backward)
         try:
             compiled = self._inner(options)(gm, example_inputs)
         except Exception as error:
@@ -265,8 +273,11 @@ class _FirstCall:
         if graph.calls:
             graph.calls += 1
             return self.compiled(*args)
-        given = args[0] if self._boxed_call else args
+        # A boxed callable is called with one list by AOTAutograd, with the arguments by Dynamo.
+        boxed = self._boxed_call and len(args) == 1 and isinstance(args[0], list)
+        given = args[0] if boxed else args
         inputs = [_copied(a) for a in given]  # before the call: it may change them in place
+        graph.requires_grad = [isinstance(a, torch.Tensor) and a.requires_grad for a in given]
         try:
             out = self.compiled(*args)
         except Exception as error:

@@ -12,6 +12,7 @@ from pathlib import Path
 import torch
 
 from .dynamo import CompiledGraph, CompileSession, SourceLine
+from .dynamo_aot import AotGraph, saved_activations
 from .stepper import Stepper, finish_outputs
 from .summary import exactly_equal
 
@@ -37,6 +38,12 @@ def export_session(session: CompileSession, folder, *, picture="svg", fxtrace=No
             # Stepped on the inputs it was called with: every node carries its value.
             export(g.gm, args, drawn, run=g.called, fxtrace=fxtrace)
             entry["picture"] = drawn.name
+        entry["aot"] = [_aot_entry(g, a, folder, picture, fxtrace) for a in g.aot]
+        forward = next((a for a in g.aot if a.kind == "forward"), None)
+        backward = next((a for a in g.aot if a.kind == "backward"), None)
+        if forward and backward:
+            entry["saved"] = [{"forward": f, "backward": b}
+                              for f, b in saved_activations(forward, backward)]
         graphs.append(entry)
     index = {
         "format": FORMAT,
@@ -68,7 +75,24 @@ def export_session(session: CompileSession, folder, *, picture="svg", fxtrace=No
     return path
 
 
-def stepped_outputs_equal(g: CompiledGraph) -> bool | None:
+def _aot_entry(g: CompiledGraph, a: AotGraph, folder: Path, picture, fxtrace) -> dict:
+    """One of AOTAutograd's graphs of graph g: graph_N_forward.txt and .svg, stepped on the
+    inputs it was first called with (a backward: the saved activations and incoming gradients)."""
+    from . import export
+
+    stem = f"graph_{g.index}_{a.kind}"
+    entry = {"kind": a.kind, "nodes": sum(1 for _ in a.gm.graph.nodes), "calls": a.calls,
+             "stepped_outputs_equal": stepped_outputs_equal(a), "error": a.error}
+    export(a.gm, tuple(a.inputs), folder / f"{stem}.txt", fxtrace=fxtrace)
+    entry["text"] = f"{stem}.txt"
+    if picture:
+        export(a.gm, tuple(a.inputs), folder / f"{stem}.{picture}", run=a.called,
+               fxtrace=fxtrace)
+        entry["picture"] = f"{stem}.{picture}"
+    return entry
+
+
+def stepped_outputs_equal(g: CompiledGraph | AotGraph) -> bool | None:
     """Whether fxview's step-by-step run of the graph on its first call's inputs returns, bit
     for bit, what the compiled code returned on them; None when it was never called."""
     if not g.called:

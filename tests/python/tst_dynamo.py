@@ -7,6 +7,9 @@
 - a new shape and a changed global recompile, each with its failed guard and, for the global,
   the line that read it;
 - the compiled callable still returns what the model returns;
+- a loss's backward through a ResNet block and a transformer layer under inner="aot_eager":
+  AOTAutograd's forward and backward graphs, stepped on their first call's inputs, return what
+  aot_eager's code returned, and the backward's gradients are torch.autograd's;
 - python3 -m fxview compile runs a script with every torch.compile through fxview.backend;
 - fxview.export(session, folder) writes per graph a text equal to print(gm.graph) and a picture,
   and index.json whose every graph, stepped by fxview on the inputs it was called with, returned
@@ -22,8 +25,11 @@ import tempfile
 from pathlib import Path
 
 import torch
+import torchvision
 
 import fxview
+from fxview.dynamo_aot import saved_activations
+from fxview.dynamo_export import stepped_outputs_equal
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "fixtures"))
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
@@ -166,6 +172,58 @@ def check_backend_forms():
     print(f"ok   backend forms: {fxview.backend!r}, {inner!r}")
 
 
+def check_training(name, make, shape):
+    """A loss's backward through the compiled model under inner="aot_eager": AOTAutograd's forward
+    and backward graphs recorded and stepped; their gradients are torch.autograd's."""
+    import copy
+
+    torch.manual_seed(0)
+    model, x = make(), torch.randn(*shape)
+    eager = copy.deepcopy(model)
+    torch._dynamo.reset()
+    session = fxview.CompileSession()
+    compiled = torch.compile(model, backend=fxview.backend(inner="aot_eager", session=session))
+    compiled(x).sum().backward()
+    eager(x).sum().backward()
+    check(all(torch.equal(a.grad, b.grad) for a, b in zip(model.parameters(), eager.parameters())),
+          f"{name}: the compiled model's gradients differ from eager's")
+    check(session.graph_count == 1, f"{name}: {session.graph_count} graphs, not 1")
+    g = session.graphs[0]
+    kinds = [(a.kind, a.calls) for a in g.aot]
+    check(kinds == [("forward", 1), ("backward", 1)], f"{name}: AOTAutograd's graphs {kinds}")
+    if len(g.aot) != 2:
+        return
+    forward, backward = g.aot
+    for a in g.aot:
+        check(stepped_outputs_equal(a) is True,
+              f"{name}: the {a.kind} graph stepped differs from what aot_eager's returned")
+    # The oracle: torch.autograd through Dynamo's graph run eagerly on the same inputs.
+    leaves = [t.clone().requires_grad_(r) if isinstance(t, torch.Tensor) else t
+              for t, r in zip(g.inputs, g.requires_grad)]
+    out = g.gm(*leaves)
+    (out[0] if isinstance(out, (tuple, list)) else out).sum().backward()
+    wanted = [leaf.grad for leaf, r in zip(leaves, g.requires_grad) if r]
+    got = [o for o, r in zip(backward.outputs, g.requires_grad) if r]
+    check(len(backward.outputs) == len(g.inputs) and len(got) == len(wanted) > 0
+          and all(torch.equal(a, b) for a, b in zip(got, wanted)),
+          f"{name}: the backward graph's gradients are not torch.autograd's")
+    saved = saved_activations(forward, backward)
+    inputs = [n.name for n in backward.gm.graph.nodes if n.op == "placeholder"]
+    check([b for _, b in saved] == [n for n in inputs if not n.startswith("tangents")],
+          f"{name}: saved activations {saved} against the backward's inputs {inputs}")
+    folder = WORK / f"train_{name}"
+    index = json.loads(Path(fxview.export(session, folder)).read_text())
+    entry = index["graphs"][0]
+    for a, written in zip(g.aot, entry.get("aot", [])):
+        text = (folder / written["text"]).read_text()
+        check(text.rstrip("\n") == str(a.gm.graph).rstrip("\n") and written["kind"] == a.kind,
+              f"{name}: the {a.kind} graph's text differs from print(gm.graph)")
+        check(written["stepped_outputs_equal"] is True, f"{name}: {written}")
+    check(len(entry.get("saved", [])) == len(saved), f"{name}: index saved {entry.get('saved')}")
+    print(f"ok   {name}: forward {len(forward.gm.graph.nodes)} nodes, backward "
+          f"{len(backward.gm.graph.nodes)}, {len(saved)} saved activations, gradients equal")
+
+
 SCRIPT = """
 import sys
 import torch
@@ -212,7 +270,13 @@ def main():
                ("recompile", check_recompiles, ()),
                ("export", check_headless_export, ()),
                ("backend forms", check_backend_forms, ()),
-               ("script command", check_script_command, ())]
+               ("script command", check_script_command, ()),
+               ("train resnet block", check_training,
+                ("resnet block", lambda: torchvision.models.resnet.BasicBlock(8, 8),
+                 (2, 8, 6, 6))),
+               ("train transformer layer", check_training,
+                ("transformer layer", lambda: torch.nn.TransformerEncoderLayer(
+                    16, 4, 32, dropout=0.0, batch_first=True), (2, 5, 16)))]
     return run_groups(groups)
 
 

@@ -55,6 +55,7 @@ inline std::string reencode(EngineMessage kind, const std::string& payload) {
     case EngineMessage::OpenFailed:
     case EngineMessage::InputsRejected:
     case EngineMessage::Failed:
+    case EngineMessage::CompileSession:
         return reencoded<std::string>(payload);
     case EngineMessage::ExecutedPath:
     case EngineMessage::Interrupt:

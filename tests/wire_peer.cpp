@@ -191,6 +191,7 @@ void samples() {
     put(EngineMessage::State, encode(s));
     put(EngineMessage::Path, encode(PathState{sampleGraph(), {{"records", sampleRecord()}}}));
     put(EngineMessage::OpenFailed, encode(std::string("OpenFailed")));
+    put(EngineMessage::CompileSession, encode(std::string("{\"format\": \"CompileSession\"}")));
     put(EngineMessage::InputsApplied, encode(InputsRequest{{sampleSpec()}, 6}));
     put(EngineMessage::InputsRejected, encode(std::string("InputsRejected")));
     put(EngineMessage::Failed, encode(std::string("Failed")));

@@ -50,6 +50,9 @@ enum class EngineMessage : std::uint16_t {
     Values,         // ValueSlice
     ValueSaved,     // SavedValue
     Comparison,     // ComparisonAnswer
+    // A string: the compile session a live engine serves (docs/compile-session.md's index, no
+    // files), after each Opened; an engine serving one model never sends it.
+    CompileSession,
 };
 
 // The answer to Compare: the fxview.comparison JSON (docs/comparison.md), or why there is none.

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["AppNotFoundError", "Backend", "CompileSession", "LiveSession", "Saved", "backend",
-           "compare", "compile_session", "export", "find_app", "find_fxtrace", "save", "show"]
+           "compare", "compile_session", "compile_view", "export", "find_app", "find_fxtrace",
+           "save", "show"]
 _DYNAMO = ("Backend", "CompileSession", "backend", "compile_session")
 __version__ = "0.1.0"
 
@@ -140,6 +141,15 @@ def show(model, args=(), kwargs=None, *, view=None, wait=None, app=None, extra_a
     executable = find_app(app)  # before tracing, so a missing app costs nothing
     if wait is None:
         wait = not _interactive()
+    dynamo = sys.modules.get(__name__ + ".dynamo")
+    if dynamo is not None and isinstance(model, dynamo.CompileSession):
+        from .dynamo_live import PREFIX, CompileEngine
+
+        if not model.graphs:
+            raise ValueError("The compile session holds no graph: call the torch.compile'd "
+                             "model (compiled with backend=fxview.backend) first.")
+        process, sock = _connect(executable, [PREFIX + "0", *extra_args], popen_kwargs)
+        return _serve(CompileEngine(model, sock), process, wait)
     chosen = fxgraph.choose_view(model, _as_args(args), kwargs or {}, view)
     if chosen.note:
         warnings.warn(chosen.note, stacklevel=_caller_level())
@@ -149,7 +159,26 @@ def show(model, args=(), kwargs=None, *, view=None, wait=None, app=None, extra_a
 
     session = Session(model, _as_args(args), kwargs, chosen, f"python:{type(model).__name__}")
     process, sock = _connect(executable, [session.source, *extra_args], popen_kwargs)
-    engine = LiveEngine(session, sock)
+    return _serve(LiveEngine(session, sock), process, wait)
+
+
+def compile_view(model, *args, backend_inner="eager", wait=None, app=None, **kwargs):
+    """Compiles `model` with torch.compile(backend=fxview.backend(inner=backend_inner)) into a
+    session of its own, calls it once on (*args, **kwargs) and opens the window on what Dynamo
+    made: the Compile panel lists the graphs, breaks and recompiles, the first graph is open,
+    stepped on the inputs it was called with. Returns what show() returns; the compiled
+    model's result is the session's `result`."""
+    import torch
+
+    from .dynamo import Backend, CompileSession
+
+    session = CompileSession()
+    compiled = torch.compile(model, backend=Backend(backend_inner, session))
+    session.result = compiled(*args, **kwargs)
+    return show(session, wait=wait, app=app)
+
+
+def _serve(engine, process, wait):
     if wait:
         with process:
             engine.serve()

@@ -125,6 +125,7 @@ class CompileSession:
         self.graph_breaks: list[GraphBreak] = []
         self.recompiles: list[Recompile] = []
         self.notes: list[str] = []  # what this PyTorch did not let fxview see
+        self.result = None  # what fxview.compile_view's call of the compiled model returned
         self._lock = threading.Lock()
 
     # --- what explain() reports ----------------------------------------------------------

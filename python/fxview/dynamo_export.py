@@ -26,9 +26,8 @@ def export_session(session: CompileSession, folder, *, picture="svg", fxtrace=No
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    graphs = []
-    for g in session.graphs:
-        entry = _graph_entry(g)
+    index = index_of(session, stepped=True)
+    for g, entry in zip(session.graphs, index["graphs"]):
         args = tuple(g.inputs)
         text = folder / f"graph_{g.index}.txt"
         export(g.gm, args, text, fxtrace=fxtrace)
@@ -38,14 +37,30 @@ def export_session(session: CompileSession, folder, *, picture="svg", fxtrace=No
             # Stepped on the inputs it was called with: every node carries its value.
             export(g.gm, args, drawn, run=g.called, fxtrace=fxtrace)
             entry["picture"] = drawn.name
-        entry["aot"] = [_aot_entry(g, a, folder, picture, fxtrace) for a in g.aot]
+        for a, aot in zip(g.aot, entry["aot"]):
+            _write_aot(g, a, aot, folder, picture, fxtrace)
+    path = folder / "index.json"
+    path.write_text(json.dumps(index, indent=1) + "\n")
+    return path
+
+
+def index_of(session: CompileSession, *, stepped: bool) -> dict:
+    """The session as index.json has it, without the files; stepped=True steps every graph
+    (stepped_outputs_equal), otherwise that field is null."""
+    graphs = []
+    for g in session.graphs:
+        entry = _graph_entry(g, stepped)
+        entry["aot"] = [{"kind": a.kind, "nodes": sum(1 for _ in a.gm.graph.nodes),
+                         "calls": a.calls, "error": a.error,
+                         "stepped_outputs_equal": stepped_outputs_equal(a) if stepped else None}
+                        for a in g.aot]
         forward = next((a for a in g.aot if a.kind == "forward"), None)
         backward = next((a for a in g.aot if a.kind == "backward"), None)
         if forward and backward:
             entry["saved"] = [{"forward": f, "backward": b}
                               for f, b in saved_activations(forward, backward)]
         graphs.append(entry)
-    index = {
+    return {
         "format": FORMAT,
         "version": VERSION,
         "torch": torch.__version__,
@@ -70,26 +85,20 @@ def export_session(session: CompileSession, folder, *, picture="svg", fxtrace=No
         } for r in session.recompiles],
         "notes": list(session.notes),
     }
-    path = folder / "index.json"
-    path.write_text(json.dumps(index, indent=1) + "\n")
-    return path
 
 
-def _aot_entry(g: CompiledGraph, a: AotGraph, folder: Path, picture, fxtrace) -> dict:
+def _write_aot(g: CompiledGraph, a: AotGraph, entry: dict, folder: Path, picture, fxtrace):
     """One of AOTAutograd's graphs of graph g: graph_N_forward.txt and .svg, stepped on the
     inputs it was first called with (a backward: the saved activations and incoming gradients)."""
     from . import export
 
     stem = f"graph_{g.index}_{a.kind}"
-    entry = {"kind": a.kind, "nodes": sum(1 for _ in a.gm.graph.nodes), "calls": a.calls,
-             "stepped_outputs_equal": stepped_outputs_equal(a), "error": a.error}
     export(a.gm, tuple(a.inputs), folder / f"{stem}.txt", fxtrace=fxtrace)
     entry["text"] = f"{stem}.txt"
     if picture:
         export(a.gm, tuple(a.inputs), folder / f"{stem}.{picture}", run=a.called,
                fxtrace=fxtrace)
         entry["picture"] = f"{stem}.{picture}"
-    return entry
 
 
 def stepped_outputs_equal(g: CompiledGraph | AotGraph) -> bool | None:
@@ -102,10 +111,10 @@ def stepped_outputs_equal(g: CompiledGraph | AotGraph) -> bool | None:
         stepper.run_to_end()
     if not stepper.finished:
         return False
-    return exactly_equal(_as_list(finish_outputs(g.gm, stepper.output)), _as_list(g.outputs))
+    return exactly_equal(as_list(finish_outputs(g.gm, stepper.output)), as_list(g.outputs))
 
 
-def _graph_entry(g: CompiledGraph) -> dict:
+def _graph_entry(g: CompiledGraph, stepped: bool) -> dict:
     nodes = list(g.gm.graph.nodes)
     return {
         "index": g.index,
@@ -116,7 +125,7 @@ def _graph_entry(g: CompiledGraph) -> dict:
         "ops": sum(1 for n in nodes if n.op == "call_function"),
         "calls": g.calls,
         "inputs": [_described(v) for v in g.inputs],
-        "stepped_outputs_equal": stepped_outputs_equal(g),
+        "stepped_outputs_equal": stepped_outputs_equal(g) if stepped else None,
         "error": g.error,
     }
 
@@ -138,6 +147,6 @@ def _fresh(v):
     return v.clone() if isinstance(v, torch.Tensor) else v
 
 
-def _as_list(v):
+def as_list(v):
     # Dynamo's graphs return a tuple; a compiled callable may hand back a list of the same.
     return list(v) if isinstance(v, (tuple, list)) else [v]

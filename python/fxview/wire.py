@@ -30,7 +30,7 @@ class WireError(ValueError):
 (OPEN, SET_INPUTS, COMMAND, SET_BREAKPOINT, EXECUTED_PATH, INTERRUPT, VALUE_REQUEST, SAVE_VALUE,
  SET_WATCH, COMPARE) = range(1, 11)
 (HELLO, PROGRESS, RUNNING, OPENED, OPEN_FAILED, INPUTS_APPLIED, INPUTS_REJECTED, STATE, PATH,
- FAILED, DONE, VALUES, VALUE_SAVED, COMPARISON) = range(100, 114)
+ FAILED, DONE, VALUES, VALUE_SAVED, COMPARISON, COMPILE_SESSION) = range(100, 115)
 
 # RunCommand
 STEP, STEP_INTO, STEP_OUT, RUN_TO, RUN_TO_END, RESET = range(6)
@@ -259,6 +259,7 @@ PAYLOADS = {
     PATH: PathState, FAILED: "str", DONE: None, VALUE_REQUEST: ValueSliceRequest,
     SAVE_VALUE: SaveValueRequest, SET_WATCH: WatchRequest, VALUES: ValueSlice,
     VALUE_SAVED: SavedValue, COMPARE: CompareRequest, COMPARISON: ComparisonAnswer,
+    COMPILE_SESSION: "str",
 }
 
 _U8, _U32, _I64, _F64 = struct.Struct("=B"), struct.Struct("=I"), struct.Struct("=q"), \

@@ -127,6 +127,9 @@ signals:
     void valueSaved(const QString& destination, const QString& error);
     // `json` is the fxview.comparison document, or empty with `error` the sentence why not.
     void comparisonReady(const QByteArray& json, const QString& error);
+    // A live engine serving a compile session sent it (after each graph it opened): the
+    // Compile panel's JSON (docs/compile-session.md), with "open" the graph open now.
+    void compileSession(const QByteArray& json);
     void busyChanged(bool busy);
     // The live engine is gone (its Python process ended, or detach()): the picture stays.
     void liveEnded(const QString& sentence);

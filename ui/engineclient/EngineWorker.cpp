@@ -44,8 +44,12 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
     font_ = font;
     openScopes_ = openScopes;
     // A load still going was cancelled by the newer request; its engine goes.
-    retire(loading_);
-    EngineProcess* engine = takeSpare();
+    dropLoading();
+    // A live session's own graphs (a compile session's, python:compile:N) open in the engine
+    // that serves them, the person's Python: no other engine could reach them.
+    const bool ownGraph = current_ && current_->attached() && current_->alive() &&
+                          !current_->killed() && request.source.rfind("python:", 0) == 0;
+    EngineProcess* engine = ownGraph ? current_ : takeSpare();
     {
         std::lock_guard<std::mutex> guard(lock);
         loading_ = engine;
@@ -55,8 +59,17 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
     engine->send(EngineMessage::Open, encode(request), true);
     engine->send(EngineMessage::SetWatch, encode(watch_), false); // Run ▸ Break on NaN/Inf stays
     // An engine stuck in a run cannot answer for the model it has: it goes now.
-    if (current_ && current_->outstanding() > 0)
+    if (!ownGraph && current_ && current_->outstanding() > 0)
         current_->kill();
+}
+
+void EngineWorker::dropLoading() {
+    if (loading_ && loading_ == current_) {
+        std::lock_guard<std::mutex> guard(lock);
+        loading_ = nullptr;
+        return;
+    }
+    retire(loading_);
 }
 
 void EngineWorker::command(const CommandRequest& request) {
@@ -150,7 +163,7 @@ void EngineWorker::fromLoading(EngineMessage kind, const std::string& payload) {
         // Cancelled before its engine could be killed: the model it opened anyway goes with
         // it, not at the next load.
         if (kind == EngineMessage::Opened || kind == EngineMessage::OpenFailed) {
-            retire(loading_);
+            dropLoading();
             startSpare();
         }
         return;
@@ -168,7 +181,7 @@ void EngineWorker::fromLoading(EngineMessage kind, const std::string& payload) {
         QString sentence = qs(decoded<std::string>(payload));
         if (ticket_->fail()) // settled: a Cancel pressed from now on finds nothing to cancel
             emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
-        retire(loading_);
+        dropLoading();
         startSpare();
         break;
     }
@@ -213,14 +226,15 @@ void EngineWorker::opened(OpenedModel m) {
     model.runtime = qs(loading_->hello().runtime);
     // Only now does the new model replace the old one: a bad file or a Cancel leaves it.
     if (!ticket_->commit())
-        return retire(loading_);
+        return dropLoading();
     EngineProcess* old = current_;
     {
         std::lock_guard<std::mutex> guard(lock);
         current_ = loading_;
         loading_ = nullptr;
     }
-    retire(old);
+    if (old != current_) // a live session's own graph: the same engine serves it
+        retire(old);
     open_ = loadRequest_;
     open_.inputs = m.inputs;
     open_.seed = m.seed;
@@ -274,6 +288,11 @@ void EngineWorker::fromCurrent(EngineMessage kind, const std::string& payload) {
     case EngineMessage::Failed: {
         QString sentence = qs(decoded<std::string>(payload));
         emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
+        break;
+    }
+    case EngineMessage::CompileSession: {
+        QByteArray json = QByteArray::fromStdString(decoded<std::string>(payload));
+        emitDone([e = engine_, json] { emit e->compileSession(json); });
         break;
     }
     case EngineMessage::Comparison: {
@@ -346,6 +365,15 @@ void EngineWorker::state(RunState r) {
 
 void EngineWorker::died(EngineProcess* engine, const QString& how) {
     engine_->finishedLater(engine->owedJobs());
+    if (engine == loading_ && engine == current_) {
+        // The live session went while opening another of its graphs: that load fails, and
+        // the session ends below.
+        dropLoading();
+        if (ticket_->fail())
+            emitDone([e = engine_] {
+                emit e->loadFailed("Your Python session ended while opening the graph.");
+            });
+    }
     if (engine == spare_) {
         retire(spare_);
     } else if (engine == loading_) {
@@ -357,7 +385,7 @@ void EngineWorker::died(EngineProcess* engine, const QString& how) {
                          QFileInfo(qs(loadRequest_.source)).fileName());
             emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
         }
-        retire(loading_);
+        dropLoading();
         startSpare();
     } else if (engine == current_ && engine->attached()) {
         QString sentence =

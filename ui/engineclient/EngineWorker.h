@@ -170,6 +170,9 @@ private:
 
     // Kills an engine and deletes it once it has been reaped; its jobs are finished.
     void retire(EngineProcess*& engine);
+    // The load in progress is over: its engine goes, unless it is the current one (a live
+    // session opening another of its own graphs), which stays.
+    void dropLoading();
 
     // The current engine, alive: after a crash or stop(), a fresh one reopens the model first
     // (with its inputs and breakpoints), so the next request finds it as it was at its start.

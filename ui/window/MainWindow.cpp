@@ -40,6 +40,7 @@
 #include "export/SceneExport.h"
 #include "panels/Banner.h"
 #include "panels/ComparisonPanel.h"
+#include "panels/CompilePanel.h"
 #include "panels/GraphTextPanel.h"
 #include "panels/InputBar.h"
 #include "panels/Inspector.h"
@@ -162,6 +163,7 @@ MainWindow::MainWindow(QWidget* parent)
     if (!restoreState(settings::windowState()))
         // First start: the inspector wide enough for a value line and its histogram.
         resizeDocks({findChild<QDockWidget*>(ids::kInspectorDock)}, {340}, Qt::Horizontal);
+    hideCompileDockUntilNeeded();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -207,6 +209,7 @@ void MainWindow::buildDocks() {
             [this](const QString& sentence) { banner_->say(sentence, Banner::State::Error); });
 
     buildComparison();
+    buildCompilePanel();
 
     overview_ = new OverviewView(view_);
     overview_->setMinimumHeight(160);
@@ -222,6 +225,7 @@ void MainWindow::buildDocks() {
         {ids::kOverviewDock, "Overview", overview_, Qt::RightDockWidgetArea},
         {ids::kValuesDock, "Values", values_, Qt::BottomDockWidgetArea},
         {ids::kComparisonDock, "Comparison", comparison_, Qt::BottomDockWidgetArea},
+        {ids::kCompileDock, "Compile", compile_, Qt::LeftDockWidgetArea},
     };
     for (const auto& d : docks) {
         auto* dock = new QDockWidget(d.title, this);

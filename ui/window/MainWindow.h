@@ -39,6 +39,7 @@ class LoadProgress;
 class NodeListPanel;
 class ValuesPanel;
 class ComparisonPanel;
+class CompilePanel;
 struct CompareRequest;
 class OverviewView;
 
@@ -101,6 +102,7 @@ public:
     // Runs A (the model open, on its input) and B as `request` says, in the model's engine.
     void startComparison(const CompareRequest& request);
     ComparisonPanel* comparisonPanel() const { return comparison_; }
+    CompilePanel* compilePanel() const { return compile_; }
     QStringList openScopes() const;
     // The box a node is drawn inside, or the node itself when it is drawn.
     QString drawnAs(const QString& node) const;
@@ -117,6 +119,9 @@ private:
     void buildActions();
     void buildDocks();
     void buildComparison();
+    // The Compile dock (MainWindowCompile.cpp): a compile session's graphs, breaks, recompiles.
+    void buildCompilePanel();
+    void hideCompileDockUntilNeeded();
     void showComparisonMarks();
     void showModel(const LoadedModel& model);
     void inputsApplied(const QString& note, const QStringList& specs, quint64 seed);
@@ -160,6 +165,7 @@ private:
     Inspector* inspector_;
     ValuesPanel* values_;
     ComparisonPanel* comparison_;
+    CompilePanel* compile_;
     GraphTextPanel* graphText_;
     QLabel* status_;
     QList<QAction*> runActions_;

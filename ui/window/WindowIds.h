@@ -12,6 +12,7 @@ inline constexpr char kGraphTextDock[] = "graphText";
 inline constexpr char kOverviewDock[] = "overview";
 inline constexpr char kValuesDock[] = "values";
 inline constexpr char kComparisonDock[] = "comparison";
+inline constexpr char kCompileDock[] = "compile";
 
 // Run menu.
 inline constexpr char kStep[] = "run.step";

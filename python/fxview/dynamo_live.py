@@ -1,0 +1,96 @@
+"""A compile session in the window: the live engine serves one of the session's graphs at a time,
+stepped on the inputs it was first called with, exactly as fxview.show steps a GraphModule, and
+after every Opened sends the whole session (CompileSession) for the Compile panel. The window
+opens another graph as any model is opened, by its source:
+
+    python:compile:3           Dynamo's graph 3
+    python:compile:3:forward   AOTAutograd's forward of graph 3 (inner="aot_eager")
+    python:compile:3:backward  its backward
+
+Any other source opens the first graph that was called. A graph's output check compares the
+run with what the compiled code returned on the same inputs."""
+
+from __future__ import annotations
+
+import json
+
+from . import fxgraph, wire
+from .dynamo import CompileSession
+from .dynamo_export import as_list, index_of
+from .live import LiveEngine, Session
+from .stepper import finish_outputs
+from .summary import exactly_equal
+
+PREFIX = "python:compile:"
+
+
+class RecordedSession(Session):
+    """One graph of the session with its recorded first call: the window's check of the run's
+    output is against what the compiled code returned (inputs the window made: gm's own)."""
+
+    def __init__(self, graph, source: str, title: str):
+        view = fxgraph.choose_view(graph.gm, tuple(graph.inputs), {}, None)
+        super().__init__(graph.gm, tuple(graph.inputs), {}, view, source)
+        self.recorded = graph
+        self.class_name = title
+
+    def check_outputs(self) -> wire.OutputCheck:
+        if not (self.recorded.called and all(spec.example for spec in self.specs)):
+            return super().check_outputs()
+        got = finish_outputs(self.gm, self.stepper.output)
+        if exactly_equal(as_list(got), as_list(self.recorded.outputs)):
+            return wire.OutputCheck(wire.EQUAL)
+        return wire.OutputCheck(wire.DIFFERS,
+                                "The stepped graph's output differs from what the compiled code "
+                                "returned on the same inputs: this is a bug of fxview's, please "
+                                "report it with the model.")
+
+
+def chosen(session: CompileSession, source: str):
+    """(graph, kind, title) that `source` names; kind "" for Dynamo's graph itself."""
+    index, kind = None, ""
+    if source.startswith(PREFIX):
+        parts = source[len(PREFIX):].split(":")
+        if parts[0].isdigit():
+            index = int(parts[0])
+            kind = parts[1] if len(parts) > 1 else ""
+    if index is None:
+        index = next((g.index for g in session.graphs if g.called), 0)
+    if not 0 <= index < len(session.graphs):
+        return None
+    graph = session.graphs[index]
+    if kind:
+        graph = next((a for a in graph.aot if a.kind == kind), None)
+        if graph is None:
+            return None
+    title = f"graph {index}" + (f" {kind}" if kind else "")
+    return graph, kind, title
+
+
+class CompileEngine(LiveEngine):
+    def __init__(self, session: CompileSession, sock):
+        self.compile_session = session
+        self.open_source = PREFIX + "0"
+        first = chosen(session, "")
+        super().__init__(RecordedSession(first[0], self.open_source, first[2]), sock)
+
+    def handle(self, kind: int, payload: bytes) -> None:
+        if kind != wire.OPEN:
+            return super().handle(kind, payload)
+        request = wire.decode(payload, wire.OpenRequest)
+        picked = chosen(self.compile_session, request.source)
+        if picked is None:
+            return self.send(wire.OPEN_FAILED, wire.encode(
+                f"The compile session has no graph '{request.source}': it holds "
+                f"{self.compile_session.graph_count} graph(s); open one from the Compile panel."))
+        graph, _, title = picked
+        if not graph.called:
+            return self.send(wire.OPEN_FAILED, wire.encode(
+                f"{title} was compiled but never called, so there are no inputs to step it on."))
+        self.session = RecordedSession(graph, request.source, title)
+        self.open_source = (request.source if request.source.startswith(PREFIX)
+                            else PREFIX + str(graph.index))
+        super().handle(kind, payload)
+        index = index_of(self.compile_session, stepped=False)
+        index["open"] = self.open_source
+        self.send(wire.COMPILE_SESSION, wire.encode(json.dumps(index)))

@@ -1,0 +1,37 @@
+// The window's part in a compile session (fxview.backend, docs/compile-session.md): the live
+// engine sends the session after each graph it opens, the Compile dock lists it, and activating
+// a graph there opens it from the same Python, stepped on the inputs it was called with.
+
+#include <QDockWidget>
+
+#include "engineclient/EngineClient.h"
+#include "panels/Banner.h"
+#include "panels/CompilePanel.h"
+#include "session/DebugSession.h"
+#include "window/MainWindow.h"
+#include "window/WindowIds.h"
+
+namespace fxview {
+
+void MainWindow::buildCompilePanel() {
+    compile_ = new CompilePanel;
+    connect(compile_, &CompilePanel::graphRequested, this,
+            [this](const QString& source) { openModel(source, {}); });
+    connect(engine_, &EngineClient::compileSession, this, [this](const QByteArray& json) {
+        if (QString bad = compile_->setSession(json); !bad.isEmpty())
+            return banner_->say(bad, Banner::State::Error);
+        if (auto* dock = findChild<QDockWidget*>(ids::kCompileDock); dock && !dock->isVisible()) {
+            dock->show();
+            dock->raise();
+        }
+    });
+}
+
+// Only a compile session has anything to list: the dock stays closed until one arrives, whatever
+// the saved layout says.
+void MainWindow::hideCompileDockUntilNeeded() {
+    if (auto* dock = findChild<QDockWidget*>(ids::kCompileDock); dock && !compile_->hasSession())
+        dock->hide();
+}
+
+} // namespace fxview

@@ -118,8 +118,8 @@ InputChoice Interpreter::guessInputs() const {
         if (wanted.example) { // a .pt2's own: the values it was exported with
             spec.example = true;
             choice.explanation += "input " + node.name + ": " + wanted.typeOrigin + " (" +
-                                  describeExample(*wanted.example) + ")" +
-                                  describeDynamic(wanted) + "\n";
+                                  describeExample(*wanted.example) + ")" + describeDynamic(wanted) +
+                                  "\n";
             choice.specs.push_back(spec);
             continue;
         }

@@ -241,8 +241,8 @@ void tensorStats(const at::Tensor& t, ValueSummary& s) {
     if (!fast) {
         total = Moments{};
         for (std::int64_t b = 0; b < flat.numel(); b += kChunk) {
-            at::Tensor d = flat.slice(0, b, std::min(flat.numel(), b + kChunk))
-                               .to(c10::ScalarType::Double);
+            at::Tensor d =
+                flat.slice(0, b, std::min(flat.numel(), b + kChunk)).to(c10::ScalarType::Double);
             slowMoments(d.data_ptr<double>(), d.numel(), total);
         }
     }

@@ -10,6 +10,8 @@
 - a loss's backward through a ResNet block and a transformer layer under inner="aot_eager":
   AOTAutograd's forward and backward graphs, stepped on their first call's inputs, return what
   aot_eager's code returned, and the backward's gradients are torch.autograd's;
+- the live engine behind the Compile panel serves each graph by its source, its run equal to
+  what the compiled code returned;
 - python3 -m fxview compile runs a script with every torch.compile through fxview.backend;
 - fxview.export(session, folder) writes per graph a text equal to print(gm.graph) and a picture,
   and index.json whose every graph, stepped by fxview on the inputs it was called with, returned
@@ -224,6 +226,52 @@ def check_training(name, make, shape):
           f"{len(backward.gm.graph.nodes)}, {len(saved)} saved activations, gradients equal")
 
 
+def served(session, source, *options):
+    """fxtrace export --attach of `source` from a CompileEngine serving `session`, as the window
+    opens a graph of the Compile panel: (exit code, stderr)."""
+    from fxview import _connect, find_fxtrace
+    from fxview.dynamo_live import CompileEngine
+
+    process, sock = _connect(find_fxtrace(), ["export", *options, source],
+                             {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE},
+                             attach_last=True)
+    with process:
+        CompileEngine(session, sock).serve()
+        _, err = process.communicate(timeout=600)
+    return process.returncode, err.decode()
+
+
+def check_live_engine():
+    """The engine behind the Compile panel opens each graph the panel asks for by its source
+    (python:compile:N, python:compile:N:forward / :backward), stepped on its recorded inputs,
+    and checks the run against what the compiled code returned."""
+    from fxview.dynamo_live import PREFIX
+
+    torch.manual_seed(0)
+    model = dynamo_models.RepeatedBreak()
+    session, _ = compiled_under_fxview(model, torch.randn(2, 2))
+    torch.manual_seed(0)
+    trained = fxview.CompileSession()
+    block = torchvision.models.resnet.BasicBlock(4, 4)
+    torch.compile(block, backend=fxview.backend(inner="aot_eager", session=trained))(
+        torch.randn(1, 4, 5, 5)).sum().backward()
+    cases = [(session, f"{PREFIX}{g.index}", g) for g in session.graphs]
+    cases += [(trained, f"{PREFIX}0:{a.kind}", a) for a in trained.graphs[0].aot]
+    for served_session, source, graph in cases:
+        text, verdict = WORK / "served.txt", WORK / "served.json"
+        code, err = served(served_session, source, "-o", str(text))
+        check(code == 0 and text.read_text().rstrip("\n") == str(graph.gm.graph).rstrip("\n"),
+              f"live engine: {source}'s text ({code}: {err})")
+        code, err = served(served_session, source, "-o", str(verdict), "--run")
+        got = json.loads(verdict.read_text()).get("output_check", {}) if code == 0 else {}
+        check(got.get("verdict") == "equal",
+              f"live engine: {source} stepped is {got}, not equal to the compiled code's ({err})")
+    code, err = served(session, f"{PREFIX}99", "-o", str(WORK / "none.txt"))
+    check(code != 0 and "has no graph" in err and "3 graph(s)" in err,
+          f"live engine: an unknown graph: {code} {err}")
+    print(f"ok   live engine: {len(cases)} graphs served by their sources, runs equal")
+
+
 SCRIPT = """
 import sys
 import torch
@@ -271,6 +319,7 @@ def main():
                ("export", check_headless_export, ()),
                ("backend forms", check_backend_forms, ()),
                ("script command", check_script_command, ()),
+               ("live engine", check_live_engine, ()),
                ("train resnet block", check_training,
                 ("resnet block", lambda: torchvision.models.resnet.BasicBlock(8, 8),
                  (2, 8, 6, 6))),

@@ -100,9 +100,10 @@ QString CompilePanel::setSession(const QByteArray& json) {
             QJsonObject a = aot.toObject();
             const QString kind = a["kind"].toString();
             row(item,
-                {kind, "", QString("AOTAutograd · %1 nodes · called %2×")
-                               .arg(a["nodes"].toInt())
-                               .arg(a["calls"].toInt())},
+                {kind, "",
+                 QString("AOTAutograd · %1 nodes · called %2×")
+                     .arg(a["nodes"].toInt())
+                     .arg(a["calls"].toInt())},
                 graphSource(index, kind), {});
         }
         if (!g["saved"].toArray().isEmpty())
@@ -115,10 +116,9 @@ QString CompilePanel::setSession(const QByteArray& json) {
     for (const QJsonValue& b : breaks)
         occurrences += b.toObject()["count"].toInt();
     auto* breaksItem = new QTreeWidgetItem(
-        tree_, {QString("Graph breaks (%1)").arg(occurrences),
-                breaks.size() == occurrences ? QString()
-                                             : QString("%1 distinct").arg(breaks.size()),
-                ""});
+        tree_,
+        {QString("Graph breaks (%1)").arg(occurrences),
+         breaks.size() == occurrences ? QString() : QString("%1 distinct").arg(breaks.size()), ""});
     for (const QJsonValue& value : breaks) {
         QJsonObject b = value.toObject();
         QJsonArray ended = b["graphs"].toArray();

@@ -241,6 +241,9 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(valuesDock, findChild<QDockWidget*>(ids::kComparisonDock));
     textDock->raise();
     resizeDocks({textDock}, {220}, Qt::Vertical);
+    // A compile session's list takes the Nodes dock's place, one tab over.
+    tabifyDockWidget(findChild<QDockWidget*>(ids::kNodesDock),
+                     findChild<QDockWidget*>(ids::kCompileDock));
     connect(valuesDock, &QDockWidget::visibilityChanged, this, [this](bool visible) {
         if (visible && !selectedNode().isEmpty())
             showInspector(selectedNode());

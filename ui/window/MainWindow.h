@@ -166,6 +166,7 @@ private:
     ValuesPanel* values_;
     ComparisonPanel* comparison_;
     CompilePanel* compile_;
+    bool compileShown_ = false; // the Compile dock was brought up for a session
     GraphTextPanel* graphText_;
     QLabel* status_;
     QList<QAction*> runActions_;

@@ -20,9 +20,13 @@ void MainWindow::buildCompilePanel() {
     connect(engine_, &EngineClient::compileSession, this, [this](const QByteArray& json) {
         if (QString bad = compile_->setSession(json); !bad.isEmpty())
             return banner_->say(bad, Banner::State::Error);
-        if (auto* dock = findChild<QDockWidget*>(ids::kCompileDock); dock && !dock->isVisible()) {
+        // Shown and brought to the front when the first session arrives, wide enough for a
+        // graph's row; later ones (each graph opened) leave the layout as the person made it.
+        if (auto* dock = findChild<QDockWidget*>(ids::kCompileDock); dock && !compileShown_) {
+            compileShown_ = true;
             dock->show();
             dock->raise();
+            resizeDocks({dock}, {480}, Qt::Horizontal);
         }
     });
 }

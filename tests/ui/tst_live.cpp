@@ -12,8 +12,13 @@
 #include <thread>
 #include <unistd.h>
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTreeWidget>
+
 #include "WindowSupport.h"
 #include "Wire.h"
+#include "panels/CompilePanel.h"
 #include "scene/GraphScene.h"
 #include "window/MainWindow.h"
 
@@ -74,6 +79,7 @@ private slots:
     void pythonGoingAwayKeepsThePicture();
     void aBrokenFrameEndsTheEngineNotTheWindow_data();
     void aBrokenFrameEndsTheEngineNotTheWindow();
+    void aCompileSessionOpensEachOfItsGraphs();
 
 private:
     // Starts `model` in Python and opens it in a new window; false if it did not show.
@@ -340,6 +346,38 @@ void TestLive::aBrokenFrameEndsTheEngineNotTheWindow() {
     EngineClient::setSettings({});
     QVERIFY(open(*window_, "example:tinynet"));
     QCOMPARE(window_->scene()->nodeCount(), 5);
+}
+
+// A compile session served from Python (fxview.backend, python/fxview/dynamo_live.py): the
+// Compile dock lists its graphs and the one break met twice; activating graph 2 there opens it
+// from the same Python, as print(gm.graph) has it, and it runs to what the compiled code returned.
+void TestLive::aCompileSessionOpensEachOfItsGraphs() {
+    QVERIFY(openLive("compile"));
+    QJsonArray texts =
+        QJsonDocument::fromJson(QByteArray::fromStdString(readAll(python_.expectedText))).array();
+    QCOMPARE(texts.size(), 3);
+    QCOMPARE(window_->model().graphText, texts[0].toString().toStdString());
+    CompilePanel* panel = window_->compilePanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasSession(), 10000);
+    QTreeWidgetItem* graphs = panel->tree()->topLevelItem(0);
+    QCOMPARE(graphs->text(0), QString("Graphs (3)"));
+    QCOMPARE(panel->tree()->topLevelItem(1)->text(0), QString("Graph breaks (2)"));
+    QCOMPARE(panel->tree()->topLevelItem(1)->child(0)->text(0).left(2), QString("×2"));
+
+    QSignalSpy shown(window_.get(), SIGNAL(runShown()));
+    emit panel->tree()->itemActivated(graphs->child(2), 0);
+    QVERIFY(shown.wait(60000) && settle(*window_));
+    QCOMPARE(window_->model().source, QString("python:compile:2"));
+    QCOMPARE(window_->model().graphText, texts[2].toString().toStdString());
+    QVERIFY(window_->model().live);
+    QSignalSpy finished(window_.get(), SIGNAL(runShown()));
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QVERIFY(finished.wait(60000) && settle(*window_));
+    QVERIFY(window_->run().finished);
+    QCOMPARE(window_->run().outputCheck.verdict, OutputCheck::Verdict::Equal);
+    // The session came again with the graph open (the tree is rebuilt: items read afresh).
+    QTRY_VERIFY_WITH_TIMEOUT(panel->tree()->topLevelItem(0)->child(2)->font(0).bold(), 10000);
+    QVERIFY(!panel->tree()->topLevelItem(0)->child(0)->font(0).bold());
 }
 
 QTEST_MAIN(TestLive)

@@ -110,6 +110,8 @@ class CompiledGraph:
     error: str = ""  # what the inner backend or the compiled code raised, if it did
     # With inner="aot_eager": the forward and backward graphs AOTAutograd made of it
     aot: list = field(default_factory=list)  # of dynamo_aot.AotGraph, in the order compiled
+    # With passes=: each pass's run over it (dynamo_passes.PassRun), in order
+    passes: list = field(default_factory=list)
 
     @property
     def called(self) -> bool:
@@ -207,20 +209,29 @@ def compile_session() -> CompileSession:
 
 class Backend:
     """A torch.compile backend that records what Dynamo hands it into `session`, then compiles
-    with `inner` ("eager" by default; any backend name torch.compile takes, or a callable).
+    with `inner` ("eager" by default; any backend name torch.compile takes, or a callable),
+    after the person's `passes` if given (dynamo_passes.py).
 
     `fxview.backend` is one, recording into compile_session(); fxview.backend(inner="inductor")
     or Backend(inner=..., session=CompileSession()) make others."""
 
-    def __init__(self, inner="eager", session: CompileSession | None = None) -> None:
+    def __init__(self, inner="eager", session: CompileSession | None = None,
+                 passes=None) -> None:
         self.inner = inner
         self.session = session if session is not None else _default_session
+        self.passes = passes  # dynamo_passes.named_passes: a callable, a list or a dict
 
-    def __call__(self, gm=None, example_inputs=None, *, inner=None, session=None, **options):
+    def __call__(self, gm=None, example_inputs=None, *, inner=None, session=None, passes=None,
+                 **options):
         if gm is None:  # fxview.backend(inner="inductor"): a backend configured so
             return Backend(inner if inner is not None else self.inner,
-                           session if session is not None else self.session)
+                           session if session is not None else self.session,
+                           passes if passes is not None else self.passes)
         graph = self.session._add_graph(gm)
+        if self.passes is not None:
+            from .dynamo_passes import run_passes
+
+            gm = run_passes(graph, self.passes, _recorded_copy)
         if self.inner == "aot_eager":  # its forward and backward graphs recorded too
             from .dynamo_aot import aot_compilers
 

@@ -13,6 +13,7 @@ import torch
 
 from .dynamo import CompiledGraph, CompileSession, SourceLine
 from .dynamo_aot import AotGraph, saved_activations
+from .dynamo_passes import values_part
 from .stepper import Stepper, finish_outputs
 from .summary import exactly_equal
 
@@ -39,6 +40,16 @@ def export_session(session: CompileSession, folder, *, picture="svg", fxtrace=No
             entry["picture"] = drawn.name
         for a, aot in zip(g.aot, entry["aot"]):
             _write_aot(g, a, aot, folder, picture, fxtrace)
+        for k, (run, written) in enumerate(zip(g.passes, entry["passes"])):
+            if run.after is None:
+                continue
+            stem = f"graph_{g.index}_pass_{k}"
+            export(run.after, args, folder / f"{stem}.txt", fxtrace=fxtrace)
+            written["text"] = f"{stem}.txt"
+            if picture:
+                export(run.after, args, folder / f"{stem}.{picture}", run=g.called,
+                       fxtrace=fxtrace)
+                written["picture"] = f"{stem}.{picture}"
     path = folder / "index.json"
     path.write_text(json.dumps(index, indent=1) + "\n")
     return path
@@ -54,6 +65,11 @@ def index_of(session: CompileSession, *, stepped: bool) -> dict:
                          "calls": a.calls, "error": a.error,
                          "stepped_outputs_equal": stepped_outputs_equal(a) if stepped else None}
                         for a in g.aot]
+        entry["passes"] = [dict({"name": r.name, "added": r.added, "removed": r.removed,
+                                 "retargeted": r.retargeted, "error": r.error},
+                                **(values_part(g, r) if stepped or r.parted else
+                                   {"outputs_equal": None, "first_divergence": None}))
+                           for r in g.passes]
         forward = next((a for a in g.aot if a.kind == "forward"), None)
         backward = next((a for a in g.aot if a.kind == "backward"), None)
         if forward and backward:

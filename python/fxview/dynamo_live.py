@@ -6,6 +6,7 @@ opens another graph as any model is opened, by its source:
     python:compile:3           Dynamo's graph 3
     python:compile:3:forward   AOTAutograd's forward of graph 3 (inner="aot_eager")
     python:compile:3:backward  its backward
+    python:compile:3:pass:0    graph 3 after the person's first pass (passes=)
 
 Any other source opens the first graph that was called. A graph's output check compares the
 run with what the compiled code returned on the same inputs."""
@@ -17,6 +18,7 @@ import json
 from . import fxgraph, wire
 from .dynamo import CompileSession
 from .dynamo_export import as_list, index_of
+from .dynamo_passes import values_part
 from .live import LiveEngine, Session
 from .stepper import finish_outputs
 from .summary import exactly_equal
@@ -40,6 +42,12 @@ class RecordedSession(Session):
         got = finish_outputs(self.gm, self.stepper.output)
         if exactly_equal(as_list(got), as_list(self.recorded.outputs)):
             return wire.OutputCheck(wire.EQUAL)
+        if getattr(self.recorded, "passes", None):
+            return wire.OutputCheck(wire.DIFFERS,
+                                    "The stepped graph's output differs from what the compiled "
+                                    "code returned on the same inputs: that code is what your "
+                                    "passes made; open each pass's graph to see which changed "
+                                    "the values.")
         return wire.OutputCheck(wire.DIFFERS,
                                 "The stepped graph's output differs from what the compiled code "
                                 "returned on the same inputs: this is a bug of fxview's, please "
@@ -59,12 +67,26 @@ def chosen(session: CompileSession, source: str):
     if not 0 <= index < len(session.graphs):
         return None
     graph = session.graphs[index]
+    if kind == "pass":
+        k = parts[2] if len(parts) > 2 else ""
+        run = graph.passes[int(k)] if k.isdigit() and int(k) < len(graph.passes) else None
+        if run is None or run.after is None:
+            return None
+        return _AfterPass(graph, run), kind, f"graph {index} after {run.name}"
     if kind:
         graph = next((a for a in graph.aot if a.kind == kind), None)
         if graph is None:
             return None
     title = f"graph {index}" + (f" {kind}" if kind else "")
     return graph, kind, title
+
+
+class _AfterPass:
+    """A graph after one of the person's passes, stepped on the graph's own first call."""
+
+    def __init__(self, graph, run):
+        self.gm, self.inputs, self.outputs = run.after, graph.inputs, graph.outputs
+        self.called, self.passes = graph.called, graph.passes
 
 
 class CompileEngine(LiveEngine):
@@ -91,6 +113,9 @@ class CompileEngine(LiveEngine):
         self.open_source = (request.source if request.source.startswith(PREFIX)
                             else PREFIX + str(graph.index))
         super().handle(kind, payload)
+        for g in self.compile_session.graphs:  # where each pass's values part: once, for the panel
+            for run in g.passes:
+                values_part(g, run)
         index = index_of(self.compile_session, stepped=False)
         index["open"] = self.open_source
         self.send(wire.COMPILE_SESSION, wire.encode(json.dumps(index)))

@@ -12,6 +12,8 @@
   aot_eager's code returned, and the backward's gradients are torch.autograd's;
 - the live engine behind the Compile panel serves each graph by its source, its run equal to
   what the compiled code returned;
+- a person's passes: each graph before and after, nodes added and retargeted, where values
+  part, the compiled code being what they made;
 - python3 -m fxview compile runs a script with every torch.compile through fxview.backend;
 - fxview.export(session, folder) writes per graph a text equal to print(gm.graph) and a picture,
   and index.json whose every graph, stepped by fxview on the inputs it was called with, returned
@@ -272,6 +274,55 @@ def check_live_engine():
     print(f"ok   live engine: {len(cases)} graphs served by their sources, runs equal")
 
 
+def check_passes():
+    """passes=: each pass's graph before and after, what it changed, where values part; the
+    compiled code is what the passes made; a pass that raises is said and skipped."""
+    from fxview.dynamo_live import PREFIX
+    from fxview.dynamo_passes import values_part
+
+    torch.manual_seed(0)
+    x = torch.randn(3, 4)
+    session = fxview.CompileSession()
+    passes = [dynamo_models.double_negation, dynamo_models.raising_pass,
+              dynamo_models.relu_to_gelu]
+    out = torch.compile(dynamo_models.SinReluNet(),
+                        backend=fxview.backend(session=session, passes=passes))(x)
+    check(torch.equal(out, torch.nn.functional.gelu(torch.sin(x) * 2) + 1),
+          "passes: the compiled code is not what the passes made")
+    g = session.graphs[0]
+    runs = {r.name: r for r in g.passes}
+    check(list(runs) == ["double_negation", "raising_pass", "relu_to_gelu"],
+          f"passes: ran {list(runs)}")
+    negation, raising, gelu = (runs[p.__name__] for p in passes)
+    sins = [n.name for n in g.gm.graph.nodes if n.target is torch.sin]
+    check(len(negation.added) == 2 and not negation.removed and not negation.retargeted,
+          f"passes: double_negation changed {negation.added} {negation.removed}")
+    check(raising.after is None and "always fails" in raising.error,
+          f"passes: raising_pass: {raising.error!r}")
+    relus = [n.name for n in g.gm.graph.nodes if n.target is torch.relu]
+    check(gelu.retargeted == relus and gelu.before is negation.after,
+          f"passes: relu_to_gelu retargeted {gelu.retargeted}, relus {relus}, sins {sins}")
+    check(values_part(g, negation) == {"outputs_equal": True, "first_divergence": None},
+          f"passes: double_negation's values {values_part(g, negation)}")
+    check(values_part(g, gelu) == {"outputs_equal": False, "first_divergence": relus[0]},
+          f"passes: relu_to_gelu's values {values_part(g, gelu)}")
+    folder = WORK / "passes"
+    index = json.loads(Path(fxview.export(session, folder)).read_text())
+    written = index["graphs"][0]["passes"]
+    check([w["name"] for w in written] == list(runs) and written[2]["first_divergence"] ==
+          relus[0] and written[1]["error"], f"passes: index {written}")
+    text = (folder / written[2]["text"]).read_text()
+    check(text.rstrip("\n") == str(gelu.after.graph).rstrip("\n"),
+          "passes: the text after relu_to_gelu differs from print(gm.graph)")
+    code, err = served(session, f"{PREFIX}0:pass:2", "-o", str(WORK / "pass.txt"))
+    check(code == 0 and (WORK / "pass.txt").read_text().rstrip("\n") ==
+          str(gelu.after.graph).rstrip("\n"), f"passes: served after relu_to_gelu: {err}")
+    code, err = served(session, f"{PREFIX}0:pass:1", "-o", str(WORK / "pass.txt"))
+    check(code != 0 and "has no graph" in err, f"passes: the failed pass served: {code} {err}")
+    print(f"ok   passes: {[(r.name, r.added, r.retargeted) for r in g.passes]}, values part at "
+          f"{values_part(g, gelu)['first_divergence']}")
+
+
 SCRIPT = """
 import sys
 import torch
@@ -320,6 +371,7 @@ def main():
                ("backend forms", check_backend_forms, ()),
                ("script command", check_script_command, ()),
                ("live engine", check_live_engine, ()),
+               ("passes", check_passes, ()),
                ("train resnet block", check_training,
                 ("resnet block", lambda: torchvision.models.resnet.BasicBlock(8, 8),
                  (2, 8, 6, 6))),

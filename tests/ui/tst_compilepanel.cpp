@@ -18,7 +18,11 @@ const char* kSession = R"json({
  "format": "fxview.compile_session", "version": 1, "open": "python:compile:1",
  "graphs": [
   {"index": 0, "compile_id": "0/0", "nodes": 3, "calls": 1, "ended_by": "print",
-   "frame": {"file": "/m/model.py", "line": 61, "function": "forward", "code": ""}, "aot": []},
+   "frame": {"file": "/m/model.py", "line": 61, "function": "forward", "code": ""}, "aot": [],
+   "passes": [{"name": "relu_to_gelu", "added": ["gelu_1"], "removed": [], "retargeted": ["relu"],
+               "error": "", "outputs_equal": false, "first_divergence": "relu"},
+              {"name": "raising_pass", "added": [], "removed": [], "retargeted": [],
+               "error": "RuntimeError: no", "outputs_equal": null, "first_divergence": null}]},
   {"index": 1, "compile_id": "2/0", "nodes": 4, "calls": 2, "ended_by": "return_value",
    "frame": {"file": "/m/model.py", "line": 54, "function": "torch_dynamo_resume_in__noisy_at_54",
              "code": ""},
@@ -46,6 +50,7 @@ private slots:
     void listsGraphsBreaksAndRecompiles();
     void activatingARowAsksForItsGraph();
     void aDamagedSessionIsRefused();
+    void aPassShowsWhatItChangedAndColoursIt();
 };
 
 void TestCompilePanel::listsGraphsBreaksAndRecompiles() {
@@ -93,6 +98,31 @@ void TestCompilePanel::aDamagedSessionIsRefused() {
     QVERIFY2(said.contains("could not be read"), qPrintable(said));
     QVERIFY(!panel.setSession("{not json").isEmpty());
     QCOMPARE(top(panel, 0)->text(0), QString("Graphs (2)")); // what it showed stays
+}
+
+void TestCompilePanel::aPassShowsWhatItChangedAndColoursIt() {
+    CompilePanel panel;
+    QCOMPARE(panel.setSession(kSession), QString());
+    QTreeWidgetItem* first = top(panel, 0)->child(0);
+    QCOMPARE(first->childCount(), 2);
+    QCOMPARE(first->child(0)->text(0), QString("after relu_to_gelu"));
+    QCOMPARE(first->child(0)->text(2), QString("+1 −0 ~1 · values part at relu"));
+    QVERIFY(first->child(1)->text(2).startsWith("failed: RuntimeError"));
+    QVERIFY(panel.openMarks().isEmpty()); // graph 1 is open, not a pass's
+    QSignalSpy asked(&panel, &CompilePanel::graphRequested);
+    emit panel.tree()->itemActivated(first->child(0), 0);
+    QCOMPARE(asked.takeFirst().at(0).toString(), QString("python:compile:0:pass:0"));
+    emit panel.tree()->itemActivated(first->child(1), 0); // a failed pass has no graph
+    QVERIFY(asked.isEmpty());
+
+    QByteArray opened = QByteArray(kSession).replace("\"open\": \"python:compile:1\"",
+                                                     "\"open\": \"python:compile:0:pass:0\"");
+    QCOMPARE(panel.setSession(opened), QString());
+    auto marks = panel.openMarks();
+    QCOMPARE(marks.size(), 2);
+    QCOMPARE(marks[0].first, QString("gelu_1")); // added
+    QCOMPARE(marks[1].first, QString("relu"));   // retargeted
+    QVERIFY(marks[0].second != marks[1].second);
 }
 
 QTEST_MAIN(TestCompilePanel)

@@ -81,6 +81,7 @@ QString CompilePanel::setSession(const QByteArray& json) {
     QJsonObject session = doc.object();
     const QString open = session["open"].toString();
     tree_->clear();
+    marks_.clear();
     QJsonArray graphs = session["graphs"].toArray();
     auto* graphsItem = new QTreeWidgetItem(
         tree_, {QString("Graphs (%1)").arg(graphs.size()), "", "in the order Dynamo made them"});
@@ -105,6 +106,38 @@ QString CompilePanel::setSession(const QByteArray& json) {
                      .arg(a["nodes"].toInt())
                      .arg(a["calls"].toInt())},
                 graphSource(index, kind), {});
+        }
+        QJsonArray passes = g["passes"].toArray();
+        for (int k = 0; k < passes.size(); ++k) {
+            QJsonObject p = passes[k].toObject();
+            QStringList added, retargeted;
+            for (const QJsonValue& n : p["added"].toArray())
+                added << n.toString();
+            for (const QJsonValue& n : p["retargeted"].toArray())
+                retargeted << n.toString();
+            QString detail = !p["error"].toString().isEmpty()
+                                 ? "failed: " + p["error"].toString()
+                                 : QString("+%1 −%2 ~%3")
+                                       .arg(added.size())
+                                       .arg(p["removed"].toArray().size())
+                                       .arg(retargeted.size());
+            if (p["outputs_equal"].isBool())
+                detail += p["outputs_equal"].toBool()
+                              ? " · outputs equal"
+                              : " · values part at " + p["first_divergence"].toString();
+            QString source = graphSource(index, "pass:" + QString::number(k));
+            row(item, {"after " + p["name"].toString(), "", detail},
+                p["error"].toString().isEmpty() ? source : QString(),
+                "added: " + added.join(", ") +
+                    "\nremoved: " + p["removed"].toVariant().toStringList().join(", ") +
+                    "\nretargeted: " + retargeted.join(", "));
+            // Coloured on the graph after the pass when it is open: added, retargeted.
+            QList<QPair<QString, QColor>> marks;
+            for (const QString& n : added)
+                marks.append({n, QColor(0x2e, 0xa0, 0x43)});
+            for (const QString& n : retargeted)
+                marks.append({n, QColor(0xe0, 0x8a, 0x00)});
+            marks_[source] = marks;
         }
         if (!g["saved"].toArray().isEmpty())
             item->setToolTip(2, QString("%1 saved activations pass from the forward to the "
@@ -162,6 +195,7 @@ QString CompilePanel::setSession(const QByteArray& json) {
     notes_->setText(notes.join("\n"));
     notes_->setVisible(!notes.isEmpty());
     hasSession_ = true;
+    open_ = open;
     return {};
 }
 

@@ -5,6 +5,10 @@
 // deduplicated with their counts, the recompiles with the guard that failed. Activating a graph
 // (or the break that ended one, or the recompile that made one) asks for it to be opened.
 
+#include <QColor>
+#include <QHash>
+#include <QList>
+#include <QPair>
 #include <QWidget>
 
 class QLabel;
@@ -22,6 +26,9 @@ public:
     // why it could not be read (the panel then keeps what it showed).
     QString setSession(const QByteArray& json);
     bool hasSession() const { return hasSession_; }
+    // The nodes to colour on the graph open: after a pass, those it added (green) and
+    // retargeted (orange); none for other graphs.
+    QList<QPair<QString, QColor>> openMarks() const { return marks_.value(open_); }
     QTreeWidget* tree() const { return tree_; }
 
     // The source that opens graph `index` ("python:compile:3"), or its AOTAutograd graph `kind`
@@ -37,6 +44,8 @@ private:
     QTreeWidget* tree_;
     QLabel* notes_;
     bool hasSession_ = false;
+    QString open_;                                        // the source open
+    QHash<QString, QList<QPair<QString, QColor>>> marks_; // by a pass graph's source
 };
 
 } // namespace fxview

@@ -7,6 +7,7 @@
 #include "engineclient/EngineClient.h"
 #include "panels/Banner.h"
 #include "panels/CompilePanel.h"
+#include "scene/GraphScene.h"
 #include "session/DebugSession.h"
 #include "window/MainWindow.h"
 #include "window/WindowIds.h"
@@ -20,6 +21,8 @@ void MainWindow::buildCompilePanel() {
     connect(engine_, &EngineClient::compileSession, this, [this](const QByteArray& json) {
         if (QString bad = compile_->setSession(json); !bad.isEmpty())
             return banner_->say(bad, Banner::State::Error);
+        if (auto marks = compile_->openMarks(); !marks.isEmpty())
+            scene_->setNodeMarks(marks);
         // Shown and brought to the front when the first session arrives, wide enough for a
         // graph's row; later ones (each graph opened) leave the layout as the person made it.
         if (auto* dock = findChild<QDockWidget*>(ids::kCompileDock); dock && !compileShown_) {

@@ -375,6 +375,8 @@ void TestLive::aCompileSessionOpensEachOfItsGraphs() {
     QVERIFY(finished.wait(60000) && settle(*window_));
     QVERIFY(window_->run().finished);
     QCOMPARE(window_->run().outputCheck.verdict, OutputCheck::Verdict::Equal);
+    QVERIFY2(window_->statusText().contains("output equal to the compiled code's"),
+             qPrintable(window_->statusText()));
     // The session came again with the graph open (the tree is rebuilt: items read afresh).
     QTRY_VERIFY_WITH_TIMEOUT(panel->tree()->topLevelItem(0)->child(2)->font(0).bold(), 10000);
     QVERIFY(!panel->tree()->topLevelItem(0)->child(0)->font(0).bold());

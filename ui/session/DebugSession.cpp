@@ -10,13 +10,15 @@ namespace fxview {
 
 namespace {
 
-// The status bar's word on the last run's output against the model's own forward.
-QString outputCheckNote(const OutputCheck& check) {
+// The status bar's word on the last run's output against the model's own forward, or, for a
+// graph of a compile session (python:compile:N), against what the compiled code returned.
+QString outputCheckNote(const OutputCheck& check, bool compiled) {
     switch (check.verdict) {
     case OutputCheck::Verdict::Equal:
-        return ", output equal to forward";
+        return compiled ? ", output equal to the compiled code's" : ", output equal to forward";
     case OutputCheck::Verdict::Differs:
-        return ", OUTPUT DIFFERS FROM FORWARD";
+        return compiled ? ", OUTPUT DIFFERS FROM THE COMPILED CODE'S"
+                        : ", OUTPUT DIFFERS FROM FORWARD";
     case OutputCheck::Verdict::Nondeterministic:
         return ", output not checked (random op)";
     case OutputCheck::Verdict::ForwardFailed:
@@ -123,7 +125,8 @@ const ScopeBox* DebugSession::boxOfNext() const {
 QString DebugSession::stateText() const {
     return engine_->busy()           ? "working…"
            : run_.failed             ? "failed at " + current_
-           : run_.finished           ? "finished" + outputCheckNote(run_.outputCheck)
+           : run_.finished           ? "finished" + outputCheckNote(run_.outputCheck,
+                                                                    source_.startsWith("python:compile:"))
            : current_.isEmpty()      ? "ready"
            : !shownModule_.isEmpty() ? "inside " + shownModule_ + ", stopped after " + current_
                                      : "stopped after " + current_;

@@ -17,6 +17,7 @@ and where this PyTorch has moved them the session says so instead of guessing.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import threading
 from dataclasses import dataclass, field
@@ -108,7 +109,8 @@ class CompiledGraph:
     outputs: object = None  # what the compiled code returned on them, copied
     calls: int = 0
     error: str = ""  # what the inner backend or the compiled code raised, if it did
-    # With inner="aot_eager": the forward and backward graphs AOTAutograd made of it
+    # With inner="aot_eager": the forward and backward graphs AOTAutograd made of it; with
+    # inner="inductor": Inductor's pre-grad and post-grad graphs (dynamo_inductor.py)
     aot: list = field(default_factory=list)  # of dynamo_aot.AotGraph, in the order compiled
     # With passes=: each pass's run over it (dynamo_passes.PassRun), in order
     passes: list = field(default_factory=list)
@@ -237,8 +239,14 @@ class Backend:
 
             forward, backward = aot_compilers(graph, _recorded_copy, _FirstCall)
             options = dict(options, fw_compiler=forward, bw_compiler=backward)
+        recording = contextlib.nullcontext()
+        if self.inner == "inductor":  # its pre-grad and post-grad graphs recorded too
+            from .dynamo_inductor import recording as inductor_recording
+
+            recording = inductor_recording(graph)
         try:
-            compiled = self._inner(options)(gm, example_inputs)
+            with recording:
+                compiled = self._inner(options)(gm, example_inputs)
         except Exception as error:
             graph.error = f"{self._name()} failed to compile it: {type(error).__name__}: {error}"
             raise
@@ -296,6 +304,10 @@ class _FirstCall:
             graph.error = f"the compiled code raised {type(error).__name__}: {error}"
             raise
         graph.inputs, graph.outputs, graph.calls = inputs, _copied(out), 1
+        if isinstance(graph, CompiledGraph) and graph.aot:
+            from .dynamo_inductor import share_first_call
+
+            share_first_call(graph)
         return out
 
 

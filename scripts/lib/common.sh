@@ -49,6 +49,8 @@ FXVIEW_PACKAGES=(
   qt6-svg-plugins               # the SVG icon engine: without it every toolbar icon is blank
   python3-torch python3-torchvision python3-torchaudio   # fixtures are written by real PyTorch
   python3-pip                   # the Python package installed as a person would (python_package)
+  python3-dev python3-setuptools  # torch.compile's Inductor builds C++ against Python's headers
+                                # (python_dynamo records Inductor's graphs)
   fonts-dejavu-core fontconfig  # text in the window and in exported pictures
   xauth                         # the app under an X server
 )

@@ -14,6 +14,7 @@
   what the compiled code returned;
 - a person's passes: each graph before and after, nodes added and retargeted, where values
   part, the compiled code being what they made;
+- inner="inductor": Inductor's pre-grad and post-grad graphs recorded and stepped;
 - python3 -m fxview compile runs a script with every torch.compile through fxview.backend;
 - fxview.export(session, folder) writes per graph a text equal to print(gm.graph) and a picture,
   and index.json whose every graph, stepped by fxview on the inputs it was called with, returned
@@ -33,7 +34,8 @@ import torchvision
 
 import fxview
 from fxview.dynamo_aot import saved_activations
-from fxview.dynamo_export import stepped_outputs_equal
+from fxview.dynamo_export import as_list, stepped_outputs_equal
+from fxview.stepper import Stepper, finish_outputs
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "fixtures"))
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
@@ -323,6 +325,42 @@ def check_passes():
           f"{values_part(g, gelu)['first_divergence']}")
 
 
+def check_inductor():
+    """inner="inductor": Inductor's pre-grad and post-grad graphs recorded and stepped on the
+    Dynamo graph's first call; the pre-grad graph steps exactly as Dynamo's, the post-grad one
+    (ATen ops) within float32 rounding of Inductor's generated code."""
+    torch.manual_seed(0)
+    x = torch.randn(3, 4)
+    torch._dynamo.reset()
+    session = fxview.CompileSession()
+    model = dynamo_models.SinReluNet()
+    with torch.no_grad():
+        out = torch.compile(model, backend=fxview.backend(inner="inductor", session=session))(x)
+    g = session.graphs[0]
+    kinds = [(a.kind, a.calls) for a in g.aot]
+    check(kinds == [("pre-grad", 1), ("post-grad", 1)], f"inductor: graphs {kinds}")
+    if len(g.aot) != 2:
+        return
+    pre, post = g.aot
+    targets = [str(n.target) for n in post.gm.graph.nodes if n.op == "call_function"]
+    check(targets and all(t.startswith("aten.") for t in targets),
+          f"inductor: post-grad targets {targets}")
+    stepped = []
+    for kept in (g, pre, post):
+        stepper = Stepper(kept.gm, [v.clone() for v in kept.inputs])
+        with torch.no_grad():
+            stepper.run_to_end()
+        stepped.append(as_list(finish_outputs(kept.gm, stepper.output)))
+    check(all(torch.equal(a, b) for a, b in zip(stepped[0], stepped[1])),
+          "inductor: the pre-grad graph stepped differs from Dynamo's graph stepped")
+    check(torch.allclose(stepped[2][0], out, rtol=1e-6, atol=1e-6),
+          "inductor: the post-grad graph stepped is not Inductor's output within rounding")
+    print(f"ok   inductor: pre-grad {len(pre.gm.graph.nodes)} nodes, post-grad "
+          f"{len(post.gm.graph.nodes)} ({', '.join(targets)}), post-grad stepped "
+          f"{'equal to' if torch.equal(stepped[2][0], out) else 'within rounding of'} "
+          "Inductor's code")
+
+
 SCRIPT = """
 import sys
 import torch
@@ -372,6 +410,7 @@ def main():
                ("script command", check_script_command, ()),
                ("live engine", check_live_engine, ()),
                ("passes", check_passes, ()),
+               ("inductor", check_inductor, ()),
                ("train resnet block", check_training,
                 ("resnet block", lambda: torchvision.models.resnet.BasicBlock(8, 8),
                  (2, 8, 6, 6))),

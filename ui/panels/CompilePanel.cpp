@@ -102,7 +102,8 @@ QString CompilePanel::setSession(const QByteArray& json) {
             const QString kind = a["kind"].toString();
             row(item,
                 {kind, "",
-                 QString("AOTAutograd · %1 nodes · called %2×")
+                 QString(kind.endsWith("-grad") ? "Inductor · %1 nodes · called %2×"
+                                                : "AOTAutograd · %1 nodes · called %2×")
                      .arg(a["nodes"].toInt())
                      .arg(a["calls"].toInt())},
                 graphSource(index, kind), {});

@@ -114,6 +114,7 @@ class CompiledGraph:
     aot: list = field(default_factory=list)  # of dynamo_aot.AotGraph, in the order compiled
     # With passes=: each pass's run over it (dynamo_passes.PassRun), in order
     passes: list = field(default_factory=list)
+    joint: object = None  # dynamo_aot.joint_for's forward and backward as one graph, once made
 
     @property
     def called(self) -> bool:

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 
 from .dynamo import CompiledGraph, CompileSession, SourceLine
-from .dynamo_aot import AotGraph, saved_activations
+from .dynamo_aot import AotGraph, joint_for, saved_activations
 from .dynamo_passes import values_part
 from .stepper import Stepper, finish_outputs
 from .summary import exactly_equal
@@ -40,6 +40,15 @@ def export_session(session: CompileSession, folder, *, picture="svg", fxtrace=No
             entry["picture"] = drawn.name
         for a, aot in zip(g.aot, entry["aot"]):
             _write_aot(g, a, aot, folder, picture, fxtrace)
+        if "joint" in entry:  # forward and backward side by side, saved activations as edges
+            joint = joint_for(g)
+            stem = f"graph_{g.index}_joint"
+            export(joint.gm, tuple(joint.inputs), folder / f"{stem}.txt", fxtrace=fxtrace)
+            entry["joint"]["text"] = f"{stem}.txt"
+            if picture:
+                export(joint.gm, tuple(joint.inputs), folder / f"{stem}.{picture}",
+                       run=joint.called, fxtrace=fxtrace)
+                entry["joint"]["picture"] = f"{stem}.{picture}"
         for k, (run, written) in enumerate(zip(g.passes, entry["passes"])):
             if run.after is None:
                 continue
@@ -75,6 +84,11 @@ def index_of(session: CompileSession, *, stepped: bool) -> dict:
         if forward and backward:
             entry["saved"] = [{"forward": f, "backward": b}
                               for f, b in saved_activations(forward, backward)]
+            joint = joint_for(g)
+            entry["joint"] = {"nodes": sum(1 for _ in joint.gm.graph.nodes),
+                              "calls": joint.calls,
+                              "stepped_outputs_equal": stepped_outputs_equal(joint)
+                              if stepped else None}
         graphs.append(entry)
     return {
         "format": FORMAT,

@@ -6,6 +6,7 @@ opens another graph as any model is opened, by its source:
     python:compile:3           Dynamo's graph 3
     python:compile:3:forward   AOTAutograd's forward of graph 3 (inner="aot_eager")
     python:compile:3:backward  its backward
+    python:compile:3:joint     both as one graph, the saved activations as edges between them
     python:compile:3:pass:0    graph 3 after the person's first pass (passes=)
 
 Any other source opens the first graph that was called. A graph's output check compares the
@@ -17,6 +18,7 @@ import json
 
 from . import fxgraph, wire
 from .dynamo import CompileSession
+from .dynamo_aot import joint_for
 from .dynamo_export import as_list, index_of
 from .dynamo_passes import values_part
 from .live import LiveEngine, Session
@@ -73,6 +75,9 @@ def chosen(session: CompileSession, source: str):
     if not 0 <= index < len(session.graphs):
         return None
     graph = session.graphs[index]
+    if kind == "joint":
+        joint = joint_for(graph)
+        return (joint, kind, f"graph {index} forward and backward") if joint else None
     if kind == "pass":
         k = parts[2] if len(parts) > 2 else ""
         run = graph.passes[int(k)] if k.isdigit() and int(k) < len(graph.passes) else None

@@ -33,7 +33,7 @@ import torch
 import torchvision
 
 import fxview
-from fxview.dynamo_aot import saved_activations
+from fxview.dynamo_aot import joint_for, saved_activations
 from fxview.dynamo_export import as_list, stepped_outputs_equal
 from fxview.stepper import Stepper, finish_outputs
 
@@ -226,6 +226,25 @@ def check_training(name, make, shape):
               f"{name}: the {a.kind} graph's text differs from print(gm.graph)")
         check(written["stepped_outputs_equal"] is True, f"{name}: {written}")
     check(len(entry.get("saved", [])) == len(saved), f"{name}: index saved {entry.get('saved')}")
+    # Both as one graph: every saved activation an edge from the forward node that made it to
+    # the backward, no placeholder of its own; stepped, it returns what the two returned.
+    joint = joint_for(g)
+    check(entry.get("joint", {}).get("stepped_outputs_equal") is True,
+          f"{name}: the joint graph stepped: {entry.get('joint')}")
+    made = {n.name: n for n in joint.gm.graph.nodes}
+    backward_scope = {"backward": ("backward", "Backward")}
+    crossing = [f for f, _ in saved
+                if any(u.meta.get("nn_module_stack") == backward_scope for u in made[f].users)]
+    placeholders = [n.name for n in joint.gm.graph.nodes if n.op == "placeholder"]
+    forward_inputs = [n.name for n in forward.gm.graph.nodes if n.op == "placeholder"]
+    check(len(crossing) == len(saved) and
+          all(p in forward_inputs or p.startswith("tangents") for p in placeholders),
+          f"{name}: {len(crossing)} of {len(saved)} saved activations cross; inputs {placeholders}")
+    from fxview.dynamo_live import PREFIX
+
+    code, err = served(session, f"{PREFIX}0:joint", "-o", str(WORK / "joint.json"), "--run")
+    got = json.loads((WORK / "joint.json").read_text()).get("output_check", {}) if code == 0 else {}
+    check(got.get("verdict") == "equal", f"{name}: the joint graph served: {got} {err}")
     print(f"ok   {name}: forward {len(forward.gm.graph.nodes)} nodes, backward "
           f"{len(backward.gm.graph.nodes)}, {len(saved)} saved activations, gradients equal")
 

@@ -27,7 +27,7 @@ const char* kSession = R"json({
    "frame": {"file": "/m/model.py", "line": 54, "function": "torch_dynamo_resume_in__noisy_at_54",
              "code": ""},
    "aot": [{"kind": "forward", "nodes": 9, "calls": 1}, {"kind": "backward", "nodes": 7, "calls": 1}],
-   "saved": [{"forward": "relu", "backward": "relu"}]}],
+   "saved": [{"forward": "relu", "backward": "relu"}], "joint": {"nodes": 14, "calls": 1}}],
  "breaks": [{"reason": "Failed to trace builtin operator", "detail": "Failed to trace builtin operator\n  Explanation: print",
    "where": {"file": "/m/model.py", "line": 54, "function": "_noisy", "code": "print(x)"},
    "stack": [], "instruction": "CALL 1", "count": 2, "graphs": [0, 1]}],
@@ -66,8 +66,9 @@ void TestCompilePanel::listsGraphsBreaksAndRecompiles() {
     QVERIFY(second->text(2).contains("called 2×"));
     QVERIFY(second->font(0).bold()); // the graph open
     QVERIFY(!top(panel, 0)->child(0)->font(0).bold());
-    QCOMPARE(second->childCount(), 2); // its forward and backward
+    QCOMPARE(second->childCount(), 3); // its forward, backward, and both as one
     QCOMPARE(second->child(1)->text(0), QString("backward"));
+    QCOMPARE(second->child(2)->text(2), QString("14 nodes · 1 saved activations as edges"));
     QCOMPARE(top(panel, 1)->text(0), QString("Graph breaks (2)")); // one break met twice
     QCOMPARE(top(panel, 1)->child(0)->text(0), QString("×2  CALL 1"));
     QVERIFY(top(panel, 1)->child(0)->toolTip(0).contains("Explanation: print"));
@@ -86,6 +87,7 @@ void TestCompilePanel::activatingARowAsksForItsGraph() {
     };
     QCOMPARE(activate(top(panel, 0)->child(0)), QString("python:compile:0"));
     QCOMPARE(activate(top(panel, 0)->child(1)->child(0)), QString("python:compile:1:forward"));
+    QCOMPARE(activate(top(panel, 0)->child(1)->child(2)), QString("python:compile:1:joint"));
     QCOMPARE(activate(top(panel, 1)->child(0)), QString("python:compile:0")); // the graph it ended
     QCOMPARE(activate(top(panel, 2)->child(0)), QString("python:compile:1")); // the one it made
     QCOMPARE(activate(top(panel, 0)), QString());                             // a heading: none

@@ -108,6 +108,13 @@ QString CompilePanel::setSession(const QByteArray& json) {
                      .arg(a["calls"].toInt())},
                 graphSource(index, kind), {});
         }
+        if (g["joint"].isObject())
+            row(item,
+                {"forward + backward", "",
+                 QString("%1 nodes · %2 saved activations as edges")
+                     .arg(g["joint"].toObject()["nodes"].toInt())
+                     .arg(g["saved"].toArray().size())},
+                graphSource(index, "joint"), {});
         QJsonArray passes = g["passes"].toArray();
         for (int k = 0; k < passes.size(); ++k) {
             QJsonObject p = passes[k].toObject();

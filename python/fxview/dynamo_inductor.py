@@ -9,7 +9,6 @@ Dynamo graph's first call, against what the compiled code returned."""
 
 from __future__ import annotations
 
-import contextlib
 import copy
 
 import torch
@@ -37,25 +36,23 @@ def recording(graph):
                          ("post_grad_custom_post_pass", "post-grad")):
         if not hasattr(config, option):
             continue
-        # The person's own passes there still run, after the recording.
-        theirs = getattr(config, option)
-        mine = recorder(kind)
-        if theirs is None:
-            patches[option] = mine
-        elif isinstance(theirs, (list, tuple)):
-            patches[option] = [mine, *theirs]
-        else:
-            patches[option] = [mine, theirs] if _takes_lists() else theirs
-    return config.patch(patches) if patches else contextlib.nullcontext()
+        patches[option] = _then(recorder(kind), getattr(config, option))
+    return config.patch(patches)
 
 
-def _takes_lists() -> bool:
-    try:
-        from torch._inductor.custom_graph_pass import get_custom_graph_passes  # noqa: F401
+def _then(mine, theirs):
+    """mine, then the person's own pass(es) there (a callable or, from 2.8, a list): one
+    callable, which every Inductor takes."""
+    if theirs is None:
+        return mine
+    passes = list(theirs) if isinstance(theirs, (list, tuple)) else [theirs]
 
-        return True
-    except ImportError:
-        return False
+    def both(fx_graph: torch.fx.Graph) -> None:
+        mine(fx_graph)
+        for p in passes:
+            p(fx_graph)
+
+    return both
 
 
 def share_first_call(graph) -> None:

@@ -37,20 +37,22 @@ def main(argv: list[str]) -> int:
 
     session = dynamo.compile_session()
     real_compile = torch.compile
+    forced = options.inner
 
     def compile_through_fxview(model=None, *, backend=None, mode=None, options=None, **kwargs):
         # torch.compile's decorator form calls torch.compile again with the backend made here.
         if isinstance(backend, dynamo.Backend):
             return real_compile(model, backend=backend, mode=mode, options=options, **kwargs)
-        ours = dynamo.Backend(backend if backend is not None else "inductor", session)
-        if mode is not None or options is not None:
-            ours = _with_options(ours, mode, options)  # for the inner backend, not fxview's
+        if forced:  # --inner: every graph compiled by it; the script's mode and options were
+            ours = dynamo.Backend(forced, session)  # for the backend it named
+        else:
+            ours = dynamo.Backend(backend if backend is not None else "inductor", session)
+            if mode is not None or options is not None:
+                ours = _with_options(ours, mode, options)  # for the inner backend
         if model is None:
             return real_compile(backend=ours, **kwargs)
         return real_compile(model, backend=ours, **kwargs)
 
-    if options.inner:
-        compile_through_fxview = _forcing_inner(real_compile, session, options.inner)
     torch.compile = compile_through_fxview
     sys.argv = [options.script, *options.args]
     sys.path.insert(0, os.path.dirname(os.path.abspath(options.script)))
@@ -87,16 +89,3 @@ def _with_options(backend, mode, options):
             return super()._inner(merged)
 
     return WithOptions(inner, backend.session)
-
-
-def _forcing_inner(real_compile, session, inner):
-    """torch.compile with every graph compiled by `inner`, whatever the script asked for."""
-    from . import dynamo
-
-    def compile_with(model=None, *, backend=None, mode=None, options=None, **kwargs):
-        ours = backend if isinstance(backend, dynamo.Backend) else dynamo.Backend(inner, session)
-        if model is None:
-            return real_compile(backend=ours, **kwargs)
-        return real_compile(model, backend=ours, **kwargs)
-
-    return compile_with

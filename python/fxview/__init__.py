@@ -25,9 +25,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["AppNotFoundError", "Backend", "CompileSession", "LiveSession", "Saved", "backend",
-           "compare", "compile_session", "compile_view", "export", "find_app", "find_fxtrace",
-           "save", "show"]
-_DYNAMO = ("Backend", "CompileSession", "backend", "compile_session")
+           "compare", "compile_run", "compile_session", "compile_view", "export", "find_app",
+           "find_fxtrace", "save", "show"]
+_DYNAMO = ("Backend", "CompileSession", "backend", "compile_run", "compile_session")
 __version__ = "0.1.0"
 
 
@@ -162,19 +162,16 @@ def show(model, args=(), kwargs=None, *, view=None, wait=None, app=None, extra_a
     return _serve(LiveEngine(session, sock), process, wait)
 
 
-def compile_view(model, *args, backend_inner="eager", wait=None, app=None, **kwargs):
+def compile_view(model, *args, backend_inner="eager", loss=None, wait=None, app=None, **kwargs):
     """Compiles `model` with torch.compile(backend=fxview.backend(inner=backend_inner)) into a
-    session of its own, calls it once on (*args, **kwargs) and opens the window on what Dynamo
-    made: the Compile panel lists the graphs, breaks and recompiles, the first graph is open,
-    stepped on the inputs it was called with. Returns what show() returns; the compiled
-    model's result is the session's `result`."""
-    import torch
+    session of its own, calls it once on (*args, **kwargs) (and, to record the backward, runs
+    one backward pass as compile_run does) and opens the window on what Dynamo made: the Compile
+    panel lists the graphs, breaks and recompiles, the first graph is open, stepped on the inputs
+    it was called with. Returns what show() returns; the compiled model's result is the
+    session's `result`."""
+    from .dynamo import compile_run
 
-    from .dynamo import Backend, CompileSession
-
-    session = CompileSession()
-    compiled = torch.compile(model, backend=Backend(backend_inner, session))
-    session.result = compiled(*args, **kwargs)
+    session = compile_run(model, *args, backend_inner=backend_inner, loss=loss, **kwargs)
     return show(session, wait=wait, app=app)
 
 

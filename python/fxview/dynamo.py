@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 import torch
 import torch.fx
+import torch.utils._pytree as pytree
 
 __all__ = ["Backend", "CompileSession", "CompiledGraph", "GraphBreak", "Recompile", "SourceLine",
            "backend", "compile_session"]
@@ -208,6 +209,36 @@ _default_session = CompileSession()
 def compile_session() -> CompileSession:
     """The session fxview.backend (the default one) records into."""
     return _default_session
+
+
+def compile_run(model, *args, backend_inner="eager", loss=None, **kwargs) -> CompileSession:
+    """Compiles `model` with torch.compile(backend=fxview.backend(inner=backend_inner)) into a
+    session of its own and calls it once on (*args, **kwargs); the result is the session's
+    `result`. The backward is recorded too where AOTAutograd's graphs are (inner "aot_eager"),
+    or wherever `loss` is given: one backward pass from `loss(result)`, by default from the sum
+    of every output that requires grad (its gradients accumulate into the model's .grad, as any
+    backward's do). Returns the session, for show() or export()."""
+    session = CompileSession()
+    compiled = torch.compile(model, backend=Backend(backend_inner, session))
+    session.result = compiled(*args, **kwargs)
+    if loss is not None or backend_inner == "aot_eager":
+        backward_from(session.result, loss)
+    return session
+
+
+def backward_from(result, loss=None) -> bool:
+    """One backward pass from loss(result), or from the sum of every tensor in `result` that
+    requires grad; False when there is none to start from."""
+    if loss is not None:
+        value = loss(result)
+    else:
+        leaves = [t for t in pytree.tree_leaves(result)
+                  if isinstance(t, torch.Tensor) and t.requires_grad]
+        if not leaves:
+            return False
+        value = sum(t.sum() for t in leaves)
+    value.backward()
+    return True
 
 
 class Backend:

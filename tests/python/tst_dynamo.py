@@ -9,7 +9,8 @@
 - the compiled callable still returns what the model returns;
 - a loss's backward through a ResNet block and a transformer layer under inner="aot_eager":
   AOTAutograd's forward and backward graphs, stepped on their first call's inputs, return what
-  aot_eager's code returned, and the backward's gradients are torch.autograd's;
+  aot_eager's code returned, and the backward's gradients are torch.autograd's; compile_run's
+  own backward (of the outputs' sum, or of a loss named) likewise;
 - the live engine behind the Compile panel serves each graph by its source, its run equal to
   what the compiled code returned;
 - a person's passes: each graph before and after, nodes added and retargeted, where values
@@ -178,6 +179,44 @@ def check_backend_forms():
     print(f"ok   backend forms: {fxview.backend!r}, {inner!r}")
 
 
+def gradients_are_autograds(g, backward, loss=lambda out: out.sum()) -> bool:
+    """Whether the recorded backward's gradients equal torch.autograd's of loss(output) through
+    Dynamo's graph run eagerly on the same inputs (the oracle)."""
+    leaves = [t.clone().requires_grad_(r) if isinstance(t, torch.Tensor) else t
+              for t, r in zip(g.inputs, g.requires_grad)]
+    out = g.gm(*leaves)
+    loss(out[0] if isinstance(out, (tuple, list)) else out).backward()
+    wanted = [leaf.grad for leaf, r in zip(leaves, g.requires_grad) if r]
+    got = [o for o, r in zip(backward.outputs, g.requires_grad) if r]
+    return (len(backward.outputs) == len(g.inputs) and len(got) == len(wanted) > 0
+            and all(torch.equal(a, b) for a, b in zip(got, wanted)))
+
+
+def check_compile_run_backward():
+    """fxview.compile_run (what compile_view opens) under inner="aot_eager" records the backward
+    of the sum of the outputs when no loss is named, and of the loss when one is: the backward
+    graph's gradients are torch.autograd's of that loss. Under "eager" without a loss it runs no
+    backward (the model's .grad untouched)."""
+    for loss, what in ((None, "the outputs' sum"), (lambda out: out.pow(2).mean(), "a loss")):
+        torch.manual_seed(0)
+        torch._dynamo.reset()
+        model = torch.nn.Sequential(torch.nn.Linear(5, 4), torch.nn.ReLU(), torch.nn.Linear(4, 3))
+        session = fxview.compile_run(model, torch.randn(2, 5), backend_inner="aot_eager",
+                                     loss=loss)
+        g = session.graphs[0]
+        kinds = [(a.kind, a.calls) for a in g.aot]
+        check(kinds == [("forward", 1), ("backward", 1)], f"compile_run, {what}: {kinds}")
+        if len(g.aot) == 2:
+            check(gradients_are_autograds(g, g.aot[1], loss or (lambda out: out.sum())),
+                  f"compile_run, {what}: the backward's gradients are not torch.autograd's")
+    torch._dynamo.reset()
+    model = torch.nn.Linear(5, 4)
+    session = fxview.compile_run(model, torch.randn(2, 5))
+    check(model.weight.grad is None and not session.graphs[0].aot,
+          "compile_run under eager ran a backward nobody asked for")
+    print("ok   compile_run: the backward of the outputs' sum by default, of a loss when named")
+
+
 def check_training(name, make, shape):
     """A loss's backward through the compiled model under inner="aot_eager": AOTAutograd's forward
     and backward graphs recorded and stepped; their gradients are torch.autograd's."""
@@ -203,15 +242,7 @@ def check_training(name, make, shape):
     for a in g.aot:
         check(stepped_outputs_equal(a) is True,
               f"{name}: the {a.kind} graph stepped differs from what aot_eager's returned")
-    # The oracle: torch.autograd through Dynamo's graph run eagerly on the same inputs.
-    leaves = [t.clone().requires_grad_(r) if isinstance(t, torch.Tensor) else t
-              for t, r in zip(g.inputs, g.requires_grad)]
-    out = g.gm(*leaves)
-    (out[0] if isinstance(out, (tuple, list)) else out).sum().backward()
-    wanted = [leaf.grad for leaf, r in zip(leaves, g.requires_grad) if r]
-    got = [o for o, r in zip(backward.outputs, g.requires_grad) if r]
-    check(len(backward.outputs) == len(g.inputs) and len(got) == len(wanted) > 0
-          and all(torch.equal(a, b) for a, b in zip(got, wanted)),
+    check(gradients_are_autograds(g, backward),
           f"{name}: the backward graph's gradients are not torch.autograd's")
     saved = saved_activations(forward, backward)
     inputs = [n.name for n in backward.gm.graph.nodes if n.op == "placeholder"]
@@ -430,6 +461,7 @@ def main():
                ("live engine", check_live_engine, ()),
                ("passes", check_passes, ()),
                ("inductor", check_inductor, ()),
+               ("compile_run backward", check_compile_run_backward, ()),
                ("train resnet block", check_training,
                 ("resnet block", lambda: torchvision.models.resnet.BasicBlock(8, 8),
                  (2, 8, 6, 6))),

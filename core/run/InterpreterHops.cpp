@@ -1,9 +1,10 @@
 // torch.export's higher-order ops other than cond, stepped block by block: while_loop runs its
 // cond block, then its body while cond said true; scan and map run their block once per slice
 // of their xs along dim 0; wrap_with_set_grad_enabled and wrap_with_autocast run theirs once
-// under the grad mode or autocast state they name. Each follows PyTorch's dense implementation
-// in torch/_higher_order_ops/ (while_loop_dense, generic_scan, map_dense, and the wrappers'
-// context managers), so the values are the ones ep.module() computes.
+// under the grad mode or autocast state they name; invoke_subgraph runs its subgraph once. Each
+// follows PyTorch's dense implementation in torch/_higher_order_ops/ (while_loop_dense,
+// generic_scan, map_dense, and the wrappers' context managers), so the values are the ones
+// ep.module() computes.
 
 #include <ATen/autocast_mode.h>
 #include <c10/core/GradMode.h>
@@ -148,6 +149,9 @@ bool Interpreter::Private::enterHop(int id) {
             r.blockRuns = {1};
             break;
         }
+        case K::Call:
+            params = Values(operands.begin(), operands.end());
+            break;
         case K::SetGrad:
             state->previousGrad = c10::GradMode::is_enabled();
             state->restoreGrad = true;
@@ -278,6 +282,7 @@ void Interpreter::Private::unwindHop() {
             }
             return finish(std::move(stacked));
         }
+        case K::Call:
         case K::SetGrad:
         case K::Autocast:
             return finish(std::move(results));

@@ -61,7 +61,8 @@ struct HopSpec {
         Scan,      // blocks: combine; inputs: init, xs, additional
         Map,       // blocks: body; inputs: xs, then the arguments every slice gets
         SetGrad,   // wrap_with_set_grad_enabled: the block under torch.set_grad_enabled(grad)
-        Autocast   // wrap_with_autocast: the block under torch.autocast(...)
+        Autocast,  // wrap_with_autocast: the block under torch.autocast(...)
+        Call       // invoke_subgraph: the block once on the operands, its results the op's
     };
     Kind kind = Kind::WhileLoop;
     std::size_t carried = 0;                       // WhileLoop: carried inputs; Scan: init's

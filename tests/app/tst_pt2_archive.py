@@ -22,12 +22,16 @@ CASES = ["tiny", "tiny_zip64", "tiny_dynamic", "shared_storage", "conv_bf16", "t
          "two_programs.other",
          # higher-order ops (tests/fixtures/pt2_hop_models.py)
          "hop_cond", "hop_while", "hop_while_cond", "hop_scan", "hop_map", "hop_no_grad",
-         "hop_autocast", "hop_effects",
+         "hop_autocast", "hop_effects", "hop_invoke_subgraph", "hop_auto_functionalized",
+         "hop_auto_functionalized_v2",
          # an operator PyTorch 2.8 added
          "grouped_mm"]
 # The ATen operators a case calls that an older LibTorch lacks: where this PyTorch lacks them
 # too, fxview's run must stop with a sentence instead of outputs.
 NEWER_OPS = {"grouped_mm": ["_grouped_mm"]}
+# Cases calling a person's own ops: fxtrace gets their library (tests/fixtures/ops/) with --ops.
+OPS = os.environ.get("FXVIEW_TEST_OPS", "")
+NEEDS_OPS = {"hop_auto_functionalized", "hop_auto_functionalized_v2"}
 
 
 def equal(a, b):
@@ -49,7 +53,8 @@ def check(case, failures):
     """Checks one case; returns whether it passed (its failures appended to `failures`)."""
     before = len(failures)
     model = model_of(case)
-    printed = fxtrace("graph", model)
+    ops = ["--ops", OPS] if case in NEEDS_OPS else []
+    printed = fxtrace("graph", model, *ops)
     want = (FIXTURES / f"{case}.graph.txt").read_text()
     if printed.returncode != 0 or printed.stdout.rstrip("\n") != want.rstrip("\n"):
         failures.append(f"{case}: fxtrace graph differs from torch.export.load's graph:\n"
@@ -64,7 +69,7 @@ def check(case, failures):
             x = Path(tmp) / f"in{i}.pt"
             out = Path(tmp) / f"out{i}.pt"
             torch.save(tuple(args), x)
-            ran = fxtrace("run", model, "--input", f"file:{x}", "--save-outputs", out)
+            ran = fxtrace("run", model, *ops, "--input", f"file:{x}", "--save-outputs", out)
             if missing:
                 # This LibTorch lacks the op: the run stops with a sentence naming the op and
                 # the PyTorch that exported the program.
@@ -132,9 +137,18 @@ def main():
     else:
         passed += 1
         print("ok   hop_cond: true_graph_0 is a GraphModule of 3 inputs and 1 output")
+    # Without the library of the ops auto_functionalized calls, the graph still prints and the
+    # run stops at the first call with a sentence naming the op and --ops.
+    ran = fxtrace("run", FIXTURES / "hop_auto_functionalized_v2.pt2")
+    said = ran.stdout + ran.stderr
+    if ran.returncode == 0 or "fxview_test.scale_into.default" not in said or "--ops" not in said:
+        failures.append(f"hop_auto_functionalized_v2 without --ops: {said}")
+    else:
+        passed += 1
+        print("ok   hop_auto_functionalized_v2 without --ops: stops naming the op and --ops")
     for f in failures:
         print("FAIL", f)
-    print(f"{passed} passed, {len(CASES) + 4 - passed} failed")
+    print(f"{passed} passed, {len(CASES) + 5 - passed} failed")
     return 1 if failures else 0
 
 

@@ -10,10 +10,8 @@
 #include <tuple>
 
 #include "ExportGraphBuilder.h"
-#include "OpLibraries.h"
 #include "SymbolicOps.h"
 #include "TorchValues.h"
-#include "Versions.h"
 
 namespace fxview {
 
@@ -98,13 +96,7 @@ void ExportGraphBuilder::callFunction(const ExportedNode& n) {
         emit(std::move(node), std::move(step), named ? Naming::Program : Naming::Fresh);
         return;
     }
-    std::shared_ptr<jit::Operator> op;
-    if (auto name = operatorName(n.target)) {
-        op = jit::findOperatorFor(*name);
-        // torchvision::nms, torchaudio::...: their package's library registers them.
-        if (!op && loadPackagedOpLibrary(name->name.substr(0, name->name.find("::"))))
-            op = jit::findOperatorFor(*name);
-    }
+    std::shared_ptr<jit::Operator> op = calledOperator(n.target, "", step.unsupported);
     std::map<std::string, const ExportedValue*> actual;
     std::map<std::string, int> spelled; // NamedArgument.kind: 1 positional, 2 keyword
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
@@ -163,21 +155,6 @@ void ExportGraphBuilder::callFunction(const ExportedNode& n) {
             else
                 node.kwargs.push_back({argName, exportedArgument(value)});
         }
-        // The PyTorch that exported the program has the op: name it, and the LibTorch to use.
-        const std::string& writer = model_.program.torchVersion;
-        const std::string wants = writer.empty()
-                                      ? "a newer LibTorch"
-                                      : "LibTorch " + writer.substr(0, writer.find_first_of("+a")) +
-                                            " or newer (docs/building.md says how)";
-        step.unsupported =
-            n.target.rfind("torch.ops.aten.", 0) == 0
-                ? n.target + ", an ATen operator LibTorch " + libtorchVersion() +
-                      " (the one fxview runs on) lacks" +
-                      (writer.empty() ? "" : "; PyTorch " + writer + " exported it") +
-                      ": open it with an fxview built on " + wants
-                : n.target + ", which is not an ATen operator (a custom op library's): "
-                             "fxview runs the operators LibTorch registers; export the model "
-                             "without it";
     }
     // One tensor or symbolic output names the node (deserialize_outputs' sync_fx_node);
     // otherwise torch.fx names it after the op and getitem nodes take the outputs' names.

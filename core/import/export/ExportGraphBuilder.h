@@ -7,6 +7,7 @@
 //   ExportCalls.cpp      call_function nodes: the ATen overload, its arguments, the getitems of
 //                        an op returning several values
 //   ExportHops.cpp       higher-order ops (torch.cond, while_loop, scan...) and their subgraphs
+//                        (AutoFunctionalized.cpp: how auto_functionalized runs its op)
 
 #include <torch/csrc/jit/runtime/operator.h>
 
@@ -77,6 +78,12 @@ private:
 
     // "torch.ops.aten.linear.default" -> aten::linear with overload "".
     static std::optional<c10::OperatorName> operatorName(const std::string& target);
+
+    // The operator `target` names ("torch.ops.aten.linear.default"), loading torchvision's or
+    // torchaudio's library for their namespaces; null with `why` saying what is missing and
+    // what would run it (`caller`: the higher-order op calling it, if any).
+    std::shared_ptr<torch::jit::Operator>
+    calledOperator(const std::string& target, const std::string& caller, std::string& why);
 
     // torch.fx's name for a node of this target when nothing names it:
     // "torch.ops.aten.split.Tensor" -> "split_tensor", "torch.ops.higher_order.cond" -> "cond".

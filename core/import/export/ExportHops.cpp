@@ -2,8 +2,10 @@
 // deserializer makes them: every input positional unless the file names it a keyword
 // (deserialize_hoo_inputs), each subgraph a get_attr before the op and a block inside it, the
 // op named by the file's Node.name (else its one output, else its target). torch.cond runs as
-// an if; while_loop, scan, map_impl and the grad-mode and autocast wrappers as a Hop step
-// (InterpreterHops.cpp); with_effects calls its op and hands back a fresh token. Others are
+// an if; while_loop, scan, map_impl, invoke_subgraph and the grad-mode and autocast wrappers as
+// a Hop step
+// (InterpreterHops.cpp); with_effects calls its op and hands back a fresh token;
+// auto_functionalized (v1 and v2) calls its op on clones (AutoFunctionalized.cpp). Others are
 // drawn and printed, and running one stops there with a sentence naming it.
 
 #include <torch/csrc/jit/runtime/operator.h>
@@ -11,9 +13,12 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "AutoFunctionalized.h"
 #include "ExportGraphBuilder.h"
+#include "OpLibraries.h"
 #include "TorchSave.h"
 #include "TorchValues.h"
+#include "Versions.h"
 
 namespace fxview {
 
@@ -65,17 +70,53 @@ std::string counted(std::size_t n, const std::string& what) {
 
 } // namespace
 
+std::shared_ptr<jit::Operator> ExportGraphBuilder::calledOperator(const std::string& target,
+                                                                  const std::string& caller,
+                                                                  std::string& why) {
+    std::shared_ptr<jit::Operator> op;
+    if (auto name = operatorName(target)) {
+        op = jit::findOperatorFor(*name);
+        // torchvision::nms, torchaudio::...: their package's library registers them.
+        if (!op && loadPackagedOpLibrary(name->name.substr(0, name->name.find("::"))))
+            op = jit::findOperatorFor(*name);
+    }
+    if (op)
+        return op;
+    const std::string called = caller.empty() ? target : target + " (called by " + caller + ")";
+    if (target.rfind("torch.ops.aten.", 0) == 0) {
+        // The PyTorch that exported the program has the op: name it, and the LibTorch to use.
+        const std::string& writer = model_.program.torchVersion;
+        const std::string wants = writer.empty()
+                                      ? "a newer LibTorch"
+                                      : "LibTorch " + writer.substr(0, writer.find_first_of("+a")) +
+                                            " or newer (docs/building.md says how)";
+        why = called + ", an ATen operator LibTorch " + libtorchVersion() +
+              " (the one fxview runs on) lacks" +
+              (writer.empty() ? "" : "; PyTorch " + writer + " exported it") +
+              ": open it with an fxview built on " + wants;
+    } else {
+        why = called + ", a custom op no loaded library defines: give fxview the shared library "
+                       "whose TORCH_LIBRARY registers it with --ops LIB.so (an op defined only "
+                       "in Python has none, and fxview cannot run it)";
+    }
+    return nullptr;
+}
+
 void ExportGraphBuilder::hopArguments(const ExportedNode& n, Node& node, Step& step,
                                       const std::vector<std::size_t>& flattened) {
     for (std::size_t i = 0; i < n.inputs.size(); ++i) {
         const auto& [name, v] = n.inputs[i];
         const int kind = i < n.inputKinds.size() ? n.inputKinds[i] : 0;
+        // A subgraph's get_attr is named as torch.fx names it: invoke_subgraph's second call of
+        // repeated_subgraph0 gets repeated_subgraph0_1, its block and nodes named after that.
+        const std::string local = v.kind == K::Graph ? scope_->namer.create(v.name) : "";
+        Argument argument = v.kind == K::Graph ? Argument::ofNode(local) : exportedArgument(v);
         if (kind == 1 || name.empty())
-            node.args.push_back(exportedArgument(v));
+            node.args.push_back(std::move(argument));
         else
-            node.kwargs.push_back({name, exportedArgument(v)});
+            node.kwargs.push_back({name, std::move(argument)});
         if (v.kind == K::Graph) {
-            auto [block, stepBlock] = subgraph(v.name, *v.graph, node.scope);
+            auto [block, stepBlock] = subgraph(local, *v.graph, node.scope);
             Step get;
             get.kind = Step::Kind::Attribute;
             get.subgraph = v.name + " (" + counted(v.graph->inputs.size(), "input") + ", " +
@@ -84,7 +125,8 @@ void ExportGraphBuilder::hopArguments(const ExportedNode& n, Node& node, Step& s
             step.blocks.push_back(std::move(stepBlock));
             Node attr;
             attr.op = Op::GetAttr;
-            attr.name = attr.target = v.name;
+            attr.name = local;
+            attr.target = v.name;
             attr.scope = node.scope;
             emit(std::move(attr), std::move(get));
         } else if (std::find(flattened.begin(), flattened.end(), i) != flattened.end()) {
@@ -126,17 +168,31 @@ void ExportGraphBuilder::higherOrder(const ExportedNode& n, Node node) {
     if (op == "with_effects") {
         // with_effects(token, op, *args)
         const std::string& target = inputAt(n, 1, K::Operator, "an operator").text;
-        std::shared_ptr<jit::Operator> effect;
-        if (auto name = operatorName(target))
-            effect = jit::findOperatorFor(*name);
+        std::shared_ptr<jit::Operator> effect = calledOperator(target, op, step.unsupported);
         std::vector<std::size_t> operands{0};
         for (std::size_t i = 2; i < n.inputs.size(); ++i)
             operands.push_back(i);
         hopArguments(n, node, step, operands);
         if (effect)
             step.operation = withEffectsOperation(effect, operands.size() - 1);
-        else
-            step.unsupported = target + " (called by with_effects), which this LibTorch lacks";
+        return emitHop(n, std::move(node), std::move(step));
+    }
+    if (op == "auto_functionalized" || op == "auto_functionalized_v2") {
+        // auto_functionalized[_v2](_mutable_op, **kwargs): each keyword's value whole (lists as
+        // lists), named for the call.
+        const std::string& target = inputAt(n, 0, K::Operator, "an operator").text;
+        std::shared_ptr<jit::Operator> mutating = calledOperator(target, op, step.unsupported);
+        std::vector<std::string> names;
+        for (std::size_t i = 1; i < n.inputs.size(); ++i) {
+            names.push_back(n.inputs[i].first);
+            step.inputs.push_back(sourceOf(n.inputs[i].second));
+        }
+        hopArguments(n, node, step, {});
+        if (mutating)
+            step.operation = autoFunctionalizedOperation(op == "auto_functionalized"
+                                                             ? AutoFunctionalizedKind::V1
+                                                             : AutoFunctionalizedKind::V2,
+                                                         mutating, std::move(names));
         return emitHop(n, std::move(node), std::move(step));
     }
     // A node of a known op that is not as PyTorch writes it is drawn, and says why it cannot run.
@@ -185,6 +241,11 @@ void ExportGraphBuilder::higherOrder(const ExportedNode& n, Node node) {
             spec.cacheEnabled = inputAt(n, 3, K::Bool, "cache_enabled").boolean;
             inputAt(n, 4, K::Graph, "a graph");
             operands.assign(all.begin() + 5, all.end());
+        } else if (op == "invoke_subgraph") {
+            // invoke_subgraph(subgraph, identifier, *operands)
+            spec.kind = HopSpec::Kind::Call;
+            inputAt(n, 0, K::Graph, "a graph");
+            operands.assign(all.begin() + 2, all.end());
         } else {
             return unsupported(n.target + ", a higher-order op fxview draws but does not run yet");
         }

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 
-from . import fxgraph, wire
+import torch
+
+from . import comparison, fxgraph, wire
 from .dynamo import CompileSession
 from .dynamo_aot import joint_for
 from .dynamo_export import as_list, index_of
@@ -30,13 +32,34 @@ PREFIX = "python:compile:"
 
 class RecordedSession(Session):
     """One graph of the session with its recorded first call: the window's check of the run's
-    output is against what the compiled code returned (inputs the window made: gm's own)."""
+    output is against what the compiled code returned (inputs the window made: gm's own). A
+    comparison whose run B is another graph of the session (the graph a pass was given) steps
+    both on this run's inputs."""
 
-    def __init__(self, graph, source: str, title: str):
+    def __init__(self, graph, source: str, title: str, others=None):
         view = fxgraph.choose_view(graph.gm, tuple(graph.inputs), {}, None)
         super().__init__(graph.gm, tuple(graph.inputs), {}, view, source)
         self.recorded = graph
         self.class_name = title
+        self.others = others  # source -> chosen()'s (graph, kind, title), or None
+
+    def compare(self, r: wire.CompareRequest, before_node) -> wire.ComparisonAnswer:
+        if not (r.modelB.startswith(PREFIX) and self.others):
+            return super().compare(r, before_node)
+        picked = self.others(r.modelB)
+        if picked is None:
+            return wire.ComparisonAnswer(error=f"The compile session has no graph '{r.modelB}' "
+                                               "to compare with.")
+        other, _, title = picked
+        def inputs():  # each run its own copy: a graph may write into its inputs
+            return [v.clone() if isinstance(v, torch.Tensor) else v for v in self.stepper.inputs]
+
+        with torch.no_grad():
+            result = comparison.compare_runs(self.gm, inputs(), other.gm, inputs(),
+                                             local=r.local, before_node=before_node)
+        result.model_a, result.model_b = self.source, r.modelB
+        result.run_a, result.run_b = self.class_name, title
+        return wire.ComparisonAnswer(json=result.to_json())
 
     def check_outputs(self) -> wire.OutputCheck:
         if not (self.recorded.called and all(spec.example for spec in self.specs)):
@@ -120,7 +143,8 @@ class CompileEngine(LiveEngine):
         if not graph.called:
             return self.send(wire.OPEN_FAILED, wire.encode(
                 f"{title} was compiled but never called, so there are no inputs to step it on."))
-        self.session = RecordedSession(graph, request.source, title)
+        self.session = RecordedSession(graph, request.source, title,
+                                       lambda source: chosen(self.compile_session, source))
         self.open_source = (request.source if request.source.startswith(PREFIX)
                             else PREFIX + str(graph.index))
         super().handle(kind, payload)

@@ -371,6 +371,18 @@ def check_passes():
           str(gelu.after.graph).rstrip("\n"), f"passes: served after relu_to_gelu: {err}")
     code, err = served(session, f"{PREFIX}0:pass:1", "-o", str(WORK / "pass.txt"))
     check(code != 0 and "has no graph" in err, f"passes: the failed pass served: {code} {err}")
+    # The window's Comparison dock for the graph after relu_to_gelu: run B is the graph it was
+    # given (after double_negation; raising_pass was skipped), both stepped here.
+    from fxview import wire
+    from fxview.dynamo_live import RecordedSession, chosen
+
+    after = RecordedSession(chosen(session, f"{PREFIX}0:pass:2")[0], f"{PREFIX}0:pass:2",
+                            "after relu_to_gelu", lambda source: chosen(session, source))
+    answer = after.compare(wire.CompareRequest(modelB=f"{PREFIX}0:pass:0"), None)
+    report = json.loads(answer.json) if answer.json else {}
+    check(report.get("first_divergence") == relus[0] and not report.get("only_a"),
+          f"passes: compared with the graph before relu_to_gelu: {answer.error} "
+          f"{report.get('first_divergence')} {report.get('only_a')}")
     print(f"ok   passes: {[(r.name, r.added, r.retargeted) for r in g.passes]}, values part at "
           f"{values_part(g, gelu)['first_divergence']}")
 

@@ -18,8 +18,10 @@
 
 #include "WindowSupport.h"
 #include "Wire.h"
+#include "panels/ComparisonPanel.h"
 #include "panels/CompilePanel.h"
 #include "scene/GraphScene.h"
+#include "scene/NodeItem.h"
 #include "window/MainWindow.h"
 
 using namespace fxview;
@@ -80,6 +82,7 @@ private slots:
     void aBrokenFrameEndsTheEngineNotTheWindow_data();
     void aBrokenFrameEndsTheEngineNotTheWindow();
     void aCompileSessionOpensEachOfItsGraphs();
+    void aPassGraphIsComparedWithTheGraphItWasGiven();
 
 private:
     // Starts `model` in Python and opens it in a new window; false if it did not show.
@@ -380,6 +383,35 @@ void TestLive::aCompileSessionOpensEachOfItsGraphs() {
     // The session came again with the graph open (the tree is rebuilt: items read afresh).
     QTRY_VERIFY_WITH_TIMEOUT(panel->tree()->topLevelItem(0)->child(2)->font(0).bold(), 10000);
     QVERIFY(!panel->tree()->topLevelItem(0)->child(0)->font(0).bold());
+}
+
+// A person's passes (fxview.backend(passes=...)): opening the graph after relu_to_gelu keeps
+// what the pass retargeted coloured, and the Comparison dock says where its values first part
+// from the graph the pass was given (the one after double_negation): at the relu it made a gelu.
+void TestLive::aPassGraphIsComparedWithTheGraphItWasGiven() {
+    QVERIFY(openLive("compile_passes"));
+    QJsonArray texts =
+        QJsonDocument::fromJson(QByteArray::fromStdString(readAll(python_.expectedText))).array();
+    QCOMPARE(texts.size(), 3);
+    CompilePanel* panel = window_->compilePanel();
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasSession(), 10000);
+    QTreeWidgetItem* graph = panel->tree()->topLevelItem(0)->child(0);
+    QTreeWidgetItem* gelu = nullptr;
+    for (int i = 0; i < graph->childCount(); ++i)
+        if (graph->child(i)->text(0) == "after relu_to_gelu")
+            gelu = graph->child(i);
+    QVERIFY(gelu);
+    QSignalSpy compared(window_.get(), SIGNAL(comparisonShown()));
+    emit panel->tree()->itemActivated(gelu, 0);
+    QVERIFY(compared.wait(60000) && settle(*window_));
+    QCOMPARE(window_->model().source, QString("python:compile:0:pass:1"));
+    QCOMPARE(window_->model().graphText, texts[2].toString().toStdString());
+    ComparisonPanel* comparison = window_->comparisonPanel();
+    QVERIFY(comparison->hasReport());
+    QCOMPARE(comparison->report().modelB, std::string("python:compile:0:pass:0"));
+    QVERIFY2(comparison->statusText().startsWith("First divergence: relu "),
+             qPrintable(comparison->statusText()));
+    QCOMPARE(window_->scene()->nodeItem("relu")->mark(), QColor(0xe0, 0x8a, 0x00));
 }
 
 QTEST_MAIN(TestLive)

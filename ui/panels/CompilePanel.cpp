@@ -82,6 +82,7 @@ QString CompilePanel::setSession(const QByteArray& json) {
     const QString open = session["open"].toString();
     tree_->clear();
     marks_.clear();
+    before_.clear();
     QJsonArray graphs = session["graphs"].toArray();
     auto* graphsItem = new QTreeWidgetItem(
         tree_, {QString("Graphs (%1)").arg(graphs.size()), "", "in the order Dynamo made them"});
@@ -116,6 +117,7 @@ QString CompilePanel::setSession(const QByteArray& json) {
                      .arg(g["saved"].toArray().size())},
                 graphSource(index, "joint"), {});
         QJsonArray passes = g["passes"].toArray();
+        QString given = graphSource(index); // the graph the next pass is given
         for (int k = 0; k < passes.size(); ++k) {
             QJsonObject p = passes[k].toObject();
             QStringList added, retargeted;
@@ -146,6 +148,11 @@ QString CompilePanel::setSession(const QByteArray& json) {
             for (const QString& n : retargeted)
                 marks.append({n, QColor(0xe0, 0x8a, 0x00)});
             marks_[source] = marks;
+            // A pass that failed was skipped: the next one is given the same graph.
+            if (p["error"].toString().isEmpty()) {
+                before_[source] = given;
+                given = source;
+            }
         }
         if (!g["saved"].toArray().isEmpty())
             item->setToolTip(2, QString("%1 saved activations pass from the forward to the "

@@ -29,6 +29,9 @@ public:
     // The nodes to colour on the graph open: after a pass, those it added (green) and
     // retargeted (orange); none for other graphs.
     QList<QPair<QString, QColor>> openMarks() const { return marks_.value(open_); }
+    // The source of the graph the pass whose graph is open was given (Dynamo's graph, or the
+    // graph after the pass before it); "" when the graph open is not a pass's.
+    QString openPassBefore() const { return before_.value(open_); }
     QTreeWidget* tree() const { return tree_; }
 
     // The source that opens graph `index` ("python:compile:3"), or its AOTAutograd graph `kind`
@@ -46,6 +49,7 @@ private:
     bool hasSession_ = false;
     QString open_;                                        // the source open
     QHash<QString, QList<QPair<QString, QColor>>> marks_; // by a pass graph's source
+    QHash<QString, QString> before_;                      // by a pass graph's source
 };
 
 } // namespace fxview

@@ -167,6 +167,9 @@ private:
     ComparisonPanel* comparison_;
     CompilePanel* compile_;
     bool compileShown_ = false; // the Compile dock was brought up for a session
+    // A pass's graph keeps its colours (added, retargeted) when its comparison with the graph
+    // before it arrives, until the person picks a metric or threshold in the Comparison dock.
+    bool passMarksKept_ = false;
     GraphTextPanel* graphText_;
     QLabel* status_;
     QList<QAction*> runActions_;

@@ -9,6 +9,7 @@
 #include "engineclient/EngineClient.h"
 #include "panels/Banner.h"
 #include "panels/ComparisonPanel.h"
+#include "panels/CompilePanel.h"
 #include "panels/InputBar.h"
 #include "scene/GraphScene.h"
 #include "session/DebugSession.h"
@@ -24,7 +25,10 @@ void MainWindow::buildComparison() {
         if (node != selectedNode())
             selectNode(node);
     });
-    connect(comparison_, &ComparisonPanel::marksChanged, this, &MainWindow::showComparisonMarks);
+    connect(comparison_, &ComparisonPanel::marksChanged, this, [this] {
+        passMarksKept_ = false;
+        showComparisonMarks();
+    });
     connect(comparison_, &ComparisonPanel::cleared, this, [this] { scene_->clearNodeMarks(); });
     connect(
         session_, &DebugSession::comparisonReady, this,
@@ -47,6 +51,7 @@ void MainWindow::buildComparison() {
     });
     // Another model's graph has other nodes: its colours and table go with it.
     connect(session_, &DebugSession::modelLoaded, this, [this] {
+        passMarksKept_ = false;
         if (comparison_->hasReport() &&
             QString::fromStdString(comparison_->report().modelA) != session_->source()) {
             comparison_->clear();
@@ -84,7 +89,9 @@ void MainWindow::startComparison(const CompareRequest& request) {
 }
 
 void MainWindow::showComparisonMarks() {
-    if (comparison_->hasReport() && session_->modelShown())
+    if (passMarksKept_)
+        scene_->setNodeMarks(compile_->openMarks());
+    else if (comparison_->hasReport() && session_->modelShown())
         scene_->setNodeMarks(comparison_->nodeMarks());
     else
         scene_->clearNodeMarks();

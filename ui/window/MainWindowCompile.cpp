@@ -1,9 +1,11 @@
 // The window's part in a compile session (fxview.backend, docs/compile-session.md): the live
 // engine sends the session after each graph it opens, the Compile dock lists it, and activating
-// a graph there opens it from the same Python, stepped on the inputs it was called with.
+// a graph there opens it from the same Python, stepped on the inputs it was called with. A
+// pass's graph is compared with the graph the pass was given, in the Comparison dock.
 
 #include <QDockWidget>
 
+#include "EngineProtocol.h"
 #include "engineclient/EngineClient.h"
 #include "panels/Banner.h"
 #include "panels/CompilePanel.h"
@@ -23,6 +25,14 @@ void MainWindow::buildCompilePanel() {
             return banner_->say(bad, Banner::State::Error);
         if (auto marks = compile_->openMarks(); !marks.isEmpty())
             scene_->setNodeMarks(marks);
+        // After a pass: where its values first part from the graph it was given, both stepped
+        // on the graph's recorded inputs by the same Python.
+        if (QString before = compile_->openPassBefore(); !before.isEmpty()) {
+            CompareRequest request;
+            request.modelB = before.toStdString();
+            passMarksKept_ = true;
+            startComparison(request);
+        }
         // Shown and brought to the front when the first session arrives, wide enough for a
         // graph's row; later ones (each graph opened) leave the layout as the person made it.
         if (auto* dock = findChild<QDockWidget*>(ids::kCompileDock); dock && !compileShown_) {

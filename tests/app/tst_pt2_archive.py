@@ -29,6 +29,13 @@ CASES = ["tiny", "tiny_zip64", "tiny_dynamic", "shared_storage", "conv_bf16", "t
 # The ATen operators a case calls that an older LibTorch lacks: where this PyTorch lacks them
 # too, fxview's run must stop with a sentence instead of outputs.
 NEWER_OPS = {"grouped_mm": ["_grouped_mm"]}
+# Cases whose ops this file's PyTorch can run eagerly (their model class in
+# pt2_archive_models.py, their weights in NAME.state.pt): where the build's LibTorch is not the
+# one that wrote the fixture, the oracle is this PyTorch running the same ops (its kernels are
+# the build's), not the writer's outputs. Debian's PyTorch 2.6 computes a bfloat16 conv2d through
+# oneDNN 8.9 away from float64's on a CPU with avx512_bf16 (2.14: 0.005), and fxview on
+# LibTorch 2.6 computes exactly what that PyTorch does.
+EAGER_TWINS = {"conv_bf16": "ConvBlock"}
 # Cases calling a person's own ops: fxtrace gets their library (tests/fixtures/ops/) with --ops.
 OPS = os.environ.get("FXVIEW_TEST_OPS", "")
 NEEDS_OPS = {"hop_auto_functionalized", "hop_auto_functionalized_v2"}
@@ -47,6 +54,20 @@ def model_of(case):
     name, _, program = case.partition(".")
     path = str(FIXTURES / f"{name}.pt2")
     return f"{path}:{program}" if program else path
+
+
+def eager_twin(case, args):
+    """What this PyTorch computes for `case` on `args`: its model run eagerly, in the dtype of
+    its weights."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "fixtures"))
+    import pt2_archive_models
+
+    state = torch.load(FIXTURES / f"{case}.state.pt")
+    model = getattr(pt2_archive_models, EAGER_TWINS[case])().eval()
+    model = model.to(next(iter(state.values())).dtype)
+    model.load_state_dict(state)
+    with torch.no_grad():
+        return model(*args)
 
 
 def check(case, failures):
@@ -85,6 +106,11 @@ def check(case, failures):
                 failures.append(f"{case} input {i}: fxtrace run failed:\n{ran.stdout}{ran.stderr}")
                 continue
             got = torch.load(out)
+            written = (FIXTURES / "torch_version.txt").read_text().strip()
+            if case in EAGER_TWINS and torch.__version__ != written:
+                want_out = eager_twin(case, args)
+                print(f"     {case}: compared with PyTorch {torch.__version__}'s own kernels "
+                      f"(written by {written})")
             # ep.module() returns the single output of a one-output program bare.
             if isinstance(got, (tuple, list)) and not isinstance(want_out, (tuple, list)):
                 got = got[0] if len(got) == 1 else got

@@ -305,6 +305,7 @@ class LiveEngine:
         self.interrupted = threading.Event()
         self.at = None  # [node, when it started, said]: the node a command is running now
         self.write_lock = threading.Lock()
+        self.unreadable = ""  # why the window's last frame could not be read: the session ends
 
     def send(self, kind: int, payload: bytes = b"") -> None:
         with self.write_lock:
@@ -319,7 +320,9 @@ class LiveEngine:
                         self.interrupted.set()
                 else:
                     self.requests.put(got)
-        except (OSError, wire.WireError):
+        except wire.WireError as error:
+            self.unreadable = str(error)
+        except OSError:
             pass
         finally:
             self.requests.put(None)
@@ -343,10 +346,28 @@ class LiveEngine:
                     self.at = None
                     if self.requests.empty():
                         self.interrupted.clear()
-        except (OSError, wire.WireError):
+            self._end_unreadable()
+        except wire.WireError as error:
+            self.unreadable = str(error)
+            self._end_unreadable()
+        except OSError:
             pass  # the window went away: the session ends
         finally:
             self.sock.close()
+
+    def _end_unreadable(self) -> None:
+        """A frame from the window that does not read (a broken or hostile peer) ends the
+        session: the window is told why, and so is this process, in one line each."""
+        if not self.unreadable:
+            return
+        sentence = (f"The live engine could not read a message from the window "
+                    f"({self.unreadable}), so it ended the session; call fxview.show again to "
+                    "open a new window.")
+        print(f"fxview: {sentence}", file=sys.stderr)
+        try:
+            self.send(wire.FAILED, wire.encode(sentence))
+        except OSError:
+            pass  # the window is gone already
 
     def _watch(self) -> None:
         """Says which node a command is at once it has run 50 ms (the window names it if the

@@ -593,8 +593,9 @@ void TestFxtrace::exportedGraphNeedsNoWeights_data() {
     }
     QTest::newRow("an op that is not ATen")
         << "custom_op.pt2"
-        << "LibTorch has no operator to run torch.ops.mylib.fused_linear.default, which is not an "
-           "ATen operator (a custom op library's)";
+        << "LibTorch has no operator to run torch.ops.mylib.fused_linear.default, a custom op no "
+           "loaded library defines: give fxview the shared library whose TORCH_LIBRARY registers "
+           "it with --ops LIB.so";
     QTest::newRow("a weight of another shape")
         << "mismatched_weights.pt2"
         << (legacyExportLayout()

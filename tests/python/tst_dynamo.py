@@ -44,6 +44,12 @@ import dynamo_models  # noqa: E402
 from checks import check, run_groups  # noqa: E402
 
 WORK = Path(tempfile.mkdtemp(prefix="tst_dynamo-"))
+# Debian's PyTorch 2.6 runs conv2d's backward through oneDNN, which on an AMD Zen 4 CPU
+# (avx512_bf16) now and then returns garbage (a ResNet block's conv1 gradient 18.5 away from
+# float64's, NaNs in some runs) where 2.14's does not: the models train with ATen's own
+# convolution there, so what is checked is fxview's recording, not that kernel.
+if torch.__version__.startswith("2.6"):
+    torch.backends.mkldnn.enabled = False
 MODELS_FILE = str(Path(dynamo_models.__file__).resolve())
 
 
@@ -224,14 +230,16 @@ def check_training(name, make, shape):
 
     torch.manual_seed(0)
     model, x = make(), torch.randn(*shape)
-    eager = copy.deepcopy(model)
+    plain = copy.deepcopy(model)
     torch._dynamo.reset()
     session = fxview.CompileSession()
     compiled = torch.compile(model, backend=fxview.backend(inner="aot_eager", session=session))
     compiled(x).sum().backward()
-    eager(x).sum().backward()
-    check(all(torch.equal(a.grad, b.grad) for a, b in zip(model.parameters(), eager.parameters())),
-          f"{name}: the compiled model's gradients differ from eager's")
+    # fxview.backend only records: the gradients are plain aot_eager's, bit for bit.
+    torch._dynamo.reset()  # plain's forward compiled afresh, not served from the cache
+    torch.compile(plain, backend="aot_eager")(x).sum().backward()
+    check(all(torch.equal(a.grad, b.grad) for a, b in zip(model.parameters(), plain.parameters())),
+          f"{name}: the model's gradients under fxview.backend differ from plain aot_eager's")
     check(session.graph_count == 1, f"{name}: {session.graph_count} graphs, not 1")
     g = session.graphs[0]
     kinds = [(a.kind, a.calls) for a in g.aot]

@@ -27,7 +27,7 @@ import torch.fx
 import torch.utils._pytree as pytree
 
 __all__ = ["Backend", "CompileSession", "CompiledGraph", "GraphBreak", "Recompile", "SourceLine",
-           "backend", "compile_session"]
+           "backend", "compile_run", "compile_session"]
 
 
 @dataclass(frozen=True)

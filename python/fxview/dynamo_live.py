@@ -51,6 +51,7 @@ class RecordedSession(Session):
             return wire.ComparisonAnswer(error=f"The compile session has no graph '{r.modelB}' "
                                                "to compare with.")
         other, _, title = picked
+
         def inputs():  # each run its own copy: a graph may write into its inputs
             return [v.clone() if isinstance(v, torch.Tensor) else v for v in self.stepper.inputs]
 

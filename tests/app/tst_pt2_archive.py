@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from checks import fxtrace  # noqa: E402
 
 FIXTURES = Path(os.environ["FXVIEW_PT2_FIXTURES"])
+WRITTEN = (FIXTURES / "torch_version.txt").read_text().strip()  # the PyTorch that wrote them
 # NAME (its own .pt2) or NAME.PROGRAM (program PROGRAM of NAME.pt2, opened as FILE:PROGRAM)
 CASES = ["tiny", "tiny_zip64", "tiny_dynamic", "shared_storage", "conv_bf16", "two_programs.model",
          "two_programs.other",
@@ -94,23 +95,21 @@ def check(case, failures):
             if missing:
                 # This LibTorch lacks the op: the run stops with a sentence naming the op and
                 # the PyTorch that exported the program.
-                written = (FIXTURES / "torch_version.txt").read_text().strip()
                 said = ran.stdout + ran.stderr
-                if ran.returncode == 0 or missing[0] not in said or written not in said:
+                if ran.returncode == 0 or missing[0] not in said or WRITTEN not in said:
                     failures.append(f"{case}: this LibTorch lacks aten.{missing[0]}, but the run "
-                                    f"did not say so and name PyTorch {written}:\n{said}")
+                                    f"did not say so and name PyTorch {WRITTEN}:\n{said}")
                 else:
-                    print(f"ok   {case} input {i}: refused, naming {missing[0]} and {written}")
+                    print(f"ok   {case} input {i}: refused, naming {missing[0]} and {WRITTEN}")
                 continue
             if ran.returncode != 0:
                 failures.append(f"{case} input {i}: fxtrace run failed:\n{ran.stdout}{ran.stderr}")
                 continue
             got = torch.load(out)
-            written = (FIXTURES / "torch_version.txt").read_text().strip()
-            if case in EAGER_TWINS and torch.__version__ != written:
+            if case in EAGER_TWINS and torch.__version__ != WRITTEN:
                 want_out = eager_twin(case, args)
                 print(f"     {case}: compared with PyTorch {torch.__version__}'s own kernels "
-                      f"(written by {written})")
+                      f"(written by {WRITTEN})")
             # ep.module() returns the single output of a one-output program bare.
             if isinstance(got, (tuple, list)) and not isinstance(want_out, (tuple, list)):
                 got = got[0] if len(got) == 1 else got
@@ -123,8 +122,7 @@ def check(case, failures):
 
 
 def main():
-    written = (FIXTURES / "torch_version.txt").read_text()
-    print(f"fixtures written by PyTorch {written}; checked with PyTorch {torch.__version__}")
+    print(f"fixtures written by PyTorch {WRITTEN}; checked with PyTorch {torch.__version__}")
     failures = []
     passed = sum(check(case, failures) for case in CASES)
     # One archive holding two programs and no name: a sentence naming both.

@@ -3,8 +3,7 @@
 // (deserialize_hoo_inputs), each subgraph a get_attr before the op and a block inside it, the
 // op named by the file's Node.name (else its one output, else its target). torch.cond runs as
 // an if; while_loop, scan, map_impl, invoke_subgraph and the grad-mode and autocast wrappers as
-// a Hop step
-// (InterpreterHops.cpp); with_effects calls its op and hands back a fresh token;
+// a Hop step (InterpreterHops.cpp); with_effects calls its op and hands back a fresh token;
 // auto_functionalized (v1 and v2) calls its op on clones (AutoFunctionalized.cpp). Others are
 // drawn and printed, and running one stops there with a sentence naming it.
 

@@ -10,6 +10,7 @@
 #include "FxText.h"
 #include "Fxtrace.h"
 #include "GraphJson.h"
+#include "RunRecords.h"
 #include "ScopeView.h"
 #include "export/SceneExport.h"
 #include "scene/GraphScene.h"
@@ -207,6 +208,7 @@ int exportLive(const Options& options) {
     std::vector<Frame> answers;
     OpenedModel opened;
     RunState state;
+    RunRecords records; // a live engine sends the records that changed with each step
     try {
         std::string error = engine.greet(hello);
         if (error.empty())
@@ -229,9 +231,11 @@ int exportLive(const Options& options) {
             error = engine.ask(EngineMessage::Command, encode(command), answers);
             if (error.empty())
                 error = failureIn(answers);
-            if (error.empty() && lastOf(answers, EngineMessage::State, state) &&
-                (state.finished || state.failed))
-                break;
+            if (error.empty() && lastOf(answers, EngineMessage::State, state)) {
+                records.take(state);
+                if (state.finished || state.failed)
+                    break;
+            }
         }
         if (!error.empty()) {
             std::cerr << error << "\n";

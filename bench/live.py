@@ -5,10 +5,11 @@
    which quits once the graph is painted. Columns: the Python side before the app starts
    (reading the GraphModule into the protocol's graph), the app's own start-to-painted time as it
    reports it, and the wall time of the whole show() call (the app's exit included).
-2. Time per step: torch.fx.Interpreter(gm).run(x) against the live engine's stepper running the
-   same graph node by node (each node's summary made: statistics, histogram) and against the
-   whole live engine answering Continue over a socket (the run, its RunState encoded and sent,
-   and the output check: one more forward of the model).
+2. Time per step, each as a ratio to torch.fx.Interpreter(gm).run(x) measured in the same run:
+   the live engine answering Continue over a socket (the run, its RunState encoded and sent,
+   the output check), and Step (F10) on every node in turn: the round trip less the node's own
+   time (its record's timeUs), median and worst. The machine's `python3 -c "import torch"`
+   comes first, to compare machines.
 
 Usage: scripts/in-root env PYTHONPATH=python FXVIEW_APP=build/app/fxview \
            QT_QPA_PLATFORM=offscreen /usr/bin/python3 bench/live.py
@@ -18,7 +19,6 @@ import os
 import re
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -31,6 +31,7 @@ import torchvision
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
                                 "fixtures"))
 import live_models  # noqa: E402
+import timing  # noqa: E402
 
 import fxview  # noqa: E402
 from fxview import fxgraph, wire  # noqa: E402
@@ -70,37 +71,67 @@ def show_times(gm, args):
     return python_side, int(found.group(1)), wall
 
 
+class Engine:
+    """A live engine serving `gm` on a socket pair, asked as the window asks."""
+
+    def __init__(self, gm, args):
+        session = Session(gm, args, {}, fxgraph.choose_view(gm, args, {}, None), "python:bench")
+        self.ours, theirs = socket.socketpair()
+        threading.Thread(target=LiveEngine(session, theirs).serve, daemon=True).start()
+        self.stream = self.ours.makefile("rb")
+        wire.read_frame(self.stream)  # hello
+        self.ask(wire.OPEN, wire.encode(wire.OpenRequest("python:bench")))
+
+    def ask(self, kind, payload=b""):
+        """The answers' frames up to Done (read, not decoded: the window decodes in C++)."""
+        self.ours.sendall(wire.frame(kind, payload))
+        frames = []
+        while (frame := wire.read_frame(self.stream))[0] != wire.DONE:
+            frames.append(frame)
+        return frames
+
+    def command(self, command):
+        return self.ask(wire.COMMAND, wire.encode(wire.CommandRequest(command)))
+
+    def close(self):
+        self.ours.close()
+
+
 def engine_continue(gm, args):
-    """Open, then Continue, through a live engine on a socket pair: the time Continue takes."""
-    session = Session(gm, args, {}, fxgraph.choose_view(gm, args, {}, None), "python:bench")
-    ours, theirs = socket.socketpair()
-    threading.Thread(target=LiveEngine(session, theirs).serve, daemon=True).start()
-    stream = ours.makefile("rb")
-
-    def ask(kind, payload=b""):
-        ours.sendall(wire.frame(kind, payload))
-        while wire.read_frame(stream)[0] != wire.DONE:
-            pass
-
-    wire.read_frame(stream)  # hello
-    ask(wire.OPEN, wire.encode(wire.OpenRequest("python:bench")))
-    reset = wire.encode(wire.CommandRequest(wire.RESET))
-    run = wire.encode(wire.CommandRequest(wire.RUN_TO_END))
-
-    def once():
-        ask(wire.COMMAND, run)
-
+    """Reset, then Continue: the median time Continue takes, over 5."""
+    engine = Engine(gm, args)
     times = []
     for _ in range(5):
-        ask(wire.COMMAND, reset)
+        engine.command(wire.RESET)
         start = time.perf_counter()
-        once()
+        engine.command(wire.RUN_TO_END)
         times.append(time.perf_counter() - start)
-    ours.close()
+    engine.close()
     return statistics.median(times)
 
 
+def engine_steps(gm, args):
+    """Step (F10) through every node: each round trip less the node's own time, in seconds."""
+    engine = Engine(gm, args)
+    overheads = []
+    for _ in range(len(gm.graph.nodes)):
+        start = time.perf_counter()
+        frames = engine.command(wire.STEP)
+        elapsed = time.perf_counter() - start
+        state = wire.decode([p for k, p in frames if k == wire.STATE][0], wire.RunState)
+        own = state.records[state.last].timeUs * 1e-6
+        overheads.append(elapsed - own)
+    engine.close()
+    return statistics.median(overheads), max(overheads)
+
+
+def import_torch_seconds():
+    return timing.median_seconds([sys.executable, "-c", "import torch"], 3)
+
+
 def main():
+    print(f'python3 -c "import torch": {import_torch_seconds():.2f} s (median of 3)')
+    print()
     print("| model | nodes | Python side | app start to painted | show() wall |")
     print("|---|---:|---:|---:|---:|")
     steps = []
@@ -112,22 +143,17 @@ def main():
               f"{wall * 1e3:.0f} ms |")
         with torch.no_grad():
             interpreter = median(lambda: torch.fx.Interpreter(gm).run(*args), 5)
-            session = Session(gm, args, {}, fxgraph.choose_view(gm, args, {}, None), "b")
-
-            def stepped():
-                session.stepper.reset()
-                session.stepper.run_to_end()
-
-            stepper = median(stepped, 5)
         engine = engine_continue(gm, args)
-        steps.append((name, nodes, interpreter, stepper, engine))
+        step_median, step_worst = engine_steps(gm, args)
+        steps.append((name, nodes, interpreter, engine, step_median, step_worst))
     print()
-    print("| model | nodes | fx.Interpreter.run | live stepper | stepper overhead per node | "
-          "live engine's Continue |")
-    print("|---|---:|---:|---:|---:|---:|")
-    for name, nodes, interpreter, stepper, engine in steps:
-        print(f"| {name} | {nodes} | {interpreter * 1e3:.2f} ms | {stepper * 1e3:.2f} ms | "
-              f"{(stepper - interpreter) / nodes * 1e6:.0f} us | {engine * 1e3:.2f} ms |")
+    print("| model | nodes | fx.Interpreter.run | live Continue | ratio | F10 less the node's "
+          "time: median | worst |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name, nodes, interpreter, engine, step_median, step_worst in steps:
+        print(f"| {name} | {nodes} | {interpreter * 1e3:.2f} ms | {engine * 1e3:.2f} ms | "
+              f"{engine / interpreter:.2f}x | {step_median * 1e3:.2f} ms | "
+              f"{step_worst * 1e3:.2f} ms |")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ inline std::string reencode(EngineMessage kind, const std::string& payload) {
     case EngineMessage::SetBreakpoint:
         return reencoded<BreakpointRequest>(payload);
     case EngineMessage::ValueRequest:
+    case EngineMessage::DetailRequest:
         return reencoded<ValueSliceRequest>(payload);
     case EngineMessage::SaveValue:
         return reencoded<SaveValueRequest>(payload);
@@ -38,6 +39,7 @@ inline std::string reencode(EngineMessage kind, const std::string& payload) {
     case EngineMessage::Comparison:
         return reencoded<ComparisonAnswer>(payload);
     case EngineMessage::Values:
+    case EngineMessage::Detail:
         return reencoded<ValueSlice>(payload);
     case EngineMessage::ValueSaved:
         return reencoded<SavedValue>(payload);

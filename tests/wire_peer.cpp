@@ -80,6 +80,7 @@ ValueSummary sampleValue(int depth = 0) {
     v.infCount = 2;
     v.histogram = {1, 2, 3};
     v.histogramSample = 6;
+    v.hasDetail = true;
     v.qscheme = "qscheme";
     v.qaxis = 1;
     v.scaleMin = 0.5;
@@ -155,6 +156,8 @@ void samples() {
     slice.imags = {2.0};
     slice.ints = {-3, 4};
     put(EngineMessage::Values, encode(slice));
+    put(EngineMessage::DetailRequest, encode(v));
+    put(EngineMessage::Detail, encode(slice));
     put(EngineMessage::ValueSaved, encode(SavedValue{"path", "error"}));
     CompareRequest compare;
     compare.modelB = "modelB";
@@ -168,6 +171,7 @@ void samples() {
     put(EngineMessage::Comparison, encode(ComparisonAnswer{"error", "json"}));
     RunState s;
     s.records = {{"records", sampleRecord()}};
+    s.recordsAreChanges = true;
     s.order = {"order"};
     s.last = "last";
     s.next = "next";

@@ -112,6 +112,7 @@ template <typename Io> void walk(Io& io, FrameState& m) {
 }
 template <typename Io> void walk(Io& io, RunState& m) {
     io(m.records);
+    io(m.recordsAreChanges);
     io(m.order);
     io(m.last);
     io(m.next);

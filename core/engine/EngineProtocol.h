@@ -35,6 +35,9 @@ enum class EngineMessage : std::uint16_t {
     SaveValue,    // SaveValueRequest: answered with ValueSaved
     SetWatch,     // WatchRequest: no answer but Done
     Compare,      // CompareRequest: answered with Comparison
+    // ValueSliceRequest (its frame and node): answered with Detail, the node's whole value with
+    // std and histograms made (ValueSummary::hasDetail), for a record sent without them.
+    DetailRequest,
     // engine -> window
     Hello = 100,    // EngineHello, once, before the first request is read
     Progress,       // ProgressNote: a load's stage
@@ -53,6 +56,7 @@ enum class EngineMessage : std::uint16_t {
     // A string: the compile session a live engine serves (docs/compile-session.md's index, no
     // files), after each Opened; an engine serving one model never sends it.
     CompileSession,
+    Detail, // ValueSlice: the request, and the summary asked for (or why there is none)
 };
 
 // The answer to Compare: the fxview.comparison JSON (docs/comparison.md), or why there is none.
@@ -136,7 +140,10 @@ struct FrameState {
 };
 
 struct RunState {
+    // Every node's record or, when recordsAreChanges, only the ones that changed since the last
+    // RunState this engine sent (a live Step sends one record, not the graph's thousands).
     std::unordered_map<std::string, NodeRecord> records;
+    bool recordsAreChanges = false;
     std::vector<std::string> order;
     std::string last, next;
     bool finished = false;

@@ -89,6 +89,17 @@ public:
                 send(EngineMessage::Values, encode(slice));
                 break;
             }
+            case EngineMessage::DetailRequest: {
+                ValueSliceRequest m;
+                decode(request.payload, m);
+                ValueSlice detail;
+                if (interpreter_)
+                    detail = interpreter_->valueDetail(m);
+                else
+                    detail.error = "No model is open, so there are no values to describe.";
+                send(EngineMessage::Detail, encode(detail));
+                break;
+            }
             case EngineMessage::SaveValue: {
                 SaveValueRequest m;
                 decode(request.payload, m);

@@ -100,7 +100,9 @@ void writeValue(JsonWriter& w, const ValueSummary& v) {
             w.key("stats").beginObject();
             if (v.hasStats) {
                 w.key("min").value(v.min).key("max").value(v.max);
-                w.key("mean").value(v.mean).key("std").value(v.std);
+                w.key("mean").value(v.mean);
+                if (v.hasDetail) // a live run's record has std once the window asked for it
+                    w.key("std").value(v.std);
             }
             w.key("nan").value(v.nanCount).key("inf").value(v.infCount).endObject();
         }

@@ -128,6 +128,9 @@ public:
     // request.weight), for the Values view; inside the module Step Into is in with
     // request.frame. A node not run, or whose value was freed, gets an error sentence.
     ValueSlice valueSlice(const ValueSliceRequest& request) const;
+    // The summary of request.node's whole value in request.frame, std and histograms included
+    // (this interpreter's records always have them), for the window's DetailRequest.
+    ValueSlice valueDetail(const ValueSliceRequest& request) const;
     // The same value (all of it, or request.item of it) written to `path`. "" or a sentence.
     std::string saveNodeValue(const SaveValueRequest& request, const std::string& path) const;
 

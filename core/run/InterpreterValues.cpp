@@ -130,6 +130,18 @@ ValueSlice Interpreter::valueSlice(const ValueSliceRequest& request) const {
     return slice;
 }
 
+ValueSlice Interpreter::valueDetail(const ValueSliceRequest& request) const {
+    ValueSlice slice;
+    slice.request = request;
+    const Interpreter* at = frameOf(this, request.frame);
+    const NodeRecord* record = at ? at->record(request.node) : nullptr;
+    if (record && record->state == NodeState::Done)
+        slice.summary = record->value;
+    else
+        slice.error = "Node '" + request.node + "' has no value here to describe.";
+    return slice;
+}
+
 std::string Interpreter::saveNodeValue(const SaveValueRequest& request,
                                        const std::string& path) const {
     std::string error, note;

@@ -24,6 +24,10 @@ struct ValueSummary {
     // big tensor, 64 evenly spaced runs of 64 (histogramSample says how many were counted).
     std::vector<std::int64_t> histogram;
     std::int64_t histogramSample = 0;
+    // Whether std and the histogram were made (with hasStats). fxview-engine makes them with the
+    // rest in one pass; a live run keeps only min, max, mean and the counts for each node, and
+    // makes them when the window asks for the node (EngineMessage::DetailRequest).
+    bool hasDetail = false;
     // A quantized tensor (quint8, qint8, qint32): the statistics above describe its dequantized
     // values, scale * (q - zero_point), as torch.Tensor.dequantize() gives them; these fields
     // describe the quantization. Per channel, the scale and zero point ranges over the channels.

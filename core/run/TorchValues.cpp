@@ -259,6 +259,7 @@ void tensorStats(const at::Tensor& t, ValueSummary& s) {
     double variance = total.count > 1 ? (total.sumSq - total.sum * shiftedMean) / (n - 1) : 0.0;
     s.std = std::sqrt(std::max(variance, 0.0));
     tensorHistogram(flat, s);
+    s.hasDetail = true;
 }
 
 // A quantized tensor as what it is: its scheme, scale and zero point (their ranges over the

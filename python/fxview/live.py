@@ -63,6 +63,7 @@ class Session:
         self.specs = [wire.InputSpec(example=True) for _ in self.placeholders]
         self.seed = 0
         self.stepper = Stepper(self.gm, self.given)
+        self.input_values: list | None = None  # the inputs' summaries, made once per input
         self.output_check = wire.OutputCheck()
         self.temp_dir: str | None = None  # where saved values wait for the window to move them
         self.saved = 0
@@ -106,11 +107,17 @@ class Session:
             self.output_check = wire.OutputCheck()
         elif self.output_check.verdict == wire.NOT_CHECKED:
             self.output_check = self.check_outputs()
+        # Only the records that changed since the last state went out: a Step encodes one.
+        changed = s.take_changes()
+        records = dict(s.records) if changed is None else {n: s.records[n] for n in changed}
+        if self.input_values is None:
+            self.input_values = [summarize(v) for v in s.inputs]
         return wire.RunState(
-            records=dict(s.records), order=list(s.order), last=s.last_node(), next=s.next_node(),
-            finished=s.finished, failed=s.failed, failure=s.failure, stopNote=s.stop_note,
-            outputCheck=self.output_check, depth=s.depth, inputs=self.specs, seed=self.seed,
-            inputValues=[summarize(v) for v in s.inputs], steppedInto=self._frame())
+            records=records, recordsAreChanges=changed is not None, order=list(s.order),
+            last=s.last_node(), next=s.next_node(), finished=s.finished, failed=s.failed,
+            failure=s.failure, stopNote=s.stop_note, outputCheck=self.output_check,
+            depth=s.depth, inputs=self.specs, seed=self.seed, inputValues=self.input_values,
+            steppedInto=self._frame())
 
     def executed_path(self) -> wire.PathState:
         # A torch.fx graph has no branches or loops: what ran is the graph itself.
@@ -118,16 +125,24 @@ class Session:
                    if r.state == wire.DONE_STATE}
         return wire.PathState(graph=fxgraph.to_wire(self.gm, self.class_name), records=records)
 
-    def value_named(self, r: wire.ValueSliceRequest):
-        """(value, error, note) for what a Values view request names, as
-        core/run/InterpreterValues.cpp finds it."""
-        at, rest = self.stepper, r.frame
+    def stepper_in(self, frame: str) -> Stepper | None:
+        """The stepper of the module the run has stepped into as `frame` names it
+        ("layer1.0"; "" for the model's own), or None when the run is not inside it."""
+        at, rest = self.stepper, frame
         while rest:
             name = at.child_node.name if at.child else None
             if name is None or not (rest == name or rest.startswith(name + ".")):
-                return None, (f"The run is no longer inside '{r.frame}': step into it again to "
-                              "see its values."), ""
+                return None
             rest, at = rest[len(name) + 1:], at.child
+        return at
+
+    def value_named(self, r: wire.ValueSliceRequest):
+        """(value, error, note) for what a Values view request names, as
+        core/run/InterpreterValues.cpp finds it."""
+        at = self.stepper_in(r.frame)
+        if at is None:
+            return None, (f"The run is no longer inside '{r.frame}': step into it again to "
+                          "see its values."), ""
         node, record = at.by_name.get(r.node), at.records.get(r.node)
         if node is None or record is None:
             return None, f"There is no node '{r.node}' to show values of.", ""
@@ -163,6 +178,23 @@ class Session:
         out = values.slice_value(value, r)
         out.note = note
         return out
+
+    def detail(self, r: wire.ValueSliceRequest) -> wire.ValueSlice:
+        """The node's whole value summarised with std and the histogram, which its record was
+        sent without; the record keeps them (the window has them now)."""
+        r.weight, r.item = "", []
+        value, error, note = self.value_named(r)
+        if not error and note.startswith("A later node changed"):
+            error = (f"A later node changed the value of '{r.node}' in place, so its std and "
+                     "histogram would not be of what it made: Run to Cursor (F4) on the node "
+                     "to see them.")
+        if error:
+            return wire.ValueSlice(error=error, request=r)
+        summary = summarize(value)
+        record = self.stepper_in(r.frame).records.get(r.node)
+        if record is not None:
+            record.value = summary
+        return wire.ValueSlice(request=r, summary=summary)
 
     def save_value(self, r: wire.SaveValueRequest) -> wire.SavedValue:
         value, error, _ = self.value_named(r.value)
@@ -219,6 +251,7 @@ class Session:
         self.seed = seed
         old = self.stepper
         self.stepper = Stepper(self.gm, made)
+        self.input_values = None
         self.stepper.breakpoints = old.breakpoints
         self.stepper.break_on_non_finite = old.break_on_non_finite
         self.output_check = wire.OutputCheck()
@@ -273,8 +306,22 @@ class Session:
         args, kwargs = unflatten_inputs(self.gm, self.stepper.inputs)
         return self.gm(*args, **kwargs)
 
+    def forward_is_the_graph(self) -> bool:
+        """Whether the reference is the stepped GraphModule and its forward is the code of the
+        graph just run (not edited since recompile(), not replaced): then forward makes the same
+        calls on the same values, and the run's own output is the reference, exactly."""
+        module = self.model if all(spec.example for spec in self.specs) else self.gm
+        if module is not self.gm or "forward" in vars(self.gm) or self.kwargs:
+            return False
+        try:
+            return self.gm.code == self.gm.graph.python_code(root_module="self").src
+        except Exception:  # noqa: BLE001 - a graph that cannot print its code: run forward
+            return False
+
     def check_outputs(self) -> wire.OutputCheck:
         got = finish_outputs(self.gm, self.stepper.output)
+        if self.forward_is_the_graph():
+            return wire.OutputCheck(wire.EQUAL)
         try:
             with torch.no_grad():
                 expected = self.reference()
@@ -432,6 +479,9 @@ class LiveEngine:
             elif kind == wire.COMPARE:
                 request = wire.decode(payload, wire.CompareRequest)
                 self.send(wire.COMPARISON, wire.encode(s.compare(request, self._before_node)))
+            elif kind == wire.DETAIL_REQUEST:
+                request = wire.decode(payload, wire.ValueSliceRequest)
+                self.send(wire.DETAIL, wire.encode(s.detail(request)))
             elif kind == wire.EXECUTED_PATH:
                 self.send(wire.PATH, wire.encode(s.executed_path()))
             else:

@@ -69,6 +69,7 @@ class Stepper:
         self.interpreter.env = {}
         self.pc = 0
         self.records = {n.name: wire.NodeRecord() for n in self.nodes}
+        self.changed: set[str] | None = None  # records changed since take_changes; None: all
         self.order: list[str] = []
         self.last = ""
         self.child: Stepper | None = None
@@ -97,6 +98,16 @@ class Stepper:
             return f"{self.child_node.name}.{self.child.next_node()}"
         return self.nodes[self.pc].name if self.pc < len(self.nodes) and not self.failed else ""
 
+    def take_changes(self) -> set[str] | None:
+        """The names of the records changed since the last call (what the window has not been
+        sent), or None for every record (after a reset)."""
+        changed, self.changed = self.changed, set()
+        return changed
+
+    def _changed(self, name: str) -> None:
+        if self.changed is not None:
+            self.changed.add(name)
+
     def _go_on(self) -> bool:
         return self.before_node is None or self.before_node(self.next_node())
 
@@ -111,7 +122,9 @@ class Stepper:
         env = self.interpreter.env
         env[node] = value
         record = self.records[node.name]
-        record.state, record.value = wire.DONE_STATE, summarize(value)
+        # Without std and the histogram: the window asks for them when it shows the node.
+        record.state, record.value = wire.DONE_STATE, summarize(value, detail=False)
+        self._changed(node.name)
         record.timeUs, record.runs = elapsed_us, record.runs + 1
         self.order.append(node.name)
         self.last = node.name
@@ -139,6 +152,7 @@ class Stepper:
                         "or the model, then reset and run again.")
         record = self.records[node.name]
         record.state, record.error = wire.FAILED_STATE, self.failure
+        self._changed(node.name)
         self.failed = True
         self.last = node.name
         self.order.append(node.name)
@@ -187,6 +201,7 @@ class Stepper:
             self.failure = f"Inside '{self.child_node.name}': {self.child.failure}"
             record = self.records[self.child_node.name]
             record.state, record.error = wire.FAILED_STATE, self.failure
+            self._changed(self.child_node.name)
             self.failed = True
         elif self.child.finished:
             node, child = self.child_node, self.child

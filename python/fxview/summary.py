@@ -1,7 +1,10 @@
 """What a value looks like to the window (the protocol's ValueSummary), computed as the C++
-engine computes it (core/run/TorchValues.cpp): shape, stride, dtype, device; min, max, mean and
-unbiased std over the finite values; NaN and Inf counts; a 24-bin histogram of all values or,
-for a big tensor, of 64 evenly spaced runs of 64."""
+engine computes it (core/run/TorchValues.cpp): shape, stride, dtype, device; min, max and mean
+over the finite values; NaN and Inf counts; and, with `detail`, the unbiased std over the finite
+values and a 24-bin histogram of all values or, for a big tensor, of 64 evenly spaced runs of 64.
+
+The detail costs most of a summary (torch.std_mean alone was ~60% of a live record's time), so a
+live run leaves it out of each node's record and makes it when the window asks for the node."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ def _float_repr(value: float) -> str:
     return repr(float(value))
 
 
-def _quantization(t: torch.Tensor, s: wire.ValueSummary, with_stats: bool) -> None:
+def _quantization(t: torch.Tensor, s: wire.ValueSummary, with_stats: bool, detail: bool) -> None:
     """A quantized tensor's scheme, scale and zero point (their ranges, per channel) and the
     range of its int representation; the statistics are of its dequantized values."""
     s.qscheme = str(t.qscheme()).removeprefix("torch.")
@@ -35,10 +38,10 @@ def _quantization(t: torch.Tensor, s: wire.ValueSummary, with_stats: bool) -> No
     if with_stats and t.numel():
         ints = t.int_repr()
         s.intMin, s.intMax = int(ints.min()), int(ints.max())
-        _stats(t.dequantize(), s)
+        _stats(t.dequantize(), s, detail)
 
 
-def _stats(t: torch.Tensor, s: wire.ValueSummary) -> None:
+def _stats(t: torch.Tensor, s: wire.ValueSummary, detail: bool) -> None:
     if t.numel() == 0 or t.is_complex() or t.dtype == torch.bool:
         return
     flat = t.detach().reshape(-1).cpu()
@@ -58,8 +61,13 @@ def _stats(t: torch.Tensor, s: wire.ValueSummary) -> None:
     n = finite.numel()
     s.hasStats = True
     s.min, s.max = float(lo), float(hi)
-    std, mean = torch.std_mean(finite) if n > 1 else (torch.zeros(()), finite.mean())
-    s.mean, s.std = float(mean), float(std)
+    # The mean as a record without the detail has it, so the detail changes nothing already
+    # shown.
+    s.mean = float(finite.mean())
+    if not detail:
+        return
+    s.std = float(torch.std(finite)) if n > 1 else 0.0
+    s.hasDetail = True
     # The histogram's sample, as the C++ engine takes it (non-finite values are skipped).
     values = flat
     if flat.numel() > RUNS * RUN_LENGTH:
@@ -74,7 +82,9 @@ def _stats(t: torch.Tensor, s: wire.ValueSummary) -> None:
     s.histogramSample = values.numel()
 
 
-def summarize(value, with_stats: bool = True) -> wire.ValueSummary:
+def summarize(value, with_stats: bool = True, detail: bool = True) -> wire.ValueSummary:
+    """`value` as the window sees it: with_stats=False leaves out every statistic, detail=False
+    only std and the histogram (hasDetail says whether they are there)."""
     s = wire.ValueSummary()
     if isinstance(value, torch.Tensor):
         s.type = "Tensor"
@@ -83,15 +93,15 @@ def summarize(value, with_stats: bool = True) -> wire.ValueSummary:
         s.numel = value.numel()
         s.bytes = value.numel() * value.element_size()
         if value.is_quantized:
-            _quantization(value, s, with_stats)
+            _quantization(value, s, with_stats, detail)
         elif with_stats:
-            _stats(value, s)
+            _stats(value, s, detail)
     elif isinstance(value, (tuple, list)):
         s.type = "tuple" if isinstance(value, tuple) else "list"
-        s.items = [summarize(v, with_stats) for v in value]
+        s.items = [summarize(v, with_stats, detail) for v in value]
     elif isinstance(value, dict):
         s.type = "dict"
-        s.items = [summarize(v, with_stats) for v in value.values()]
+        s.items = [summarize(v, with_stats, detail) for v in value.values()]
         s.value = ", ".join(str(k) for k in value)
     elif value is None:
         s.type = s.value = "None"
@@ -113,11 +123,16 @@ def summarize(value, with_stats: bool = True) -> wire.ValueSummary:
 
 
 def exactly_equal(a, b) -> bool:
-    """torch.equal item by item, dtype and shape included; == for the rest."""
+    """torch.equal item by item, dtype and shape included, a NaN equal to a NaN in the same
+    place (as core/run/TorchValues.cpp's exactlyEqual: a model whose output holds NaN still ran
+    exactly as forward when they match); == for the rest."""
     if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
-        return (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
-                and a.dtype == b.dtype and a.shape == b.shape and a.device == b.device
-                and bool(torch.equal(a, b)))
+        if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+                and a.dtype == b.dtype and a.shape == b.shape and a.device == b.device):
+            return False
+        return bool(torch.equal(a, b)) or (
+            (a.is_floating_point() or a.is_complex())
+            and bool(torch.allclose(a, b, rtol=0, atol=0, equal_nan=True)))
     if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
         same_kind = isinstance(a, tuple) == isinstance(b, tuple)
         return same_kind and len(a) == len(b) and all(exactly_equal(x, y) for x, y in zip(a, b))

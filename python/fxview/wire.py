@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 7
+WIRE_VERSION = 8
 MAGIC = b"FXVE"
 HEADER = struct.Struct("=4sHHI")  # magic, version, kind, payload length: this machine's order
 MAX_PAYLOAD = 1 << 30
@@ -28,9 +28,9 @@ class WireError(ValueError):
 
 # Message kinds (EngineMessage).
 (OPEN, SET_INPUTS, COMMAND, SET_BREAKPOINT, EXECUTED_PATH, INTERRUPT, VALUE_REQUEST, SAVE_VALUE,
- SET_WATCH, COMPARE) = range(1, 11)
+ SET_WATCH, COMPARE, DETAIL_REQUEST) = range(1, 12)
 (HELLO, PROGRESS, RUNNING, OPENED, OPEN_FAILED, INPUTS_APPLIED, INPUTS_REJECTED, STATE, PATH,
- FAILED, DONE, VALUES, VALUE_SAVED, COMPARISON, COMPILE_SESSION) = range(100, 115)
+ FAILED, DONE, VALUES, VALUE_SAVED, COMPARISON, COMPILE_SESSION, DETAIL) = range(100, 116)
 
 # RunCommand
 STEP, STEP_INTO, STEP_OUT, RUN_TO, RUN_TO_END, RESET = range(6)
@@ -110,6 +110,7 @@ class ValueSummary:
               ("min", "float", 0.0), ("max", "float", 0.0), ("mean", "float", 0.0),
               ("std", "float", 0.0), ("nanCount", "int", 0), ("infCount", "int", 0),
               ("histogram", ("vec", "int"), list), ("histogramSample", "int", 0),
+              ("hasDetail", "bool", False),
               ("qscheme", "str", ""), ("qaxis", "int", -1), ("scaleMin", "float", 0.0),
               ("scaleMax", "float", 0.0), ("zeroPointMin", "int", 0), ("zeroPointMax", "int", 0),
               ("intMin", "int", 0), ("intMax", "int", 0),
@@ -234,7 +235,8 @@ class FrameState:
 
 @_struct
 class RunState:
-    FIELDS = [("records", ("map", NodeRecord), dict), ("order", ("vec", "str"), list),
+    FIELDS = [("records", ("map", NodeRecord), dict), ("recordsAreChanges", "bool", False),
+              ("order", ("vec", "str"), list),
               ("last", "str", ""), ("next", "str", ""), ("finished", "bool", False),
               ("failed", "bool", False), ("failure", "str", ""), ("stopNote", "str", ""),
               ("outputCheck", OutputCheck, OutputCheck), ("depth", "int", 0),
@@ -259,7 +261,7 @@ PAYLOADS = {
     PATH: PathState, FAILED: "str", DONE: None, VALUE_REQUEST: ValueSliceRequest,
     SAVE_VALUE: SaveValueRequest, SET_WATCH: WatchRequest, VALUES: ValueSlice,
     VALUE_SAVED: SavedValue, COMPARE: CompareRequest, COMPARISON: ComparisonAnswer,
-    COMPILE_SESSION: "str",
+    COMPILE_SESSION: "str", DETAIL_REQUEST: ValueSliceRequest, DETAIL: ValueSlice,
 }
 
 _U8, _U32, _I64, _F64 = struct.Struct("=B"), struct.Struct("=I"), struct.Struct("=q"), \

@@ -61,6 +61,7 @@ def requests() -> list[bytes]:
         (wire.SET_BREAKPOINT, wire.BreakpointRequest("fc2", True, wire.BreakCondition())),
         (wire.SET_WATCH, wire.WatchRequest(True)),
         (wire.VALUE_REQUEST, wire.ValueSliceRequest(node="fc1", rowAxis=0, colAxis=1)),
+        (wire.DETAIL_REQUEST, wire.ValueSliceRequest(node="fc1")),
         (wire.SAVE_VALUE, wire.SaveValueRequest(wire.ValueSliceRequest(node="fc1"))),
         (wire.COMPARE, wire.CompareRequest(dtype="float64")),
     ]

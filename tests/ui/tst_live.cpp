@@ -20,8 +20,10 @@
 #include "Wire.h"
 #include "panels/ComparisonPanel.h"
 #include "panels/CompilePanel.h"
+#include "panels/Inspector.h"
 #include "scene/GraphScene.h"
 #include "scene/NodeItem.h"
+#include "session/DebugSession.h"
 #include "window/MainWindow.h"
 
 using namespace fxview;
@@ -152,6 +154,21 @@ void TestLive::showsTheTracedGraphAndStepsIt() {
     QCOMPARE(window_->run().outputCheck.verdict, OutputCheck::Verdict::Equal);
     QVERIFY2(window_->statusText().contains("output equal to forward"),
              qPrintable(window_->statusText()));
+    // Each record came with min, max and mean only; the inspector asks for fc1's std and
+    // histogram when it shows the node, and the record keeps them.
+    const ValueSummary& cheap = window_->run().records.at("fc1").value;
+    QVERIFY(cheap.hasStats && !cheap.hasDetail && cheap.histogram.empty());
+    const double mean = cheap.mean;
+    QSignalSpy detailed(window_->session(), SIGNAL(detailChanged(QString)));
+    window_->selectNode("fc1");
+    auto* inspector = window_->findChild<Inspector*>();
+    QVERIFY2(inspector->toPlainText().contains("being made"), qPrintable(inspector->toPlainText()));
+    QVERIFY(detailed.wait(60000));
+    const ValueSummary& full = window_->run().records.at("fc1").value;
+    QVERIFY(full.hasDetail && full.std > 0 && full.mean == mean);
+    QCOMPARE(full.histogramSample, std::int64_t{24});
+    QVERIFY2(inspector->toPlainText().contains("all 24 values"),
+             qPrintable(inspector->toPlainText()));
     // Its exports: the text is print(traced.graph); the JSON has the run and its verdict.
     QString text = dir_.filePath("export.txt"), json = dir_.filePath("export.json");
     QCOMPARE(window_->exportTo(text), QString());

@@ -135,6 +135,10 @@ void EngineClient::requestValues(const ValueSliceRequest& request) {
     post([request](EngineWorker& w) { w.requestValues(request); });
 }
 
+void EngineClient::requestDetail(const ValueSliceRequest& request) {
+    post([request](EngineWorker& w) { w.requestDetail(request); });
+}
+
 void EngineClient::saveValue(const SaveValueRequest& request, const QString& destination) {
     post([request, destination](EngineWorker& w) { w.saveValue(request, destination); });
 }

@@ -91,6 +91,9 @@ public:
     void setBreakOnNonFinite(bool on);
     // Asks for a slice of a node's value; answered by valuesReady.
     void requestValues(const ValueSliceRequest& request);
+    // Asks for the std and histograms a live run's record was sent without (the frame and node
+    // of `request`); answered by detailReady.
+    void requestDetail(const ValueSliceRequest& request);
     // Asks the engine to write a node's value and moves the file to `destination`; answered by
     // valueSaved.
     void saveValue(const SaveValueRequest& request, const QString& destination);
@@ -123,6 +126,8 @@ signals:
     void engineFailed(const QString& sentence); // a request ended in an error nothing expected
     void runUpdated(const fxview::RunSnapshot& snapshot);
     void valuesReady(std::shared_ptr<const fxview::ValueSlice> slice);
+    // The summary a requestDetail asked for, or its error sentence.
+    void detailReady(std::shared_ptr<const fxview::ValueSlice> detail);
     // `error` is "" when the value is at `destination`, or the sentence that says why not.
     void valueSaved(const QString& destination, const QString& error);
     // `json` is the fxview.comparison document, or empty with `error` the sentence why not.

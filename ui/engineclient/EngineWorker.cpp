@@ -241,6 +241,7 @@ void EngineWorker::opened(OpenedModel m) {
     open_.origin = "as applied";
     breakpoints_.clear();
     moduleLayouts_.clear();
+    records_.clear();
     reloading_ = false;
     emitDone([e = engine_, id = model.load] { emit e->loadProgress(id, "Drawing", 95); });
     emitDone([e = engine_, model] { emit e->loaded(model); });
@@ -307,6 +308,12 @@ void EngineWorker::fromCurrent(EngineMessage kind, const std::string& payload) {
         emitDone([e = engine_, slice] { emit e->valuesReady(slice); });
         break;
     }
+    case EngineMessage::Detail: {
+        auto detail = std::make_shared<const ValueSlice>(decoded<ValueSlice>(payload));
+        records_.takeDetail(*detail);
+        emitDone([e = engine_, detail] { emit e->detailReady(detail); });
+        break;
+    }
     case EngineMessage::ValueSaved: {
         SavedValue saved = decoded<SavedValue>(payload);
         QString destination = saveDestinations_.empty() ? QString() : saveDestinations_.front();
@@ -344,6 +351,7 @@ void EngineWorker::state(RunState r) {
         std::lock_guard<std::mutex> guard(lock);
         running_.clear();
     }
+    records_.take(r);
     RunSnapshot s;
     std::shared_ptr<FrameState> inside = std::move(r.steppedInto);
     static_cast<RunState&>(s) = std::move(r);

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "GraphLayout.h"
+#include "RunRecords.h"
 #include "engineclient/EngineClient.h"
 #include "engineclient/EngineProcess.h"
 
@@ -116,6 +117,12 @@ public:
         engine_->finishedLater(1);
     }
 
+    void requestDetail(const ValueSliceRequest& request) {
+        if (EngineProcess* engine = liveCurrent())
+            return engine->send(EngineMessage::DetailRequest, encode(request), true);
+        engine_->finishedLater(1);
+    }
+
     // The engine writes the file in its own folder; the answer's file is moved to `destination`.
     void saveValue(const SaveValueRequest& request, const QString& destination) {
         if (EngineProcess* engine = liveCurrent()) {
@@ -156,6 +163,7 @@ private:
     QFont font_;
     bool weightsAsNodes_ = false; // the View menu's: weights as boxes, or inside their readers'
     std::unordered_map<std::string, GraphLayout> moduleLayouts_; // by module path, this model's
+    RunRecords records_;  // a live engine's RunState may carry only the records that changed
     std::string running_; // the node the current engine last said it was at
 
     EngineProcess* makeProcess();

@@ -32,7 +32,7 @@ QString describeValue(const ValueSummary& v) {
                     .arg(v.min, 0, 'g', 6)
                     .arg(v.max, 0, 'g', 6)
                     .arg(v.mean, 0, 'g', 6)
-                    .arg(v.std, 0, 'g', 6);
+                    .arg(v.hasDetail ? QString::number(v.std, 'g', 6) : QString("…"));
     // Counted whenever the statistics were (floats): "NaN 0" is an answer, not a blank.
     if (v.hasStats || v.nanCount || v.infCount) {
         QString counts = QString("NaN %1, Inf %2").arg(v.nanCount).arg(v.infCount);
@@ -89,7 +89,8 @@ QImage Inspector::histogramImage(const std::vector<std::int64_t>& bins, const QC
     return image;
 }
 
-void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& barColor) {
+void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& barColor,
+                         const QString& detailNote) {
     auto link = [](const std::string& node) {
         return QString("<a href=\"#%1\">%1</a>").arg(html(node));
     };
@@ -194,6 +195,11 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
                                      .arg(v.min, 0, 'g', 4)
                                      .arg(v.max, 0, 'g', 4)
                                      .arg(sampled));
+            } else if (v.hasStats && !v.hasDetail) {
+                row("histogram", "<small>" +
+                                     (detailNote.isEmpty() ? QString("being made…")
+                                                           : detailNote.toHtmlEscaped()) +
+                                     "</small>");
             }
             if (r.timeUs > 0) // an executed path's nodes carry values, not times
                 row("time", r.timeUs >= 1000 ? QString("%1 ms").arg(r.timeUs / 1000, 0, 'f', 2)

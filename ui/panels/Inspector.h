@@ -17,7 +17,10 @@ class Inspector : public QTextBrowser {
 public:
     explicit Inspector(QWidget* parent = nullptr);
 
-    void showNode(const Node& node, const NodeRecord* record, const QColor& barColor);
+    // `detailNote`: why the record's std and histogram are not there (a live run makes them
+    // when asked), or "" while they are being made.
+    void showNode(const Node& node, const NodeRecord* record, const QColor& barColor,
+                  const QString& detailNote = {});
 
     // The histogram as the inspector draws it: one bar per bin, scaled to the fullest.
     static QImage histogramImage(const std::vector<std::int64_t>& bins, const QColor& color,

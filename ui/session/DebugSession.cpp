@@ -1,6 +1,7 @@
 #include "session/DebugSession.h"
 
 #include <QTimer>
+#include <algorithm>
 #include <functional>
 
 #include "session/ComparisonJson.h"
@@ -57,6 +58,8 @@ DebugSession::DebugSession(QObject* parent)
     });
     connect(engine_, &EngineClient::engineFailed, this, [this] { setPlaying(false); });
     connect(engine_, &EngineClient::valuesReady, this, &DebugSession::valuesReady);
+    connect(engine_, &EngineClient::detailReady, this,
+            [this](std::shared_ptr<const ValueSlice> detail) { takeDetail(*detail); });
     connect(engine_, &EngineClient::comparisonReady, this,
             [this](const QByteArray& json, const QString& error) {
                 if (!error.isEmpty())
@@ -200,6 +203,8 @@ void DebugSession::takeModel(const LoadedModel& model) {
 void DebugSession::takeRun(const RunSnapshot& snapshot) {
     executed_ = ExecutedView(); // the run moved on: a path shown is no longer this run's
     run_ = snapshot;
+    if (!snapshot.recordsAreChanges)
+        detailsAsked_.clear();
     const QString current =
         run_.inside ? QString::fromStdString(run_.inside->last) : topLevelName(snapshot.last);
     const bool moved = current != current_;
@@ -210,6 +215,56 @@ void DebugSession::takeRun(const RunSnapshot& snapshot) {
     emit runChanged();
     if (moved)
         emit currentNodeChanged(current_);
+}
+
+namespace {
+
+// Whether a summary (or an item of a tuple's) has statistics without std and the histogram.
+bool lacksDetail(const ValueSummary& v) {
+    return (v.hasStats && !v.hasDetail) || std::any_of(v.items.begin(), v.items.end(), lacksDetail);
+}
+
+QString detailKey(const QString& frame, const QString& node) {
+    return frame + "/" + node;
+}
+
+} // namespace
+
+void DebugSession::wantDetail(const QString& node) {
+    const NodeRecord* r = recordOf(node.toStdString());
+    // An executed path's copies are described whole by the engine that sends them.
+    if (executedShown_ || !r || r->state != NodeState::Done || !lacksDetail(r->value) ||
+        detailsAsked_.contains(detailKey(shownModule_, node)))
+        return;
+    detailsAsked_.insert(detailKey(shownModule_, node), {});
+    ValueSliceRequest request;
+    request.frame = shownModule_.toStdString();
+    request.node = node.toStdString();
+    engine_->requestDetail(request);
+}
+
+QString DebugSession::detailNote(const QString& node) const {
+    if (executedShown_)
+        return "Its std and histogram are made on the run's own graph: turn View ▸ Executed Path "
+               "Only off and select it there.";
+    return detailsAsked_.value(detailKey(shownModule_, node));
+}
+
+void DebugSession::takeDetail(const ValueSlice& detail) {
+    const QString frame = QString::fromStdString(detail.request.frame);
+    const QString node = QString::fromStdString(detail.request.node);
+    if (!detail.error.empty()) {
+        detailsAsked_.insert(detailKey(frame, node), QString::fromStdString(detail.error));
+    } else if (frame.isEmpty()) {
+        if (auto it = run_.records.find(detail.request.node); it != run_.records.end())
+            it->second.value = detail.summary;
+    } else if (run_.inside && run_.inside->node == detail.request.frame &&
+               run_.inside->records.count(detail.request.node)) {
+        auto inside = std::make_shared<ModuleFrame>(*run_.inside);
+        inside->records[detail.request.node].value = detail.summary;
+        run_.inside = std::move(inside);
+    }
+    emit detailChanged(node);
 }
 
 void DebugSession::setExecutedShown(bool on) {

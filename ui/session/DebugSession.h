@@ -90,6 +90,10 @@ public:
 
     // The Values view's questions: answered by valuesReady, and valueSaved through `message`.
     void requestValues(const ValueSliceRequest& request);
+    // The node is on show: a live run's record of it came without std and the histogram, so
+    // they are asked for once (detailChanged follows). detailNote: why they cannot be made.
+    void wantDetail(const QString& node);
+    QString detailNote(const QString& node) const;
     // Run ▸ Compare Runs…: run B beside a fresh run A of the model open, in its engine (a live
     // one in the person's Python); answered by comparisonReady or comparisonFailed.
     void compare(const CompareRequest& request);
@@ -125,6 +129,8 @@ signals:
     void shownGraphChanged();
     void selectionChanged(const QString& node);
     void valuesReady(std::shared_ptr<const fxview::ValueSlice> slice);
+    // The node's record now has its std and histogram (or a detailNote).
+    void detailChanged(const QString& node);
     // The comparison, with the metric and threshold it was judged by.
     void comparisonReady(std::shared_ptr<const fxview::ComparisonReport> report,
                          fxview::Metric metric, double threshold);
@@ -138,6 +144,7 @@ private:
     void takeModel(const LoadedModel& model);
     void takeRun(const RunSnapshot& snapshot);
     void takeInputs(const std::vector<InputSpec>& specs, quint64 seed);
+    void takeDetail(const ValueSlice& detail);
     void playTick();
 
     EngineClient* engine_;
@@ -153,6 +160,9 @@ private:
     QSet<QString> breakpoints_;
     QHash<QString, BreakCondition> conditions_; // of the breakpoints that have one
     bool breakOnNonFinite_ = false;
+    // Details asked for in this run, by "frame/node": "" while asked or made, else the engine's
+    // sentence why not. A run sent whole (a reset, new inputs) starts it afresh.
+    QHash<QString, QString> detailsAsked_;
 };
 
 } // namespace fxview

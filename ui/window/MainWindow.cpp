@@ -205,6 +205,10 @@ void MainWindow::buildDocks() {
     connect(values_, &ValuesPanel::sliceWanted, session_, &DebugSession::requestValues);
     connect(values_, &ValuesPanel::saveWanted, session_, &DebugSession::saveValue);
     connect(session_, &DebugSession::valuesReady, values_, &ValuesPanel::showSlice);
+    connect(session_, &DebugSession::detailChanged, this, [this](const QString& node) {
+        if (node == selectedNode())
+            describeNode(node);
+    });
     connect(session_, &DebugSession::valueNotSaved, this,
             [this](const QString& sentence) { banner_->say(sentence, Banner::State::Error); });
 
@@ -355,11 +359,18 @@ bool MainWindow::cancelOpen() {
     return true;
 }
 
+void MainWindow::describeNode(const QString& name) {
+    if (const Node* n = session_->shownGraph().find(name.toStdString()))
+        inspector_->showNode(*n, session_->recordOf(n->name), scene_->theme().current,
+                             session_->detailNote(name));
+}
+
 void MainWindow::showInspector(const QString& name) {
     const Node* n = session_->shownGraph().find(name.toStdString());
     if (!n)
         return;
-    inspector_->showNode(*n, session_->recordOf(n->name), scene_->theme().current);
+    session_->wantDetail(name); // before it is drawn: a note may say why there is none
+    describeNode(name);
     // The numbers travel only while someone can see them (a big tensor's are not free); a scope
     // box and the executed path's copies have none of their own.
     if (values_->isVisible() && n->collapsedNodes == 0 && !session_->executedShown())

@@ -134,6 +134,7 @@ private:
     void showRun(const RunSnapshot& snapshot);
     void showPlaying(bool on);
     void showInspector(const QString& node);
+    void describeNode(const QString& node); // the inspector alone, as the session has the node
     void updateStatus();
     void showGraph(const Graph& graph, const GraphLayout& layout, const std::string& text,
                    std::shared_ptr<const ScopeView> scopes = nullptr);

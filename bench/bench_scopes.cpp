@@ -2,13 +2,17 @@
 // collapsed, opening and closing one block, the expansion states' pan and zoom frames and the
 // window's memory. The real window with its engine process, offscreen; prints Markdown tables.
 //
-// Usage: bench_scopes MODEL.pt [RUNS]
+// Opening is also given as a ratio to `python3 -c "import torch"` timed in the same run (PYTHON
+// names the interpreter; median of 3).
+//
+// Usage: bench_scopes MODEL [RUNS]   (a TorchScript archive or a .pt2 with a `layers` scope)
 
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
 #include <QFile>
 #include <QGraphicsView>
+#include <QProcess>
 #include <QScrollBar>
 #include <QSettings>
 #include <QStandardPaths>
@@ -52,6 +56,28 @@ Frames frames(MainWindow& window) {
     for (int i = 0; i < 40; ++i)
         zoom.push_back(changeMs([&] { view->scale(i < 20 ? 0.8 : 1.25, i < 20 ? 0.8 : 1.25); }));
     return {median(pan), median(zoom)};
+}
+
+// The machine's speed, to compare the opening with: Python's own start with PyTorch.
+double importTorchMs() {
+    std::vector<double> times;
+    for (int i = 0; i < 3; ++i)
+        times.push_back(millisecondsOf([] {
+            QProcess::execute(qEnvironmentVariable("PYTHON", "/usr/bin/python3"),
+                              {"-c", "import torch"});
+        }));
+    return median(times);
+}
+
+// A change of open scopes, to its picture: a big one is laid out in the background.
+double scopesChangeMs(MainWindow& window, const std::function<void()>& change) {
+    return changeMs([&] {
+        QEventLoop shown;
+        QObject::connect(&window, &MainWindow::scopesShown, &shown, &QEventLoop::quit);
+        change();
+        if (window.layingOut())
+            shown.exec();
+    });
 }
 
 } // namespace
@@ -112,14 +138,17 @@ int main(int argc, char** argv) {
         toDepth.push_back(changeMs([&] { window.collapseToDepth(0); }));
         if (run == 0) {
             collapsedFrames = frames(window);
-            expandAll = changeMs([&] { window.expandAll(); });
+            expandAll = scopesChangeMs(window, [&] { window.expandAll(); });
             mbAll = residentMb();
             allFrames = frames(window);
         }
     }
+    const double importTorch = importTorchMs();
     std::printf(
         "%d nodes; collapsed view: %d boxes and nodes; `layers` open: %d. Median of %d.\n\n", nodes,
         boxes, drawnTop, runs);
+    std::printf("python3 -c \"import torch\": %.0f ms; open / import torch: %.2fx\n\n", importTorch,
+                median(open) / importTorch);
     std::printf("| step | time |\n|---|---:|\n");
     std::printf(
         "| open to the collapsed picture (engine process, trace, layout, paint) | %.0f ms |\n",
@@ -130,7 +159,9 @@ int main(int argc, char** argv) {
     std::printf("| close it | %.0f ms |\n", median(collapseBlock));
     std::printf("| open it again | %.0f ms |\n", median(reexpandBlock));
     std::printf("| collapse to depth 0 | %.0f ms |\n", median(toDepth));
-    std::printf("| expand all (first time, every piece laid out) | %.0f ms |\n\n", expandAll);
+    std::printf(
+        "| expand all (first time, every piece laid out; in the background) | %.0f ms |\n\n",
+        expandAll);
     std::printf("| expansion state | pan step | zoom step | window's memory (RSS) |\n"
                 "|---|---:|---:|---:|\n");
     std::printf("| collapsed (depth 0) | %.1f ms | %.1f ms | %.0f MB |\n", collapsedFrames.pan,

@@ -436,7 +436,13 @@ GraphLayout layoutGraph(const Graph& graph, const std::function<PointF(const Nod
     GraphSegments segments = cache ? splitAtCuts(graph, options, kMinCachedSegment, true)
                                    : splitAtCuts(graph, options, kMinSegment);
     std::vector<GraphLayout> parts;
+    const int total = static_cast<int>(segments.parts.size());
     for (const Graph& part : segments.parts) {
+        if (options.piecesDone && !options.piecesDone(static_cast<int>(parts.size()), total)) {
+            GraphLayout cancelled;
+            cancelled.error = kLayoutCancelled;
+            return cancelled;
+        }
         std::string key;
         if (cache) {
             key = contentKey(part, boxSize, options, count > kBigGraph);

@@ -64,7 +64,12 @@ struct LayoutOptions {
     // Whether `n` is a box of the picture: hidden nodes only when asked for, and never a weight
     // its reader's box lists (Node::drawnInside).
     bool draws(const Node& n) const { return (showHidden || !n.hidden) && !n.drawnInside; }
+    // For a layout off the GUI thread: called after each piece of a layout in pieces with
+    // (pieces done, pieces); false stops it there, with kLayoutCancelled as its error.
+    std::function<bool(int done, int total)> piecesDone;
 };
+
+inline constexpr const char* kLayoutCancelled = "The layout was cancelled.";
 
 // The pieces of a graph laid out before (LayoutSegments.h), by what they hold: laying out a graph
 // again after one module scope opened or closed reuses every piece it did not touch, so that

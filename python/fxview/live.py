@@ -159,9 +159,8 @@ class Session:
         if record.state == wire.FAILED_STATE:
             return None, f"Node '{r.node}' failed, so it has no value: {record.error}", ""
         if r.node not in at.values:
-            return None, (f"The value of '{r.node}' was freed after its last use, as torch.fx "
-                          "frees it, to keep memory: Run to Cursor (F4) on the node to see "
-                          "it."), ""
+            value, error = at.made_again(r.node)
+            return value, error, ""
         value, note = at.values[r.node], ""
         version = at.versions.get(r.node, -1)
         if version >= 0 and values.version_of(value) != version:
@@ -184,16 +183,13 @@ class Session:
         sent without; the record keeps them (the window has them now)."""
         r.weight, r.item = "", []
         value, error, note = self.value_named(r)
+        at = self.stepper_in(r.frame)
         if not error and note.startswith("A later node changed"):
-            error = (f"A later node changed the value of '{r.node}' in place, so its std and "
-                     "histogram would not be of what it made: Run to Cursor (F4) on the node "
-                     "to see them.")
+            value, error = at.made_again(r.node)  # as the node made it, not as it is now
         if error:
             return wire.ValueSlice(error=error, request=r)
         summary = summarize(value)
-        record = self.stepper_in(r.frame).records.get(r.node)
-        if record is not None:
-            record.value = summary
+        at.records[r.node].value = summary
         return wire.ValueSlice(request=r, summary=summary)
 
     def save_value(self, r: wire.SaveValueRequest) -> wire.SavedValue:

@@ -79,8 +79,10 @@ class Stepper:
         self.output = None
         self.stop_note = ""
         # What the Values view reads: every value, kept past its last use while they fit in
-        # values.KEEP_BYTES; each tensor's version counter when its node made it.
+        # values.KEEP_BYTES; each tensor's version counter when its node made it. A value freed
+        # is made again when it is asked for (made_again), the last few kept in `remade`.
         self.values: dict[str, object] = {}
+        self.remade: dict[str, object] = {}
         self.versions: dict[str, int] = {}
         self.kept_bytes = 0
 
@@ -110,6 +112,38 @@ class Stepper:
 
     def _go_on(self) -> bool:
         return self.before_node is None or self.before_node(self.next_node())
+
+    def made_again(self, name: str):
+        """(value, "") with the value node `name` made in this run, made again: the graph run from
+        the run's inputs up to it in a scratch Interpreter, values freed after their last use as
+        Interpreter.run frees them; or (None, why not). It must summarise exactly as the node's
+        record does, or it is not what the run saw (a random op, an input changed in place)."""
+        if name in self.remade:
+            return self.remade[name], ""
+        record = self.records[name]
+        scratch = torch.fx.Interpreter(self.gm)
+        placeholders = iter(self.inputs)
+        try:
+            for node in self.nodes:
+                value = next(placeholders) if node.op == "placeholder" else scratch.run_node(node)
+                if node.name == name:
+                    break
+                scratch.env[node] = value
+                for gone in scratch.user_to_last_uses.get(node, []):
+                    scratch.env.pop(gone, None)
+        except Exception as error:  # noqa: BLE001 - the model's own error, as a sentence
+            return None, (f"Making the value of '{name}' again from the run's inputs raised "
+                          f"{type(error).__name__} ({error}); Run to Cursor (F4) on the node to "
+                          "see it.")
+        if summarize(value, detail=record.value.hasDetail) != record.value:
+            return None, (f"The value of '{name}' was freed after its last use, as torch.fx "
+                          "frees it, and making it again from the run's inputs gave another "
+                          "value (a random op, or a node that changed an input in place): Run "
+                          "to Cursor (F4) on the node to see it as the run made it.")
+        if len(self.remade) >= values.REMADE_KEPT:
+            self.remade.pop(next(iter(self.remade)))
+        self.remade[name] = value
+        return value, ""
 
     # --- running one node -------------------------------------------------------------------
     def _run_node(self, node: torch.fx.Node):

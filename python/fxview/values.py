@@ -15,8 +15,12 @@ from .summary import summarize
 
 # At most this many elements travel in one slice (ValueSlice.h's kMaxSliceElements).
 MAX_SLICE_ELEMENTS = 1 << 22
-# Values no later node needs are kept for the Values view until they hold this many bytes.
-KEEP_BYTES = 2 << 30
+# Values no later node needs are kept for the Values view until they hold this many bytes: none,
+# as torch.fx.Interpreter.run keeps none. Keeping them cost more than the run (resnet18's Continue
+# took 3.7x the Interpreter's time: every value in fresh memory); a value looked at after it was
+# freed is made again from the run's inputs (Stepper.made_again), and the last few are kept.
+KEEP_BYTES = 0
+REMADE_KEPT = 4
 
 _NPY = {torch.float32: "<f4", torch.float64: "<f8", torch.float16: "<f2", torch.bool: "|b1",
         torch.uint8: "|u1", torch.int8: "|i1", torch.int16: "<i2", torch.int32: "<i4",

@@ -27,6 +27,7 @@ LoadProgress::LoadProgress(QWidget* parent)
 
 void LoadProgress::start(int load, const QString& source) {
     load_ = load;
+    cancel_->setToolTip("Stop opening this model and keep the one that is open (Esc)");
     stage_->setText("Opening " + QFileInfo(source).fileName() + "…");
     bar_->setValue(0);
     setVisible(true);
@@ -37,6 +38,19 @@ void LoadProgress::advance(int load, const QString& stage, int percent) {
         return; // a load that was cancelled or replaced still reporting
     stage_->setText(stage + "…");
     bar_->setValue(percent);
+}
+
+void LoadProgress::startWork(const QString& stage) {
+    load_ = kWork;
+    cancel_->setToolTip("Stop and keep the picture as it is (Esc)");
+    stage_->setText(stage + "…");
+    bar_->setValue(0);
+    setVisible(true);
+}
+
+void LoadProgress::advanceWork(int percent) {
+    if (load_ == kWork)
+        bar_->setValue(percent);
 }
 
 void LoadProgress::finish() {

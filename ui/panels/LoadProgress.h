@@ -18,6 +18,9 @@ public:
     void start(int load, const QString& source);
     // From the engine: ignored unless `load` is the one started last.
     void advance(int load, const QString& stage, int percent);
+    // Work on the open model that Cancel stops without closing anything (a big layout).
+    void startWork(const QString& stage);
+    void advanceWork(int percent);
     void finish();
     QString stage() const;
 
@@ -28,6 +31,7 @@ private:
     QLabel* stage_;
     QProgressBar* bar_;
     QToolButton* cancel_;
+    static constexpr int kWork = -1; // no load's number: startWork's
     int load_ = 0;
 };
 

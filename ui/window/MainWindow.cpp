@@ -54,6 +54,7 @@
 #include "scene/OverviewView.h"
 #include "session/DebugSession.h"
 #include "session/SessionSettings.h"
+#include "window/BackgroundLayout.h"
 #include "window/WindowIds.h"
 
 // The icons live in this static library (resources/resources.qrc); its initialiser has to be
@@ -68,7 +69,7 @@ namespace fxview {
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), session_(new DebugSession(this)), engine_(session_->engine()),
       scene_(new GraphScene(this)), view_(new GraphView), banner_(new Banner), status_(new QLabel),
-      progress_(new LoadProgress) {
+      progress_(new LoadProgress), layout_(new BackgroundLayout(this)) {
     initResources();
     QApplication::setWindowIcon(QIcon(":/fxview/fxview.svg")); // this window's and its dialogs'
     setWindowTitle("fxview");
@@ -86,7 +87,13 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(status_);
     statusBar()->addPermanentWidget(progress_);
     connect(engine_, &EngineClient::loadProgress, progress_, &LoadProgress::advance);
-    connect(progress_, &LoadProgress::cancelRequested, this, &MainWindow::cancelOpen);
+    connect(progress_, &LoadProgress::cancelRequested, this, [this] {
+        if (!cancelLayout())
+            cancelOpen();
+    });
+    connect(layout_, &BackgroundLayout::progressed, this, [this](int done, int total) {
+        progress_->advanceWork(total > 0 ? 100 * done / total : 0);
+    });
 
     buildDocks();
     buildActions();
@@ -255,6 +262,7 @@ void MainWindow::buildDocks() {
 }
 
 void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& inputs) {
+    cancelLayout(); // the progress bar is the load's now
     statusBar()->showMessage("Opening " + source + "…");
     quint64 seed = 0;
     const int load = session_->open(source, inputs, seed);
@@ -285,6 +293,7 @@ bool MainWindow::openDropped(const QList<QUrl>& urls) {
 }
 
 void MainWindow::showModel(const LoadedModel& model) {
+    layout_->cancel(); // a layout of the last model's scopes
     progress_->finish();
     executedPath_->setChecked(false);
     executedPath_->setEnabled(false);

@@ -36,6 +36,7 @@ class GraphView;
 class InputBar;
 class Inspector;
 class LoadProgress;
+class BackgroundLayout;
 class NodeListPanel;
 class ValuesPanel;
 class ComparisonPanel;
@@ -94,6 +95,11 @@ public:
     void setScopeOpen(const QString& scope, bool open);
     void collapseToDepth(int depth);
     void expandAll();
+    // Past this many drawn nodes a change of open scopes is laid out in the background.
+    static constexpr int kBackgroundLayoutNodes = 2000;
+    bool layingOut() const;
+    // Stops the background layout (the picture stays as it was); false when none runs.
+    bool cancelLayout();
     // View ▸ Weights as Nodes: weights as boxes of their own, or as lines in their readers' boxes
     // (the default); remembered.
     void setWeightsAsNodes(bool on);
@@ -114,6 +120,7 @@ signals:
     void modelShown();
     void comparisonShown(); // a comparison's answer (its table, or its sentence) is shown
     void runShown();
+    void scopesShown(); // a change of open scopes is drawn (after a background layout, too)
 
 private:
     void buildActions();
@@ -140,6 +147,8 @@ private:
                    std::shared_ptr<const ScopeView> scopes = nullptr);
     void showModelGraph();
     void showScopes(const std::set<std::string>& open, QString anchor, bool opening);
+    void applyScopes(const std::set<std::string>& open, std::shared_ptr<const ScopeView> view,
+                     GraphLayout layout, QString anchor, bool opening);
     bool revealNode(const QString& node);
     void showBreakpoints();
     void buildScopeActions(QMenu* view);
@@ -177,6 +186,7 @@ private:
     QList<QDockWidget*> docks_;
     InputBar* inputBar_;
     LoadProgress* progress_;
+    BackgroundLayout* layout_; // a change of open scopes laid out off the GUI thread
     QAction* executedPath_;
     QAction* detach_ = nullptr; // Run ▸ Detach from Python: a live model's session ends
     QAction* play_;

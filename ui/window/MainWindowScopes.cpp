@@ -14,6 +14,7 @@
 
 #include "FxText.h"
 #include "panels/GraphTextPanel.h"
+#include "panels/LoadProgress.h"
 #include "panels/NodeListPanel.h"
 #include "scene/ClusterItem.h"
 #include "scene/GraphScene.h"
@@ -22,6 +23,7 @@
 #include "scene/OverviewView.h"
 #include "session/DebugSession.h"
 #include "session/SessionSettings.h"
+#include "window/BackgroundLayout.h"
 #include "window/MainWindow.h"
 #include "window/WindowIds.h"
 
@@ -89,14 +91,55 @@ void MainWindow::expandAll() {
     showScopes(session_->model().scopes.allOpen(), {}, true);
 }
 
-// Draws the model with `open` open. `anchor` is the scope that opened or closed: its box (or
-// frame) before and its frame (or box) after sit at the same place on screen, and the pieces
-// of the layout it did not touch come from the cache, unchanged. Without one the graph is fit.
+// Draws the model with `open` open: laid out here, or past kBackgroundLayoutNodes drawn nodes on
+// a thread of its own with the status bar's progress and Cancel (the picture stays as it is
+// until it is done, and a later change replaces it).
 void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, bool opening) {
-    // `anchor` is a copy: the item whose scope it came from is deleted on the way.
     const LoadedModel& model = session_->model();
     if (!model.view)
         return;
+    if (layout_->cancel())
+        progress_->finish();
+    auto view = std::make_shared<const ScopeView>(
+        collapseScopes(model.graph, model.scopes, open, weightsAsNodes_));
+    if (view->graph.nodeCount() <= kBackgroundLayoutNodes) {
+        applyScopes(open, view,
+                    GraphScene::layOut(view->graph, scene_->font(), {}, model.layoutCache.get()),
+                    anchor, opening);
+        return;
+    }
+    progress_->startWork(QString("Laying out %1 nodes").arg(view->graph.nodeCount()));
+    layout_->start(
+        [view, cache = model.layoutCache, font = scene_->font()](const LayoutOptions& options) {
+            return GraphScene::layOut(view->graph, font, options, cache.get());
+        },
+        [this, open, view, anchor, opening](GraphLayout layout) {
+            progress_->finish();
+            applyScopes(open, view, std::move(layout), anchor, opening);
+        });
+}
+
+bool MainWindow::layingOut() const {
+    return layout_->running();
+}
+
+bool MainWindow::cancelLayout() {
+    if (!layout_->cancel())
+        return false;
+    progress_->finish();
+    nodeList_->syncScopes(session_->model().openScopes); // its tree may have said otherwise
+    statusBar()->showMessage("Laying out stopped; the picture stays as it was", 6000);
+    return true;
+}
+
+// `anchor` is the scope that opened or closed: its box (or frame) before and its frame (or box)
+// after sit at the same place on screen, and the pieces of the layout it did not touch came
+// from the cache, unchanged. Without one the graph is fit.
+void MainWindow::applyScopes(const std::set<std::string>& open,
+                             std::shared_ptr<const ScopeView> view, GraphLayout layout,
+                             QString anchor, bool opening) {
+    // `anchor` is a copy: the item whose scope it came from is deleted on the way.
+    const LoadedModel& model = session_->model();
     auto placeOf = [this, &model](const QString& scope, bool asBox) -> QRectF {
         if (asBox) {
             QString box = QString::fromStdString(model.view->boxFor(scope.toStdString()));
@@ -110,10 +153,7 @@ void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, b
     QRectF before = modelShown && !anchor.isEmpty() ? placeOf(anchor, opening) : QRectF();
     QPointF onScreen = before.isNull() ? QPointF() : QPointF(view_->mapFromScene(before.topLeft()));
 
-    auto view = std::make_shared<ScopeView>(
-        collapseScopes(model.graph, model.scopes, open, weightsAsNodes_));
-    session_->setScopes(
-        open, view, GraphScene::layOut(view->graph, scene_->font(), {}, model.layoutCache.get()));
+    session_->setScopes(open, view, std::move(layout));
     nodeList_->syncScopes(open);
     if (!modelShown)
         return; // drawn when the model's graph comes back
@@ -139,6 +179,7 @@ void MainWindow::showScopes(const std::set<std::string>& open, QString anchor, b
     }
     overview_->refit();
     updateStatus();
+    emit scopesShown();
 }
 
 // Opens the scopes around `node` so that it is drawn; false when it already was.

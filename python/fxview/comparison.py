@@ -349,6 +349,26 @@ def cast_inputs(value, device, dtype):
     return value
 
 
+def run_b_model(gm: torch.fx.GraphModule, device, dtype) -> torch.fx.GraphModule:
+    """The module run B runs: `gm` itself when neither the device nor the dtype changes and no
+    module of it is training (nothing in it changes as it runs, so A and B can share its
+    weights); else a copy whose parameters and buffers are moved to `device` and, floating ones,
+    cast to `dtype` (as gm.to(device).to(dtype) makes them), each made straight from gm's: never
+    a second full-precision copy of the weights on the way."""
+    if device is None and dtype is None and not any(m.training for m in gm.modules()):
+        return gm
+    memo = {}
+    for name, t in [*gm.named_parameters(), *gm.named_buffers()]:
+        made = t.detach()
+        if device is not None:
+            made = made.to(device)
+        if dtype is not None and made.is_floating_point():
+            made = made.to(dtype)
+        memo[id(t)] = torch.nn.Parameter(made, t.requires_grad) \
+            if isinstance(t, torch.nn.Parameter) else made
+    return copy.deepcopy(gm, memo)
+
+
 def compare(model, args=(), *, dtype=None, device=None, other=None, other_args=None,
             local=False) -> Comparison:
     """Runs `model` (a GraphModule, or a module symbolic_trace can trace) on `args` as run A,
@@ -357,15 +377,12 @@ def compare(model, args=(), *, dtype=None, device=None, other=None, other_args=N
     them), on `other_args` if given. With `local`, each of B's nodes is fed A's values."""
     gm = model if isinstance(model, torch.fx.GraphModule) else torch.fx.symbolic_trace(model)
     if other is None:
-        other = copy.deepcopy(gm)
-    elif not isinstance(other, torch.fx.GraphModule):
-        other = torch.fx.symbolic_trace(other)
-    elif device is not None or dtype is not None:
-        other = copy.deepcopy(other)  # .to() below changes a module in place: not theirs
-    if device is not None:
-        other = other.to(device)
-    if dtype is not None:
-        other = other.to(dtype)
+        other = run_b_model(gm, device, dtype)
+    else:
+        if not isinstance(other, torch.fx.GraphModule):
+            other = torch.fx.symbolic_trace(other)
+        if device is not None or dtype is not None:  # converted, not theirs changed in place
+            other = run_b_model(other, device, dtype)
     args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
     args_b = args if other_args is None else (
         tuple(other_args) if isinstance(other_args, (tuple, list)) else (other_args,))

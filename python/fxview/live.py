@@ -8,7 +8,6 @@ for show(wait=False), the caller's for wait=True), each answered and then closed
 
 from __future__ import annotations
 
-import copy
 import os
 import queue
 import socket
@@ -279,11 +278,7 @@ class Session:
                                                r.seedB if r.hasSeedB else self.seed)
             if error:
                 return wire.ComparisonAnswer(error=f"Run B: {error}")
-        gm_b = copy.deepcopy(self.gm)
-        if device is not None:
-            gm_b = gm_b.to(device)
-        if dtype is not None:
-            gm_b = gm_b.to(dtype)
+        gm_b = comparison.run_b_model(self.gm, device, dtype)
         inputs_b = [comparison.cast_inputs(v, device, dtype) for v in inputs_b]
         result = comparison.compare_runs(self.gm, self.stepper.inputs, gm_b, inputs_b,
                                       local=r.local, before_node=before_node)

@@ -7,6 +7,7 @@ torch.fx's Interpreter in this process (issue 38's fast live steps):
   place since is made again from the run's inputs, and a sentence says when that cannot give
   what the run made (a random op);
 - after Open and Reset every record travels, after a Step only the one that changed;
+- Compare's run B shares the model's weights when nothing changes, else converts a copy;
 - the output check uses the run's own output when the model is the GraphModule and its forward
   is its graph's code, and runs the forward otherwise (an nn.Module; a graph edited without
   recompile(), whose difference it still finds).
@@ -267,11 +268,43 @@ def check_output_check_reuses_the_run():
           f"recompiled: verdict {verdict.verdict}, ran {calls} times")
 
 
+def check_run_b_shares_or_converts_weights():
+    """Compare's run B: the model itself when nothing changes and nothing trains (one copy of the
+    weights, not two); else a copy made straight from the weights, equal to gm.to(dtype)'s."""
+    import copy
+
+    from fxview import comparison
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4))
+    gm = torch.fx.symbolic_trace(model.eval())
+    check(comparison.run_b_model(gm, None, None) is gm, "eval, same dtype: not shared")
+    gm.train()
+    trained = comparison.run_b_model(gm, None, None)
+    norm = "1"  # the BatchNorm2d, as symbolic_trace names a Sequential's modules
+    check(trained is not gm and trained.get_submodule(norm).running_mean
+          is not gm.get_submodule(norm).running_mean,
+          "training: B shares A's BatchNorm statistics")
+    gm.eval()
+    cast = comparison.run_b_model(gm, None, torch.bfloat16)
+    expected = copy.deepcopy(gm).to(torch.bfloat16)
+    for (name, got), (_, want) in zip([*cast.named_parameters(), *cast.named_buffers()],
+                                      [*expected.named_parameters(), *expected.named_buffers()]):
+        check(got.dtype == want.dtype and torch.equal(got, want)
+              and type(got) is type(want) and got.requires_grad == want.requires_grad,
+              f"bfloat16 {name}: {got.dtype} {type(got).__name__}")
+    check(all(p.dtype == torch.float32 for p in gm.parameters()), "A's weights were cast")
+    x = torch.randn(1, 3, 8, 8)
+    with torch.no_grad():
+        check(torch.equal(cast(x.bfloat16()), expected(x.bfloat16())), "bfloat16 B runs otherwise")
+
+
 def main():
     return run_groups([("records and details", check_records_and_details, ()),
                        ("only changes travel", check_only_changes_travel, ()),
                        ("random value", check_random_value_is_not_made_again, ()),
-                       ("output check", check_output_check_reuses_the_run, ())])
+                       ("output check", check_output_check_reuses_the_run, ()),
+                       ("run B's model", check_run_b_shares_or_converts_weights, ())])
 
 
 if __name__ == "__main__":

@@ -46,7 +46,13 @@ std::string compareOption(const std::string& option, const std::string& value,
 
 int compare(const Options& options) {
     const CompareOptions& c = options.compare;
-    ModelComparison what{options.model, options.inputs, options.seed, options.opLibraries, c.b};
+    ModelComparison what{options.model,
+                         options.inputs,
+                         options.seed,
+                         options.opLibraries,
+                         c.b,
+                         nullptr,
+                         {}}; // nothing is open: A and B are read from their files
     RunComparisonOptions runOptions;
     runOptions.local = c.b.local;
     runOptions.beforeNode = [](const std::string& next) {

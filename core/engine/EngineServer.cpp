@@ -144,7 +144,9 @@ private:
     std::vector<InputSpec> specs_;
     std::uint64_t seed_ = 0;
     std::string source_; // the model open, and the op libraries it was opened with: a
-    std::vector<std::string> opLibraries_; // comparison loads it afresh
+    std::vector<std::string> opLibraries_; // comparison loads it afresh where it must
+    std::shared_ptr<const Model> open_;    // the model open and its import, for Compare
+    TraceResult openImport_;
 
     OutputCheck outputCheck_; // this run's, once it has ended
     Clock::time_point lastRunning_;
@@ -176,6 +178,8 @@ private:
         // the memory cap (2 GB without one); past that they are freed as torch.fx frees them.
         RunOptions options;
         options.keepBytes = memoryLimit_ > 0 ? memoryLimit_ / 4 : std::int64_t(2) << 30;
+        open_ = loaded.model;
+        openImport_ = traced; // Compare's runs share the weights where they can
         auto interpreter = std::make_unique<Interpreter>(loaded.model, std::move(traced), options);
         interpreter->setBreakOnNonFinite(watch_.breakOnNonFinite);
         std::vector<InputSpec> inputs = request.inputs;
@@ -288,14 +292,15 @@ private:
         send(EngineMessage::Path, encode(path));
     }
 
-    // Run A (the model open, on its inputs) and run B side by side, both loaded afresh so that
-    // the run being debugged stays where it is.
+    // Run A (the model open, on its inputs) and run B side by side, each an interpreter of its
+    // own so that the run being debugged stays where it is; they share the open model's weights
+    // where nothing can change them (compareModels).
     void compare(const CompareRequest& request) {
         if (!interpreter_)
             return send(
                 EngineMessage::Comparison,
                 encode(ComparisonAnswer{"No model is open, so there is nothing to compare.", {}}));
-        ModelComparison what{source_, specs_, seed_, opLibraries_, request};
+        ModelComparison what{source_, specs_, seed_, opLibraries_, request, open_, openImport_};
         RunComparisonOptions options;
         options.local = request.local;
         if (memoryLimit_ > 0)

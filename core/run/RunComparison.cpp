@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "Importer.h"
 #include "InterpreterPrivate.h"
 #include "Model.h"
+#include "ModelPrivate.h"
 #include "TorchValues.h"
 #include "Tracer.h"
 
@@ -336,6 +338,67 @@ std::unique_ptr<Interpreter> openRun(const std::string& file,
     return std::make_unique<Interpreter>(loaded.model, std::move(traced), options);
 }
 
+} // namespace
+
+bool mayWriteWeights(const Graph& graph) {
+    std::unordered_map<std::string, const Node*> byName;
+    graph.forEachNode([&](const Node& n, int) { byName[n.name] = &n; });
+    std::unordered_map<std::string, bool> fedByInput; // memo, by node name
+    std::function<bool(const std::string&)> inputFlowsInto = [&](const std::string& name) {
+        auto memo = fedByInput.find(name);
+        if (memo != fedByInput.end())
+            return memo->second;
+        fedByInput[name] = false; // a loop-carried reference ends here
+        auto it = byName.find(name);
+        bool fed = it == byName.end(); // a block's parameter: made by the run
+        if (!fed && it->second->op == Op::Placeholder)
+            fed = true;
+        if (!fed) {
+            auto visit = [&](const std::string& ref) { fed = fed || inputFlowsInto(ref); };
+            for (const Argument& a : it->second->args)
+                a.forEachNodeRef(visit);
+            for (const KeywordArgument& k : it->second->kwargs)
+                k.value.forEachNodeRef(visit);
+        }
+        return fedByInput[name] = fed;
+    };
+    bool writes = false;
+    graph.forEachNode([&](const Node& n, int) {
+        const std::string op = n.schema.substr(0, n.schema.find('.'));
+        const bool inPlace = op.size() > 2 && op.back() == '_' && op[op.size() - 2] != '_';
+        if (writes || !inPlace || n.args.empty())
+            return;
+        n.args.front().forEachNodeRef(
+            [&](const std::string& ref) { writes = writes || !inputFlowsInto(ref); });
+    });
+    return writes;
+}
+
+namespace {
+
+// A run of `file` in `castTo` on the open model's weights, when nothing the run does can change
+// them (a TorchScript module's castWeights, its training-mode buffers and its in-place writes
+// into what it holds would); else nullptr.
+std::unique_ptr<Interpreter> sharedRun(const ModelComparison& what, const std::string& file,
+                                       const std::string& castTo) {
+    if (!what.open || file != what.modelA || !what.openImport.ok())
+        return nullptr;
+    const Model::Private& m = what.open->d();
+    if (!m.exported &&
+        (!castTo.empty() || m.module.is_training() || mayWriteWeights(what.openImport.graph)))
+        return nullptr;
+    RunOptions options;
+    options.castTo = castTo;
+    return std::make_unique<Interpreter>(what.open, what.openImport, options);
+}
+
+std::unique_ptr<Interpreter> runOf(const ModelComparison& what, const std::string& file,
+                                   const std::string& castTo, std::string& error) {
+    if (std::unique_ptr<Interpreter> shared = sharedRun(what, file, castTo))
+        return shared;
+    return openRun(file, what.opLibraries, castTo, error);
+}
+
 std::string inputText(const std::vector<InputSpec>& specs, std::uint64_t seed) {
     std::string text;
     bool random = false;
@@ -363,13 +426,13 @@ ComparisonOutcome compareModels(const ModelComparison& what, const RunComparison
         return out;
     }
     std::string error;
-    std::unique_ptr<Interpreter> a = openRun(what.modelA, what.opLibraries, "", error);
+    std::unique_ptr<Interpreter> a = runOf(what, what.modelA, "", error);
     if (!a) {
         out.error = "Model A: " + error;
         return out;
     }
     std::string fileB = b.modelB.empty() ? what.modelA : b.modelB;
-    std::unique_ptr<Interpreter> runB = openRun(fileB, what.opLibraries, b.dtype, error);
+    std::unique_ptr<Interpreter> runB = runOf(what, fileB, b.dtype, error);
     if (!runB) {
         out.error = "Model B: " + error;
         return out;

@@ -14,6 +14,7 @@
 
 #include "FxText.h"
 #include "Interpreter.h"
+#include "RunComparison.h"
 #include "TestSession.h"
 
 using namespace fxview;
@@ -63,6 +64,7 @@ private slots:
     void badSpecs();
     void randomOpsAreFound();
     void warningsAreNotedAndTheRunGoesOn();
+    void writesIntoWeightsAreFound();
 };
 
 void TestInterpreter::outputsEqualForward_data() {
@@ -529,6 +531,34 @@ void TestInterpreter::warningsAreNotedAndTheRunGoesOn() {
     QVERIFY(formatNodeList(run->graph()).find("warn") == std::string::npos);
     QCOMPARE(run->record("warn")->state, NodeState::NotExecuted);
     QCOMPARE(run->checkOutputs().verdict, OutputCheck::Verdict::Equal);
+}
+
+// Compare shares the open model's weights only when no run can write into them: an in-place op
+// on what no input flows into (a buffer, a weight, a view of one), not one on an activation.
+void TestInterpreter::writesIntoWeightsAreFound() {
+    LoadResult written = loadModel(fixture("buffer_written_scripted.pt")); // self.cache.copy_
+    QVERIFY(mayWriteWeights(importGraph(*written.model).graph));
+    for (const char* clean : {"resnet18_traced.pt", "resnet18_scripted.pt"}) {
+        LoadResult loaded = loadModel(fixture(clean));
+        QVERIFY2(!mayWriteWeights(importGraph(*loaded.model).graph), clean); // relu_ in place
+    }
+    Graph g;
+    auto node = [&](Op op, std::string name, std::string schema, std::vector<Argument> args) {
+        Node n;
+        n.op = op;
+        n.name = std::move(name);
+        n.schema = std::move(schema);
+        n.args = std::move(args);
+        g.nodes.push_back(std::move(n));
+    };
+    node(Op::Placeholder, "x", "", {});
+    node(Op::GetAttr, "w", "", {});
+    node(Op::CallFunction, "view", "aten::view", {Argument::ofNode("w")});
+    node(Op::CallFunction, "add_", "aten::add_.Tensor", {Argument::ofNode("x")});
+    QVERIFY(!mayWriteWeights(g)); // into the input's own tensor
+    node(Op::CallFunction, "mul_", "aten::mul_.Tensor",
+         {Argument::ofNode("view"), Argument::ofNode("x")});
+    QVERIFY(mayWriteWeights(g)); // into a view of the weight
 }
 
 void TestInterpreter::symbolicArithmeticIsPythons_data() {

@@ -4,9 +4,11 @@
 // until Reset.
 
 #include <QApplication>
+#include <QFile>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include "TestSupport.h"
@@ -44,6 +46,7 @@ private slots:
     void conditionalBreakpointStopsAfterItsNode();
     void valuesComeOnRequest();
     void comparesInItsEngine();
+    void comparesOnTheOpenModelsWeights();
 
 private:
     bool open(const QString& source);
@@ -271,6 +274,34 @@ void TestDebugSession::comparesInItsEngine() {
     session_->compare(device);
     QVERIFY(failed.wait(60000));
     QVERIFY(failed.last().value(0).toString().contains("runs on the CPU"));
+}
+
+// The weights are held once per dtype: a comparison of the open model on other inputs runs A and
+// B on the weights the engine holds (its file is not read again, so it may be gone), while B in
+// bfloat16 needs a copy of its own (a TorchScript module is cast in place), read from the file.
+void TestDebugSession::comparesOnTheOpenModelsWeights() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("tinynet.pt");
+    QVERIFY(QFile::copy(QString::fromStdString(fixture("tinynet_traced.pt")), copy));
+    QVERIFY(open(copy));
+    QVERIFY(QFile::remove(copy));
+    QSignalSpy ready(session_.get(), &DebugSession::comparisonReady);
+    QSignalSpy failed(session_.get(), &DebugSession::comparisonFailed);
+    CompareRequest seeded;
+    seeded.hasSeedB = true;
+    seeded.seedB = 5;
+    session_->compare(seeded);
+    QVERIFY2(ready.wait(60000),
+             failed.isEmpty() ? "" : qPrintable(failed.last().value(0).toString()));
+    auto report = ready.last().value(0).value<std::shared_ptr<const ComparisonReport>>();
+    QCOMPARE(report->nodes.size(), std::size_t(5));
+    QVERIFY(report->nodes.front().relL2 > 0.1); // other inputs: x differs
+    CompareRequest bf16;
+    bf16.dtype = "bfloat16";
+    session_->compare(bf16);
+    QVERIFY(failed.wait(60000));
+    QVERIFY2(failed.last().value(0).toString().startsWith("Model B: "),
+             qPrintable(failed.last().value(0).toString()));
 }
 
 int main(int argc, char** argv) {

@@ -37,6 +37,7 @@ private slots:
     void cleanup();
     void resetStopsAnEndlessLoopWithinASecond();
     void crashKeepsTheWindow();
+    void engineMallocsOnHugePages();
     void failingNodesGiveTheirSentence_data();
     void failingNodesGiveTheirSentence();
     void damagedWeightIsRefused();
@@ -83,6 +84,21 @@ void TestWindowEngine::resetStopsAnEndlessLoopWithinASecond() {
     QCOMPARE(window_->currentNode(), QString("x"));
     // The loop ran in the engine: this process did not grow with it.
     QVERIFY2(residentMb() - before < 50, qPrintable(QString::number(residentMb() - before)));
+}
+
+// The engine's malloc backs its heap with huge pages (EngineProcess::engineEnvironment): what
+// its process was started with, read back from /proc.
+void TestWindowEngine::engineMallocsOnHugePages() {
+    QVERIFY(open(*window_, "example:tinynet"));
+    const qint64 pid = window_->engine()->enginePid();
+    QVERIFY(pid > 0 && pid != getpid());
+    QFile environ(QString("/proc/%1/environ").arg(pid));
+    QVERIFY(environ.open(QIODevice::ReadOnly));
+    QByteArray tunables;
+    for (const QByteArray& variable : environ.readAll().split('\0'))
+        if (variable.startsWith("GLIBC_TUNABLES="))
+            tunables = variable;
+    QVERIFY2(tunables.contains("glibc.malloc.hugetlb=1"), tunables.constData());
 }
 
 void TestWindowEngine::crashKeepsTheWindow() {

@@ -6,6 +6,7 @@
 #include <QByteArray>
 #include <QObject>
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QSocketNotifier>
 #include <atomic>
 #include <deque>
@@ -68,6 +69,9 @@ public:
 
     // Where fxview-engine is: $FXVIEW_ENGINE, beside this executable, or the build tree's.
     static QString enginePath();
+    // The engine's environment: this process's, with malloc on huge pages (kHugePages).
+    static QProcessEnvironment engineEnvironment();
+    static constexpr const char* kHugePages = "glibc.malloc.hugetlb=1";
 
 signals:
     void message(quint16 kind, const std::string& payload);

@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <deque>
-#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -341,35 +340,27 @@ std::unique_ptr<Interpreter> openRun(const std::string& file,
 } // namespace
 
 bool mayWriteWeights(const Graph& graph) {
-    std::unordered_map<std::string, const Node*> byName;
-    graph.forEachNode([&](const Node& n, int) { byName[n.name] = &n; });
-    std::unordered_map<std::string, bool> fedByInput; // memo, by node name
-    std::function<bool(const std::string&)> inputFlowsInto = [&](const std::string& name) {
-        auto memo = fedByInput.find(name);
-        if (memo != fedByInput.end())
-            return memo->second;
-        fedByInput[name] = false; // a loop-carried reference ends here
-        auto it = byName.find(name);
-        bool fed = it == byName.end(); // a block's parameter: made by the run
-        if (!fed && it->second->op == Op::Placeholder)
-            fed = true;
-        if (!fed) {
-            auto visit = [&](const std::string& ref) { fed = fed || inputFlowsInto(ref); };
-            for (const Argument& a : it->second->args)
-                a.forEachNodeRef(visit);
-            for (const KeywordArgument& k : it->second->kwargs)
-                k.value.forEachNodeRef(visit);
-        }
-        return fedByInput[name] = fed;
+    // One pass in graph order (a node's inputs come before it), no recursion: a 27,000-node
+    // chain must not need 27,000 frames.
+    std::unordered_map<std::string, bool> fedByInput;
+    auto fed = [&](const std::string& name) {
+        auto it = fedByInput.find(name);
+        return it == fedByInput.end() || it->second; // else a block's parameter: made by the run
     };
     bool writes = false;
     graph.forEachNode([&](const Node& n, int) {
         const std::string op = n.schema.substr(0, n.schema.find('.'));
         const bool inPlace = op.size() > 2 && op.back() == '_' && op[op.size() - 2] != '_';
-        if (writes || !inPlace || n.args.empty())
-            return;
-        n.args.front().forEachNodeRef(
-            [&](const std::string& ref) { writes = writes || !inputFlowsInto(ref); });
+        if (inPlace && !n.args.empty())
+            n.args.front().forEachNodeRef(
+                [&](const std::string& ref) { writes = writes || !fed(ref); });
+        bool fromInput = n.op == Op::Placeholder;
+        auto visit = [&](const std::string& ref) { fromInput = fromInput || fed(ref); };
+        for (const Argument& a : n.args)
+            a.forEachNodeRef(visit);
+        for (const KeywordArgument& k : n.kwargs)
+            k.value.forEachNodeRef(visit);
+        fedByInput[n.name] = fromInput;
     });
     return writes;
 }

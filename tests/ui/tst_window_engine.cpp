@@ -10,9 +10,11 @@
 #include <csignal>
 #include <unistd.h>
 
+#include "ExportedArchive.h"
 #include "Timing.h"
 #include "WindowSupport.h"
 #include "scene/GraphScene.h"
+#include "session/DebugSession.h"
 #include "window/MainWindow.h"
 
 using namespace fxview;
@@ -38,6 +40,7 @@ private slots:
     void resetStopsAnEndlessLoopWithinASecond();
     void crashKeepsTheWindow();
     void engineMallocsOnHugePages();
+    void readsAProgramWithoutLibTorch();
     void failingNodesGiveTheirSentence_data();
     void failingNodesGiveTheirSentence();
     void damagedWeightIsRefused();
@@ -99,6 +102,30 @@ void TestWindowEngine::engineMallocsOnHugePages() {
         if (variable.startsWith("GLIBC_TUNABLES="))
             tunables = variable;
     QVERIFY2(tunables.contains("glibc.malloc.hugetlb=1"), tunables.constData());
+}
+
+// A .pt2's program is read in this process, which does not link LibTorch (ExportedArchive is in
+// the torch-free library the window links): its inputs are the placeholders of the graph the
+// engine made of the same file, name for name.
+void TestWindowEngine::readsAProgramWithoutLibTorch() {
+    ZipArchive zip;
+    std::string why;
+    QVERIFY2(zip.open(fixture("resnet18.pt2"), why), why.c_str());
+    const ExportedArchive archive = readExportedArchive(zip);
+    QVERIFY(archive.pickledWeights || !archive.rawWeights.empty());
+    QVERIFY(open(*window_, "resnet18.pt2"));
+    std::vector<std::string> placeholders;
+    for (const Node& n : window_->session()->shownGraph().nodes)
+        if (n.op == Op::Placeholder)
+            placeholders.push_back(n.name);
+    std::vector<std::string> inputs;
+    int userInputs = 0;
+    for (const ExportedInput& in : archive.program.inputs) {
+        inputs.push_back(in.name);
+        userInputs += in.kind == ExportedInput::Kind::UserInput;
+    }
+    QCOMPARE(userInputs, 1); // x; the rest are weights and buffers
+    QCOMPARE(inputs, placeholders);
 }
 
 void TestWindowEngine::crashKeepsTheWindow() {

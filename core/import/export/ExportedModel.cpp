@@ -28,31 +28,6 @@ std::vector<c10::IValue> positionalExamples(ZipArchive& zip, const ArchiveMember
     return args;
 }
 
-// The legacy layout (2.2 to 2.7): serialized_exported_program.json and torch.save members.
-void readLegacyLayout(ZipArchive& zip, ExportedModel& model, std::optional<ArchiveMember>& weights,
-                      std::optional<ArchiveMember>& constants) {
-    auto place = [&](const std::string& name) {
-        const ZipArchive::Entry* e = zip.find(name);
-        if (!e)
-            throw std::runtime_error("it lacks " + name + ", which torch.export.save writes");
-        std::optional<std::uint64_t> offset = zip.dataOffset(*e);
-        if (!offset)
-            throw std::runtime_error("its " + name + " is compressed or cut short");
-        return ArchiveMember{*offset, e->compressedSize};
-    };
-    ArchiveMember program = place("serialized_exported_program.json");
-    std::vector<unsigned char> bytes;
-    if (!zip.readRange(program.offset, program.length, bytes))
-        throw std::runtime_error("its serialized_exported_program.json is cut short");
-    model.program = parseExportedProgram(std::string(bytes.begin(), bytes.end()));
-    weights = place("serialized_state_dict.pt");
-    constants = place("serialized_constants.pt");
-    if (const ZipArchive::Entry* e = zip.find("serialized_example_inputs.pt"))
-        if (std::optional<std::uint64_t> offset = zip.dataOffset(*e))
-            model.exampleInputs =
-                positionalExamples(zip, {*offset, e->compressedSize}, "example inputs");
-}
-
 } // namespace
 
 std::shared_ptr<ExportedModel> readExportedModel(const std::string& path,
@@ -63,38 +38,10 @@ std::shared_ptr<ExportedModel> readExportedModel(const std::string& path,
         throw std::runtime_error(why);
     auto model = std::make_shared<ExportedModel>();
     model->path_ = path;
-    std::optional<std::string> top = pt2ArchiveTop(zip);
-    if (!top) {
-        readLegacyLayout(zip, *model, model->pickledWeights_, model->pickledConstants_);
-        return model;
-    }
-    std::vector<std::string> names = pt2ModelNames(zip, *top);
-    std::string name = program;
-    if (name.empty()) {
-        if (names.empty())
-            throw std::runtime_error("it is a PT2 archive with no program in its models/ folder");
-        if (names.size() > 1) {
-            std::string list;
-            for (const std::string& n : names)
-                list += (list.empty() ? "" : ", ") + n;
-            throw std::runtime_error("it is a PT2 archive holding " + std::to_string(names.size()) +
-                                     " programs (" + list + "); name the one to open as FILE:NAME");
-        }
-        name = names.front();
-    }
-    Pt2Model m = readPt2Model(zip, *top, name);
-    model->program = parseExportedProgram(m.programJson, "models/" + name + ".json");
-    model->pickledWeights_ = m.pickledWeights;
-    model->pickledConstants_ = m.pickledConstants;
-    model->rawWeights_ = std::move(m.weights);
-    model->rawConstants_ = std::move(m.constants);
-    model->weightsName_ =
-        "data/weights/" + name + (m.pickledWeights ? ".pt" : "_weights_config.json");
-    model->constantsName_ =
-        "data/constants/" + name + (m.pickledConstants ? ".pt" : "_constants_config.json");
-    if (m.sampleInputs)
-        model->exampleInputs =
-            positionalExamples(zip, *m.sampleInputs, "data/sample_inputs/" + name + ".pt");
+    model->pieces_ = readExportedArchive(zip, program);
+    model->program = std::move(model->pieces_.program);
+    if (const auto& examples = model->pieces_.exampleInputs)
+        model->exampleInputs = positionalExamples(zip, *examples, model->pieces_.exampleInputsName);
     return model;
 }
 
@@ -112,9 +59,9 @@ void ExportedModel::readWeights() const {
             throw std::runtime_error("its " + label + " cannot be read safely: " + damage);
         into = readTensorDict(path_, member->offset, member->length, label);
     };
-    pickled(pickledWeights_, "weights (" + weightsName_ + ")", stateDict_);
-    pickled(pickledConstants_, "constants (" + constantsName_ + ")", constants_);
-    if (rawWeights_.empty() && rawConstants_.empty())
+    pickled(pieces_.pickledWeights, "weights (" + pieces_.weightsName + ")", stateDict_);
+    pickled(pieces_.pickledConstants, "constants (" + pieces_.constantsName + ")", constants_);
+    if (pieces_.rawWeights.empty() && pieces_.rawConstants.empty())
         return;
     RawStorages storages(path_);
     auto raw = [&](const std::map<std::string, Pt2Payload>& payloads,
@@ -130,8 +77,8 @@ void ExportedModel::readWeights() const {
                                 p.sizes, p.strides, p.storageOffset, what);
         }
     };
-    raw(rawWeights_, stateDict_);
-    raw(rawConstants_, constants_);
+    raw(pieces_.rawWeights, stateDict_);
+    raw(pieces_.rawConstants, constants_);
 }
 
 at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
@@ -152,9 +99,9 @@ at::Tensor ExportedModel::weight(const std::string& name, bool constant) const {
     const auto& from = constant ? constants_ : stateDict_;
     auto it = from.find(name);
     if (it == from.end())
-        throw std::runtime_error("The archive's weights do not match its signature: " + name +
-                                 " is missing from " + (constant ? constantsName_ : weightsName_) +
-                                 "; export it again");
+        throw std::runtime_error(
+            "The archive's weights do not match its signature: " + name + " is missing from " +
+            (constant ? pieces_.constantsName : pieces_.weightsName) + "; export it again");
     return it->second;
 }
 

@@ -1,6 +1,6 @@
 #pragma once
-// Core-internal: a torch.export archive (.pt2) opened for running: its program, parsed without
-// LibTorch (ExportedProgram), and the tensors LibTorch reads from it. Include only from core's
+// Core-internal: a torch.export archive (.pt2) opened for running: its program, read without
+// LibTorch (ExportedArchive), and the tensors LibTorch reads from it. Include only from core's
 // .cpp files.
 
 #include <cstdint>
@@ -12,8 +12,7 @@
 
 #include <torch/script.h>
 
-#include "ExportedProgram.h"
-#include "Pt2Archive.h"
+#include "ExportedArchive.h"
 
 namespace fxview {
 
@@ -35,12 +34,7 @@ private:
                                                             const std::string& program);
     void readWeights() const;
     std::string path_;
-    // Pickled weights and constants (torch.save zips: the legacy layout's serialized_*.pt, a
-    // 2.8 PT2 archive's data/weights/<name>.pt), else raw payloads (PT2 archives of 2.10 on).
-    std::optional<ArchiveMember> pickledWeights_, pickledConstants_;
-    std::map<std::string, Pt2Payload> rawWeights_, rawConstants_;
-    std::string weightsName_ = "serialized_state_dict.pt", constantsName_ =
-                                                               "serialized_constants.pt";
+    ExportedArchive pieces_; // where the weights lie (its program is moved to `program`)
     mutable std::mutex mutex_;
     mutable bool read_ = false;
     mutable std::string error_; // why the weights could not be read, once tried

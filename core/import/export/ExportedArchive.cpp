@@ -1,0 +1,73 @@
+// Finding a .pt2's program and pieces in either layout, without LibTorch.
+
+#include "ExportedArchive.h"
+
+#include <stdexcept>
+#include <vector>
+
+namespace fxview {
+
+namespace {
+
+// The legacy layout (2.2 to 2.7): serialized_exported_program.json and torch.save members.
+ExportedArchive readLegacyLayout(ZipArchive& zip) {
+    auto place = [&](const std::string& name) {
+        const ZipArchive::Entry* e = zip.find(name);
+        if (!e)
+            throw std::runtime_error("it lacks " + name + ", which torch.export.save writes");
+        std::optional<std::uint64_t> offset = zip.dataOffset(*e);
+        if (!offset)
+            throw std::runtime_error("its " + name + " is compressed or cut short");
+        return ArchiveMember{*offset, e->compressedSize};
+    };
+    ExportedArchive archive;
+    ArchiveMember program = place("serialized_exported_program.json");
+    std::vector<unsigned char> bytes;
+    if (!zip.readRange(program.offset, program.length, bytes))
+        throw std::runtime_error("its serialized_exported_program.json is cut short");
+    archive.program = parseExportedProgram(std::string(bytes.begin(), bytes.end()));
+    archive.pickledWeights = place("serialized_state_dict.pt");
+    archive.pickledConstants = place("serialized_constants.pt");
+    if (const ZipArchive::Entry* e = zip.find("serialized_example_inputs.pt"))
+        if (std::optional<std::uint64_t> offset = zip.dataOffset(*e))
+            archive.exampleInputs = ArchiveMember{*offset, e->compressedSize};
+    return archive;
+}
+
+} // namespace
+
+ExportedArchive readExportedArchive(ZipArchive& zip, const std::string& program) {
+    std::optional<std::string> top = pt2ArchiveTop(zip);
+    if (!top)
+        return readLegacyLayout(zip);
+    std::vector<std::string> names = pt2ModelNames(zip, *top);
+    std::string name = program;
+    if (name.empty()) {
+        if (names.empty())
+            throw std::runtime_error("it is a PT2 archive with no program in its models/ folder");
+        if (names.size() > 1) {
+            std::string list;
+            for (const std::string& n : names)
+                list += (list.empty() ? "" : ", ") + n;
+            throw std::runtime_error("it is a PT2 archive holding " + std::to_string(names.size()) +
+                                     " programs (" + list + "); name the one to open as FILE:NAME");
+        }
+        name = names.front();
+    }
+    Pt2Model m = readPt2Model(zip, *top, name);
+    ExportedArchive archive;
+    archive.program = parseExportedProgram(m.programJson, "models/" + name + ".json");
+    archive.pickledWeights = m.pickledWeights;
+    archive.pickledConstants = m.pickledConstants;
+    archive.rawWeights = std::move(m.weights);
+    archive.rawConstants = std::move(m.constants);
+    archive.weightsName =
+        "data/weights/" + name + (m.pickledWeights ? ".pt" : "_weights_config.json");
+    archive.constantsName =
+        "data/constants/" + name + (m.pickledConstants ? ".pt" : "_constants_config.json");
+    archive.exampleInputs = m.sampleInputs;
+    archive.exampleInputsName = "data/sample_inputs/" + name + ".pt";
+    return archive;
+}
+
+} // namespace fxview

@@ -15,6 +15,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import operator
 
 import torch
 import torch.fx
@@ -349,13 +350,37 @@ def cast_inputs(value, device, dtype):
     return value
 
 
+_IN_PLACE_OPERATORS = {operator.iadd, operator.isub, operator.imul, operator.itruediv,
+                       operator.ifloordiv, operator.imod, operator.ipow, operator.iand,
+                       operator.ior, operator.ixor}
+
+
+def may_write_weights(gm: torch.fx.GraphModule) -> bool:
+    """Whether a node writes in place into a value no input flows into: a parameter, a buffer or
+    a view of one (`self.cache.copy_(x)`, `self.count += 1`), as core's mayWriteWeights asks of
+    a TorchScript graph. Writes into activations (F.relu(x, inplace=True)) are the run's own."""
+    fed = set()
+    for node in gm.graph.nodes:
+        name = node.target if node.op == "call_method" else getattr(node.target, "__name__", "")
+        in_place = (node.op in ("call_method", "call_function") and isinstance(name, str)
+                    and name.endswith("_") and not name.endswith("__")) \
+            or node.target in _IN_PLACE_OPERATORS
+        first = node.args[0] if node.args else None
+        if in_place and isinstance(first, torch.fx.Node) and first not in fed:
+            return True
+        if node.op == "placeholder" or any(n in fed for n in node.all_input_nodes):
+            fed.add(node)
+    return False
+
+
 def run_b_model(gm: torch.fx.GraphModule, device, dtype) -> torch.fx.GraphModule:
-    """The module run B runs: `gm` itself when neither the device nor the dtype changes and no
-    module of it is training (nothing in it changes as it runs, so A and B can share its
-    weights); else a copy whose parameters and buffers are moved to `device` and, floating ones,
+    """The module run B runs: `gm` itself when neither the device nor the dtype changes, no
+    module of it is training and no node writes into its weights (nothing in it changes as it
+    runs, so A and B can share them); else a copy whose parameters and buffers are moved to `device` and, floating ones,
     cast to `dtype` (as gm.to(device).to(dtype) makes them), each made straight from gm's: never
     a second full-precision copy of the weights on the way."""
-    if device is None and dtype is None and not any(m.training for m in gm.modules()):
+    if device is None and dtype is None and not any(m.training for m in gm.modules()) \
+            and not may_write_weights(gm):
         return gm
     memo = {}
     for name, t in [*gm.named_parameters(), *gm.named_buffers()]:

@@ -298,6 +298,21 @@ def check_run_b_shares_or_converts_weights():
     with torch.no_grad():
         check(torch.equal(cast(x.bfloat16()), expected(x.bfloat16())), "bfloat16 B runs otherwise")
 
+    class Cached(torch.nn.Module):  # writes into its buffer in eval mode, then reads it
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("cache", torch.zeros(2, 3))
+
+        def forward(self, x):
+            torch.relu_(x)  # into the input: the run's own
+            self.cache.copy_(x * 2)
+            return self.cache + 1
+
+    cached = torch.fx.symbolic_trace(Cached().eval())
+    check(comparison.may_write_weights(cached), "copy_ into a buffer not found")
+    check(comparison.run_b_model(cached, None, None) is not cached, "B shares a written buffer")
+    check(not comparison.may_write_weights(gm), "conv + batch norm found writing")
+
 
 def main():
     return run_groups([("records and details", check_records_and_details, ()),

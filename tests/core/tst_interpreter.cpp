@@ -2,6 +2,7 @@
 // the end with outputs equal (torch::equal), and the debugger's moves run the nodes they should.
 
 // LibTorch's headers before Qt's: Qt's `slots` macro would rename IValue::slots().
+#include "ExportGraphWalk.h"
 #include "SymbolicOps.h"
 
 #include <QJsonArray>
@@ -41,6 +42,7 @@ class TestInterpreter : public QObject {
 private slots:
     void symbolicArithmeticIsPythons_data();
     void symbolicArithmeticIsPythons();
+    void symbolicCallsAreTheOnesThatRun();
     void outputsEqualForward_data();
     void outputsEqualForward();
     void tinyNetGivesTheSeedNumbers();
@@ -591,6 +593,25 @@ void TestInterpreter::symbolicArithmeticIsPythons() {
     QCOMPARE(stack.size(), std::size_t(1));
     QCOMPARE(stack[0].isInt(), isInt);
     QCOMPARE(isInt ? static_cast<double>(stack[0].toInt()) : stack[0].toDouble(), expected);
+}
+
+// The graph walk (no LibTorch) calls a target symbolic exactly where SymbolicOps runs one: both
+// decide the node's arguments and name.
+void TestInterpreter::symbolicCallsAreTheOnesThatRun() {
+    int symbolic = 0;
+    for (const char* module : {"_operator.", "operator.", "torch.", "torch.ops.aten.", ""})
+        for (const char* name :
+             {"mul", "add", "sub", "floordiv", "mod", "pow", "truediv", "eq", "ne", "le", "ge",
+              "lt", "gt", "sym_max", "sym_min", "sym_ite", "neg", "pos", "sym_not", "sym_int",
+              "sym_float", "sym_sqrt", "getitem", "relu", "and_", "sym_sum"})
+            for (std::size_t arity = 0; arity <= 3; ++arity) {
+                const std::string target = std::string(module) + name;
+                const bool runs = symbolicOperation(target, static_cast<int>(arity)).has_value();
+                QVERIFY2(ExportGraphWalk::isSymbolicCall(target, arity) == runs,
+                         qPrintable(QString("%1 with %2 inputs").arg(target.c_str()).arg(arity)));
+                symbolic += runs;
+            }
+    QVERIFY(symbolic > 40);
 }
 
 QTEST_APPLESS_MAIN(TestInterpreter)

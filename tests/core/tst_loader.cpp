@@ -6,9 +6,13 @@
 #include <QElapsedTimer>
 
 #include "ArchiveCheck.h"
+#include "BuiltInOperatorSchemas.h"
 #include "Model.h"
+#include "OpLibraries.h"
+#include "QuantizedDecomposed.h"
 #include "StorageCheck.h"
 #include "TestSupport.h"
+#include "TorchOperatorSchema.h"
 #include "ZipArchive.h"
 
 using namespace fxview;
@@ -25,6 +29,8 @@ private slots:
     void hostilePicklesEndTheScanQuickly();
     void wholeArchivesPassTheStorageCheck();
     void unknownExample();
+    void operatorSchemaTableIsLibTorchs();
+    void schemaTableLinesRoundTrip();
 };
 
 void TestLoader::rejects_data() {
@@ -167,6 +173,48 @@ void TestLoader::unknownExample() {
     QCOMPARE(result.error, std::string("There is no built-in model called 'example:nope'; the "
                                        "examples are example:tinynet, example:branchy, "
                                        "example:smallcnn."));
+}
+
+// The table the window places a .pt2 call's arguments with, made at build time, holds what this
+// LibTorch (with fxview's native ops and torchvision's and torchaudio's libraries, as the engine
+// has them) registers:
+// every schema, and nothing else.
+void TestLoader::operatorSchemaTableIsLibTorchs() {
+    registerQuantizedDecomposedOps();
+    loadPackagedOpLibrary("torchvision");
+    loadPackagedOpLibrary("torchaudio");
+    const std::string table = registeredOperatorSchemaTable();
+    std::size_t lines = 0;
+    for (std::size_t at = 0; at < table.size(); ++lines) {
+        std::size_t end = table.find('\n', at);
+        const std::string line = table.substr(at, end - at);
+        at = end + 1;
+        std::optional<OperatorSchema> schema = parseSchemaTableLine(line);
+        QVERIFY2(schema, line.c_str());
+        const OperatorSchema* builtIn = builtInOperatorSchema(schema->qualifiedName());
+        QVERIFY2(builtIn, qPrintable(QString::fromStdString(line) + " is not in the table"));
+        QVERIFY2(*builtIn == *schema,
+                 qPrintable(QString::fromStdString(schemaTableLine(*builtIn) + " != " + line)));
+    }
+    QCOMPARE(builtInOperatorSchemaCount(), lines);
+    QVERIFY2(lines > 2000, qPrintable(QString("only %1 operators").arg(lines)));
+    const OperatorSchema* add = builtInOperatorSchema("aten::add.Tensor");
+    QVERIFY(add);
+    QCOMPARE(schemaTableLine(*add), std::string("aten::add.Tensor self other *alpha= ->1"));
+    QVERIFY(builtInOperatorSchema("torchvision::nms"));
+    QVERIFY(!builtInOperatorSchema("aten::relx"));
+}
+
+void TestLoader::schemaTableLinesRoundTrip() {
+    for (const char* line : {"aten::relu self ->1", "aten::split.Tensor self split_size dim= ->1",
+                             "prim::Uninitialized ->1", "aten::_foo.out *out self ->0"}) {
+        std::optional<OperatorSchema> schema = parseSchemaTableLine(line);
+        QVERIFY2(schema, line);
+        QCOMPARE(schemaTableLine(*schema), std::string(line));
+    }
+    for (const char* line : {"", "aten::relu", "relu self ->1", "aten::relu self ->x",
+                             "aten::relu * ->1", "aten::relu self ->-1", "::relu ->1"})
+        QVERIFY2(!parseSchemaTableLine(line), line);
 }
 
 QTEST_APPLESS_MAIN(TestLoader)

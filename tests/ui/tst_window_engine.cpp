@@ -3,14 +3,21 @@
 // stopped by Reset within a second (issue 13).
 
 #include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileInfo>
 #include <QMessageBox>
 #include <QSignalSpy>
 #include <csignal>
+#include <map>
 #include <unistd.h>
 
+#include "BuiltInOperatorSchemas.h"
+#include "ExportGraphWalk.h"
 #include "ExportedArchive.h"
+#include "ExportedCallArguments.h"
+#include "FxText.h"
 #include "Timing.h"
 #include "WindowSupport.h"
 #include "scene/GraphScene.h"
@@ -41,6 +48,8 @@ private slots:
     void crashKeepsTheWindow();
     void engineMallocsOnHugePages();
     void readsAProgramWithoutLibTorch();
+    void drawsProgramsWithoutLibTorch_data();
+    void drawsProgramsWithoutLibTorch();
     void failingNodesGiveTheirSentence_data();
     void failingNodesGiveTheirSentence();
     void damagedWeightIsRefused();
@@ -126,6 +135,84 @@ void TestWindowEngine::readsAProgramWithoutLibTorch() {
     }
     QCOMPARE(userInputs, 1); // x; the rest are weights and buffers
     QCOMPARE(inputs, placeholders);
+    // Every call's schema is in the build-time table, and the arguments placed with it are where
+    // the engine (with LibTorch's own schema) put them.
+    std::map<std::string, const Node*> shown;
+    for (const Node& n : window_->session()->shownGraph().nodes)
+        shown[n.name] = &n;
+    int calls = 0;
+    for (const ExportedNode& call : archive.program.graph.nodes) {
+        std::optional<std::string> name = qualifiedOperatorName(call.target);
+        QVERIFY2(name, call.target.c_str());
+        const OperatorSchema* schema = builtInOperatorSchema(*name);
+        QVERIFY2(schema, name->c_str());
+        if (call.outputs.size() != 1 || call.outputs[0].kind != ExportedValue::Kind::Tensor)
+            continue; // named by torch.fx after its op, its outputs by getitems
+        const Node* node = shown.at(call.outputs[0].name);
+        std::size_t positional = 0;
+        std::vector<std::string> keywords, shownKeywords;
+        const std::vector<PlacedArgument> placed = placedArguments(*schema, call);
+        for (std::size_t i = 0; i < placed.size(); ++i) {
+            positional += placed[i].place == PlacedArgument::Place::Positional;
+            if (placed[i].place == PlacedArgument::Place::Keyword)
+                keywords.push_back(schema->arguments[i].name);
+        }
+        for (const KeywordArgument& k : node->kwargs)
+            shownKeywords.push_back(k.name);
+        QCOMPARE(node->args.size(), positional);
+        QCOMPARE(shownKeywords, keywords);
+        ++calls;
+    }
+    QVERIFY2(calls > 60, qPrintable(QString::number(calls))); // convolutions, batch norms, adds...
+}
+
+void TestWindowEngine::drawsProgramsWithoutLibTorch_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("printed"); // print(torch.export.load(file).graph)
+    for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2",
+                             "transformer_block", "dynamic_batch", "cond", "linear", "counter",
+                             "counter_core", "masked_scores", "gather", "nested_outputs"})
+        QTest::newRow(name) << QString::fromStdString(fixture(std::string(name) + ".pt2"))
+                            << QString::fromStdString(fixture(std::string(name) + ".pt2.txt"));
+    // PyTorch 2.14's programs, higher-order ops among them (scripts/run-tests writes them with
+    // sid's PyTorch before CTest runs).
+    const QDir today(QString::fromStdString(fixture("../fixtures-pt2")));
+    const QStringList programs = today.entryList({"*.pt2"}, QDir::Files, QDir::Name);
+    if (programs.isEmpty())
+        QTest::newRow("fixtures-pt2") << today.path() << QString();
+    for (const QString& program : programs) {
+        const QString stem = program.chopped(4);
+        if (today.exists(stem + ".graph.txt"))
+            QTest::newRow(qPrintable(stem))
+                << today.filePath(program) << today.filePath(stem + ".graph.txt");
+    }
+}
+
+// The window's own graph of a .pt2 (read, walked and printed in this process, which links no
+// LibTorch) is PyTorch's, byte for byte, wherever the build-time table knows every op; for an op
+// it lacks (a library's the engine loads, a newer ATen's) the window waits for the engine's graph.
+void TestWindowEngine::drawsProgramsWithoutLibTorch() {
+    QFETCH(QString, file);
+    QFETCH(QString, printed);
+    ZipArchive zip;
+    std::string why;
+    QVERIFY2(zip.open(file.toStdString(), why),
+             qPrintable(file + ": " + QString::fromStdString(why) +
+                        " (tests/fixtures/pt2_archive_models.py writes them)"));
+    const ExportedArchive archive = readExportedArchive(zip);
+    std::vector<std::string> unknown;
+    const Graph graph = walkedWithBuiltInSchemas(archive.program, unknown);
+    // torchvision's ops are in the table (the build's root has its library); a newer PyTorch's
+    // ATen op may not be (LibTorch 2.6 lacks 2.14's _grouped_mm, and the engine says so).
+    for (const std::string& target : unknown)
+        QVERIFY2(target.rfind("torch.ops.torchvision.", 0) != 0, target.c_str());
+    if (!unknown.empty()) {
+        qInfo("%s: %zu calls of ops the table lacks (%s): drawn by the engine",
+              qPrintable(QFileInfo(file).fileName()), unknown.size(), unknown.front().c_str());
+        return;
+    }
+    QCOMPARE(QString::fromStdString(formatGraph(graph)).trimmed(),
+             QString::fromUtf8(readFile(printed.toStdString())).trimmed());
 }
 
 void TestWindowEngine::crashKeepsTheWindow() {

@@ -1,78 +1,40 @@
-// The graph PyTorch 2.6's deserializer builds (torch/_export/serde/serialize.py, GraphModule-
-// Deserializer): placeholders in signature order, one call_function per serialized node named
-// after its tensor output, getitem nodes for the outputs of an op that returns several, and one
-// output returning the tuple of every output spec. Arguments go where deserialize_inputs puts
-// them: positional while the schema argument has no default, keyword after.
+// The execution plan of a torch.export program: a step per node of the graph ExportGraphWalk
+// makes (placeholders in signature order, a call per serialized node, getitems, one output
+// returning the tuple of every output spec), each computing its value from earlier slots.
 
 #include "ExportImporter.h"
 
-#include "ExportGraphBuilder.h"
+#include "ExportPlanBuilder.h"
 
 #include <torch/csrc/jit/runtime/operator.h>
 
-#include <set>
 #include <stdexcept>
-#include <tuple>
 
 #include "ModelPrivate.h"
-#include "NodeNamer.h"
-#include "OpLibraries.h"
-#include "PlanPrivate.h"
 #include "RunRecord.h"
-#include "SymbolicOps.h"
 #include "TorchSave.h"
 #include "TorchValues.h"
 
 namespace fxview {
 
-TraceResult ExportGraphBuilder::run() {
-    const ExportedProgram& p = model_.program;
-    for (const ExportedInput& in : p.inputs)
-        placeholder(in);
-    for (const ExportedNode& n : p.graph.nodes)
-        callFunction(n);
-    output();
-    graph_.recomputeUsers();
+TraceResult ExportPlanBuilder::run() {
     TraceResult result;
-    result.graph = std::move(graph_);
+    result.graph = ExportGraphWalk(model_.program, *this).run();
     result.plan = std::move(plan_);
     return result;
 }
 
-std::string ExportGraphBuilder::emit(Node node, Step step, Naming naming) {
-    std::string local = node.name;
-    if (naming == Naming::Program)
-        scope_->namer.claim(local);
-    else
-        local = scope_->namer.create(local);
-    node.name = scope_->prefix + local;
-    // The top graph's tensor_values hold its values' sizes, symbolic ones as expressions.
-    if (scope_ == &top_)
-        if (auto meta = model_.program.tensors.find(local);
-            meta != model_.program.tensors.end() && meta->second.symbolic())
-            node.symbolicShape = meta->second.printed;
-    if (!scope_->prefix.empty()) {
-        for (Argument& a : node.args)
-            prefixRefs(a);
-        for (KeywordArgument& k : node.kwargs)
-            prefixRefs(k.value);
-    }
-    step.name = node.name;
+void ExportPlanBuilder::commit(Step step, const WalkedNode& walked) {
+    step.name = walked.name;
     step.slot = plan_->slotCount++;
     int id = static_cast<int>(plan_->steps.size());
-    plan_->stepOf[node.name] = id;
-    scope_->slotOf[local] = step.slot;
-    scope_->nodes->push_back(std::move(node));
-    scope_->steps->push_back(id);
+    plan_->stepOf[walked.name] = id;
+    scope().slotOf[walked.local] = step.slot;
+    scope().steps->push_back(id);
     plan_->steps.push_back(std::move(step));
-    return local;
 }
 
-void ExportGraphBuilder::placeholder(const ExportedInput& in) {
-    Node node;
-    node.op = Op::Placeholder;
-    node.name = in.name;
-    node.target = in.name;
+void ExportPlanBuilder::placeholder(const ExportedInput& in, const WalkedNode& walked) {
     Step step;
     using K = ExportedInput::Kind;
     if (in.kind == K::UserInput) {
@@ -81,38 +43,31 @@ void ExportGraphBuilder::placeholder(const ExportedInput& in) {
         plan_->inputs.push_back(inputSpec(in.name));
     } else if (in.kind == K::Token) {
         // An effect token (with_effects): ep.module() starts from torch.tensor([]) itself.
-        node.placeholderKind = PlaceholderKind::Constant;
         step.kind = Step::Kind::Attribute;
         step.attribute = at::empty({0});
     } else {
-        node.placeholderKind = in.kind == K::Parameter        ? PlaceholderKind::Parameter
-                               : in.kind == K::TensorConstant ? PlaceholderKind::Constant
-                                                              : PlaceholderKind::Buffer;
         step.kind = Step::Kind::Attribute;
         // Non-persistent buffers travel with the constants, not the state dict, as
         // ExportedProgram._graph_module_flat_inputs reads them.
         bool constant = in.kind == K::TensorConstant || (in.kind == K::Buffer && !in.persistent);
-        HeldTensor held{in.target, {}, "unknown"};
-        auto meta = model_.program.tensors.find(in.name);
-        if (meta != model_.program.tensors.end()) {
-            held.shape = meta->second.sizes;
-            held.dtype = exportedDtypeName(meta->second.dtype).substr(6); // "torch."
-        }
-        node.tensors.push_back(held);
-        step.loadAttribute = [model = model_.shared_from_this(), held, constant]() {
-            at::Tensor t = model->weight(held.name, constant);
-            if (!held.shape.empty() && t.sizes().vec() != held.shape)
+        std::vector<std::int64_t> shape;
+        if (auto meta = model_.program.tensors.find(in.name); meta != model_.program.tensors.end())
+            shape = meta->second.sizes;
+        step.loadAttribute = [model = model_.shared_from_this(), name = in.target, shape,
+                              constant]() {
+            at::Tensor t = model->weight(name, constant);
+            if (!shape.empty() && t.sizes().vec() != shape)
                 throw std::runtime_error(
-                    "The archive's weights do not match its signature: " + held.name + " is " +
-                    formatShape(t.sizes().vec()) + " in the weights but " +
-                    formatShape(held.shape) + " in the graph; export it again");
+                    "The archive's weights do not match its signature: " + name + " is " +
+                    formatShape(t.sizes().vec()) + " in the weights but " + formatShape(shape) +
+                    " in the graph; export it again");
             return c10::IValue(t);
         };
     }
-    emit(std::move(node), std::move(step));
+    commit(std::move(step), walked);
 }
 
-PlaceholderSpec ExportGraphBuilder::inputSpec(const std::string& name) const {
+PlaceholderSpec ExportPlanBuilder::inputSpec(const std::string& name) const {
     std::size_t index = plan_->inputs.size();
     PlaceholderSpec spec;
     spec.name = name;
@@ -137,11 +92,11 @@ PlaceholderSpec ExportGraphBuilder::inputSpec(const std::string& name) const {
     return spec;
 }
 
-ValueSource ExportGraphBuilder::sourceOf(const ExportedValue& v) const {
+ValueSource ExportPlanBuilder::sourceOf(const ExportedValue& v) const {
     using K = ExportedValue::Kind;
     auto slot = [&](const std::string& name) {
-        auto it = scope_->slotOf.find(name);
-        if (it == scope_->slotOf.end())
+        auto it = scope().slotOf.find(name);
+        if (it == scope().slotOf.end())
             throw std::runtime_error("value %" + name + " is used before it is made");
         return ValueSource::ofSlot(it->second);
     };
@@ -212,27 +167,7 @@ ValueSource ExportGraphBuilder::sourceOf(const ExportedValue& v) const {
     return ValueSource::ofConstant(c10::IValue());
 }
 
-std::pair<std::string, std::string> ExportGraphBuilder::scopeOf(const std::string& stack) {
-    std::size_t last = stack.rfind(';');
-    std::string entry = last == std::string::npos ? stack : stack.substr(last + 1);
-    if (entry.rfind("_empty_nn_module_stack", 0) == 0)
-        return {};
-    std::size_t c1 = entry.find(',');
-    std::size_t c2 = entry.rfind(',');
-    if (c1 == std::string::npos || c1 == c2)
-        return {};
-    std::string path = entry.substr(c1 + 1, c2 - c1 - 1);
-    const std::string self = "L['self'].";
-    if (path.rfind(self, 0) == 0)
-        path = path.substr(self.size());
-    else if (path.rfind("L['", 0) == 0 && path.find("'].") != std::string::npos)
-        path = path.substr(path.find("'].") + 3);
-    if (path.empty()) // the root module itself
-        return {};
-    return {path, entry.substr(c2 + 1)};
-}
-
-std::function<c10::IValue(const c10::IValue&)> ExportGraphBuilder::outputShaper() const {
+std::function<c10::IValue(const c10::IValue&)> ExportPlanBuilder::outputShaper() const {
     const ExportedProgram& program = model_.program;
     if (!program.outputTree)
         return {};
@@ -252,8 +187,8 @@ std::function<c10::IValue(const c10::IValue&)> ExportGraphBuilder::outputShaper(
     };
 }
 
-c10::IValue ExportGraphBuilder::rebuilt(const OutputTree& tree,
-                                        const std::vector<c10::IValue>& flat, std::size_t& next) {
+c10::IValue ExportPlanBuilder::rebuilt(const OutputTree& tree, const std::vector<c10::IValue>& flat,
+                                       std::size_t& next) {
     using K = OutputTree::Kind;
     if (tree.kind == K::Leaf)
         return flat.at(next++);
@@ -280,32 +215,16 @@ c10::IValue ExportGraphBuilder::rebuilt(const OutputTree& tree,
     return dict;
 }
 
-void ExportGraphBuilder::output() {
-    Node node;
-    node.op = Op::Output;
-    node.name = "output";
-    node.target = "output";
-    std::vector<Argument> items;
+void ExportPlanBuilder::output(const WalkedNode& walked) {
     ValueSource tuple;
     tuple.kind = ValueSource::Kind::Tuple;
-    using K = ExportedOutput::Kind;
-    for (const ExportedOutput& out : model_.program.outputs) {
-        items.push_back(exportedArgument(out.value));
+    for (const ExportedOutput& out : model_.program.outputs)
         tuple.items.push_back(sourceOf(out.value));
-        const char* kind = out.kind == K::UserOutput          ? "user_output"
-                           : out.kind == K::LossOutput        ? "loss_output"
-                           : out.kind == K::BufferMutation    ? "buffer_mutation"
-                           : out.kind == K::UserInputMutation ? "user_input_mutation"
-                           : out.kind == K::Token             ? "token"
-                                                              : "other";
-        node.outputRoles.push_back({kind, out.target});
-    }
-    node.args = {Argument::ofTuple(std::move(items))};
     Step step;
     step.kind = Step::Kind::Output;
     step.inputs = {tuple};
     step.shapeOutput = outputShaper();
-    emit(std::move(node), std::move(step), Naming::Fresh);
+    commit(std::move(step), walked);
 }
 
 namespace {
@@ -315,7 +234,7 @@ public:
     bool reads(const Model& model) const override { return model.d().exported != nullptr; }
     TraceResult importGraph(const Model& model) const override {
         try {
-            return ExportGraphBuilder(*model.d().exported).run();
+            return ExportPlanBuilder(*model.d().exported).run();
         } catch (const std::exception& e) {
             TraceResult result;
             result.error = std::string("Cannot read this torch.export program: ") + e.what() + ".";

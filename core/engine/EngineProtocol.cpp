@@ -176,6 +176,9 @@ std::string encode(const RunState& m) {
 std::string encode(const PathState& m) {
     return encoded(m);
 }
+std::string encode(const Graph& m) {
+    return encoded(m);
+}
 std::string encode(const WatchRequest& m) {
     return encoded(m);
 }

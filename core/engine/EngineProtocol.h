@@ -183,6 +183,8 @@ std::string encode(const SaveValueRequest& m);
 std::string encode(const CompareRequest& m);
 std::string encode(const ComparisonAnswer& m);
 std::string encode(const std::string& sentence);
+// A graph's bytes as OpenedModel carries them: two graphs draw alike when these are equal.
+std::string encode(const Graph& m);
 
 // Each throws WireError on a payload that does not decode whole.
 void decode(const std::string& payload, EngineHello& m);

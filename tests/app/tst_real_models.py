@@ -437,9 +437,13 @@ def check_saved_model(name, model, args, kind="scripted"):
     differing = [i for i, (a, b) in enumerate(zip(want, have)) if not torch.equal(a, b)]
     worst = max((float((want[i] - have[i]).abs().max()) for i in differing
                  if want[i].shape == have[i].shape), default=0.0)
+    # Where a NaN came from tells a wrong kernel from a wrong value fed to it: name both sides'.
+    nans = [(int(want[i].isnan().sum()), int(have[i].isnan().sum())) for i in differing
+            if want[i].is_floating_point() and have[i].is_floating_point()]
     if check(len(want) == len(have) and not differing,
              f"{name} {kind}: outputs differ from forward ({len(have)} tensors, "
-             f"{len(want)} expected; outputs {differing} differ, by up to {worst})"):
+             f"{len(want)} expected; outputs {differing} differ, by up to {worst}; NaNs in "
+             f"forward's and fxtrace's: {nans[:4]})"):
         print(f"ok   {name} {kind}: {len(want)} output tensors equal"
               f"{', prints as torch.fx' if printed else ''} ({time.monotonic() - started:.1f} s)")
 

@@ -2,13 +2,17 @@
 // sentence, the window keeps its graph and goes on with the next model, and a stuck run is
 // stopped by Reset within a second (issue 13).
 
+#include <QAction>
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
+#include <QImage>
 #include <QMessageBox>
+#include <QPainter>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <csignal>
 #include <map>
 #include <unistd.h>
@@ -21,6 +25,7 @@
 #include "Timing.h"
 #include "WindowSupport.h"
 #include "scene/GraphScene.h"
+#include "scene/NodeItem.h"
 #include "session/DebugSession.h"
 #include "window/MainWindow.h"
 
@@ -50,6 +55,7 @@ private slots:
     void readsAProgramWithoutLibTorch();
     void drawsProgramsWithoutLibTorch_data();
     void drawsProgramsWithoutLibTorch();
+    void drawsAProgramBeforeItsEngineStarts();
     void failingNodesGiveTheirSentence_data();
     void failingNodesGiveTheirSentence();
     void damagedWeightIsRefused();
@@ -213,6 +219,78 @@ void TestWindowEngine::drawsProgramsWithoutLibTorch() {
     }
     QCOMPARE(QString::fromStdString(formatGraph(graph)).trimmed(),
              QString::fromUtf8(readFile(printed.toStdString())).trimmed());
+}
+
+// An engine that takes 3 s to start (a wrapper sleeps, then runs the real one): resnet18.pt2 is
+// drawn by the window alone long before, nothing runs meanwhile, and when the engine's model
+// comes the scene stays as it was (the same items, the same picture) and stepping begins.
+void TestWindowEngine::drawsAProgramBeforeItsEngineStarts() {
+    QTemporaryDir dir;
+    const QString slow = dir.filePath("slow-engine");
+    QFile script(slow);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write(QByteArray("#!/bin/sh\nsleep 3\nexec '") + FXVIEW_ENGINE_BUILT + "' \"$@\"\n");
+    script.close();
+    script.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    const QByteArray engineWas = qgetenv("FXVIEW_ENGINE");
+    qputenv("FXVIEW_ENGINE", slow.toUtf8());
+    struct Restore { // the other tests' engines start at once, whatever happens here
+        QByteArray was;
+        ~Restore() {
+            if (was.isNull())
+                qunsetenv("FXVIEW_ENGINE");
+            else
+                qputenv("FXVIEW_ENGINE", was);
+        }
+    } restore{engineWas};
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QElapsedTimer timer;
+    timer.start();
+    QSignalSpy loaded(window.session(), &DebugSession::modelLoaded);
+    window.openModel(QString::fromStdString(fixture("resnet18.pt2")));
+    QVERIFY(loaded.wait(scaled(2500)));
+    const qint64 drawn = timer.elapsed();
+    qInfo("resnet18.pt2 drawn after %lld ms, its engine still starting", drawn);
+    QVERIFY(window.session()->model().drawnAhead); // the engine cannot have said anything yet
+    QVERIFY(window.scene()->nodeCount() > 20);
+    QVERIFY(!window.session()->canRun());
+    QAction* step = nullptr;
+    for (QAction* a : window.findChildren<QAction*>())
+        if (a->shortcut() == QKeySequence(Qt::Key_F10))
+            step = a;
+    QVERIFY(step && !step->isEnabled()); // nothing runs yet
+    window.session()->runCommand(RunCommand::Step);
+    QTest::qWait(50);
+    QVERIFY(window.currentNode().isEmpty());
+    NodeItem* conv1 = window.scene()->nodeItem("conv2d");
+    QVERIFY(conv1);
+    // The picture itself: the scene drawn whole (the view around it may shrink as a banner
+    // with the engine's input note appears).
+    auto picture = [&window] {
+        const QRectF area = window.scene()->itemsBoundingRect();
+        QImage image(area.size().toSize(), QImage::Format_ARGB32);
+        image.fill(Qt::white);
+        QPainter painter(&image);
+        window.scene()->render(&painter, QRectF(QPointF(0, 0), area.size()), area);
+        return image;
+    };
+    const QImage before = picture();
+    QVERIFY(loaded.wait(scaled(30000)));
+    QVERIFY(timer.elapsed() > 3000);
+    const LoadedModel& model = window.session()->model();
+    QVERIFY(!model.drawnAhead);
+    QVERIFY2(model.sameAsDrawn, qPrintable(model.note));
+    QVERIFY(model.note.isEmpty());
+    QCOMPARE(window.scene()->nodeItem("conv2d"), conv1); // the scene was not drawn again
+    QCOMPARE(picture(), before);
+    QVERIFY(window.session()->canRun() && step->isEnabled());
+    QVERIFY(settle(window, scaled(10000))); // the run at its start shown
+    QSignalSpy shown(&window, SIGNAL(runShown()));
+    step->trigger(); // Run ▸ Step (F10)
+    QVERIFY(shown.wait(scaled(10000)));
+    QVERIFY(!window.currentNode().isEmpty());
 }
 
 void TestWindowEngine::crashKeepsTheWindow() {

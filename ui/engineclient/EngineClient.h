@@ -119,6 +119,9 @@ public:
 signals:
     void loadProgress(int load, const QString& stage, int percent);
     void loaded(const fxview::LoadedModel& model);
+    // The first model, a .pt2, drawn by the window alone while its engine starts (its
+    // `drawnAhead` set): shown, not run; `loaded` follows, or loadFailed.
+    void drawnAhead(const fxview::LoadedModel& model);
     void executedPathReady(const fxview::ExecutedView& view);
     void loadFailed(const QString& sentence);
     void inputsRejected(const QString& sentence);

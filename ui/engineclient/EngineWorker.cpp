@@ -4,10 +4,13 @@
 
 #include "engineclient/EngineWorker.h"
 
+#include "engineclient/DrawnAhead.h"
+
 #include <QFileInfo>
 #include <QMetaObject>
 #include <utility>
 
+#include "FxText.h"
 #include "Wire.h"
 #include "scene/GraphScene.h"
 
@@ -61,6 +64,46 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
     // An engine stuck in a run cannot answer for the model it has: it goes now.
     if (!ownGraph && current_ && current_->outstanding() > 0)
         current_->kill();
+    drawnAhead_.reset();
+    if (!current_) // later models open in a spare engine that has long started
+        drawAhead(request);
+}
+
+void EngineWorker::drawAhead(const OpenRequest& request) {
+    std::optional<Graph> graph = programDrawnAhead(request.source);
+    if (!graph)
+        return;
+    LoadedModel model;
+    model.load = ticket_->id;
+    model.source = qs(request.source);
+    model.className = "torch.export program";
+    model.graph = std::move(*graph);
+    model.graphText = formatGraph(model.graph);
+    draw(model);
+    model.drawnAhead = true;
+    drawnEncoding_ = encode(model.graph);
+    drawnAhead_ = model;
+    emitDone([e = engine_, model] { emit e->drawnAhead(model); });
+}
+
+void EngineWorker::draw(LoadedModel& model) const {
+    model.scopes = ScopeTree(model.graph);
+    model.openScopes = model.scopes.defaultOpen();
+    if (openScopes_) {
+        // Remembered for this file; scopes it no longer has are dropped. A state that
+        // matches nothing (the file was rewritten with other modules) gives the default.
+        std::set<std::string> kept;
+        for (const std::string& scope : *openScopes_)
+            if (model.scopes.find(scope))
+                kept.insert(scope);
+        if (!kept.empty() || openScopes_->empty())
+            model.openScopes = kept;
+    }
+    auto view = std::make_shared<ScopeView>(
+        collapseScopes(model.graph, model.scopes, model.openScopes, weightsAsNodes_));
+    model.layoutCache = std::make_shared<LayoutCache>();
+    model.layout = GraphScene::layOut(view->graph, font_, {}, model.layoutCache.get());
+    model.view = std::move(view);
 }
 
 void EngineWorker::dropLoading() {
@@ -196,32 +239,31 @@ void EngineWorker::fromLoading(EngineMessage kind, const std::string& payload) {
 void EngineWorker::opened(OpenedModel m) {
     // The layout happens here, on this thread, with the scene's font.
     LoadedModel model;
+    if (drawnAhead_ && encode(m.graph) == drawnEncoding_) {
+        model = std::move(*drawnAhead_); // the drawing stays: the engine's graph is the same
+        model.drawnAhead = false;
+        model.sameAsDrawn = true;
+    } else {
+        if (drawnAhead_) {
+            // A bug of fxview's: the window's walk and the engine's differ. The engine's graph is
+            // the one that runs, so it is the one shown.
+            model.note = "The graph drawn while the engine started differed from the engine's: "
+                         "the engine's is shown (a bug in fxview; please report it with the file).";
+            qWarning("fxview: %s", qPrintable(model.note));
+        }
+        model.graph = std::move(m.graph);
+        draw(model);
+        model.graphText = std::move(m.graphText);
+    }
+    drawnAhead_.reset();
     model.load = ticket_->id;
     model.source = qs(loadRequest_.source);
     model.className = qs(m.className);
-    model.scopes = ScopeTree(m.graph);
-    model.openScopes = model.scopes.defaultOpen();
-    if (openScopes_) {
-        // Remembered for this file; scopes it no longer has are dropped. A state that
-        // matches nothing (the file was rewritten with other modules) gives the default.
-        std::set<std::string> kept;
-        for (const std::string& scope : *openScopes_)
-            if (model.scopes.find(scope))
-                kept.insert(scope);
-        if (!kept.empty() || openScopes_->empty())
-            model.openScopes = kept;
-    }
-    auto view = std::make_shared<ScopeView>(
-        collapseScopes(m.graph, model.scopes, model.openScopes, weightsAsNodes_));
-    model.layoutCache = std::make_shared<LayoutCache>();
-    model.layout = GraphScene::layOut(view->graph, font_, {}, model.layoutCache.get());
-    model.view = std::move(view);
-    model.graph = std::move(m.graph);
     model.inputs = m.inputs;
     model.inputNote = qs(m.inputNote);
     model.inputError = qs(m.inputError);
-    model.graphText = std::move(m.graphText);
-    model.note = qs(m.note);
+    if (model.note.isEmpty())
+        model.note = qs(m.note);
     model.live = loading_->hello().live;
     model.runtime = qs(loading_->hello().runtime);
     // Only now does the new model replace the old one: a bad file or a Cancel leaves it.

@@ -196,6 +196,16 @@ private:
 
     void opened(OpenedModel m);
 
+    // The first model of this window, a .pt2, drawn by the window alone while its engine
+    // starts (DrawnAhead.h): shown at once, nothing runs until the engine's model, which must
+    // encode to the same bytes, replaces it without a change on screen.
+    void drawAhead(const OpenRequest& request);
+    std::optional<LoadedModel> drawnAhead_;
+    std::string drawnEncoding_;
+    // The model's scope tree, the scopes drawn open (remembered, or the default), its view with
+    // closed scopes as boxes and their layout with the scene's font.
+    void draw(LoadedModel& model) const;
+
     void fromCurrent(EngineMessage kind, const std::string& payload);
 
     void state(RunState r);

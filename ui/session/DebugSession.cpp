@@ -42,6 +42,10 @@ DebugSession::DebugSession(QObject* parent)
         takeModel(model);
         emit modelLoaded(model_);
     });
+    connect(engine_, &EngineClient::drawnAhead, this, [this](const LoadedModel& model) {
+        takeModel(model);
+        emit modelLoaded(model_);
+    });
     connect(engine_, &EngineClient::runUpdated, this, [this](const RunSnapshot& snapshot) {
         takeRun(snapshot);
         emit runUpdated(run_);
@@ -51,7 +55,10 @@ DebugSession::DebugSession(QObject* parent)
         emit executedPathReady();
     });
     connect(engine_, &EngineClient::inputsApplied, this, &DebugSession::takeInputs);
-    connect(engine_, &EngineClient::loadFailed, this, [this] { pendingSource_.clear(); });
+    connect(engine_, &EngineClient::loadFailed, this, [this] {
+        pendingSource_.clear();
+        dropDrawnAhead();
+    });
     connect(engine_, &EngineClient::liveEnded, this, [this] {
         setPlaying(false);
         liveEnded_ = true;
@@ -172,7 +179,17 @@ QString DebugSession::cancelOpen() {
         return {};
     QString cancelled = pendingSource_;
     pendingSource_.clear();
+    dropDrawnAhead();
     return cancelled;
+}
+
+void DebugSession::dropDrawnAhead() {
+    if (!model_.drawnAhead)
+        return;
+    model_ = LoadedModel();
+    source_.clear();
+    emit modelDropped();
+    emit shownGraphChanged();
 }
 
 void DebugSession::takeModel(const LoadedModel& model) {
@@ -180,14 +197,16 @@ void DebugSession::takeModel(const LoadedModel& model) {
     model_ = model;
     source_ = model.source;
     liveEnded_ = false;
-    // A live model cannot be opened again from File ▸ Open Recent.
-    if (!model.live)
+    // A live model cannot be opened again from File ▸ Open Recent; one drawn ahead of its
+    // engine is not open yet.
+    if (!model.live && !model.drawnAhead)
         settings::addRecentModel(source_);
     // Inputs that could not be made are forgotten, so that they cannot fail again at the next
     // start; the run uses the guess if there is one.
     if (model.layout.ok() && !model.inputError.isEmpty())
         settings::forgetInputs(source_);
-    pendingSource_.clear();
+    if (!model.drawnAhead) // its load goes on: Cancel still cancels it
+        pendingSource_.clear();
     current_.clear();
     breakpoints_.clear();
     conditions_.clear();
@@ -322,6 +341,9 @@ void DebugSession::takeInputs(const std::vector<InputSpec>& specs, quint64 seed)
 }
 
 void DebugSession::runCommand(RunCommand command) {
+    if (model_.drawnAhead)
+        return emit message("The engine is still starting: the run can begin once it is ready",
+                            4000);
     if (source_.isEmpty())
         return;
     if (run_.failed && command != RunCommand::Reset) {
@@ -345,7 +367,7 @@ void DebugSession::runCommand(RunCommand command) {
 
 void DebugSession::runTo(const QString& selected) {
     QString node = selected;
-    if (node.isEmpty() || source_.isEmpty())
+    if (node.isEmpty() || source_.isEmpty() || model_.drawnAhead)
         return;
     // A box: until its scope has run whole.
     const ScopeView* scopes = modelShown() ? model_.view.get() : nullptr;
@@ -360,8 +382,9 @@ void DebugSession::runTo(const QString& selected) {
 }
 
 bool DebugSession::setBreakpoint(const QString& node, bool on, BreakCondition condition) {
-    // Only nodes of the model's own graph can stop a run (not an executed path's copies).
-    if (node.isEmpty() || !model_.graph.find(node.toStdString()))
+    // Only nodes of the model's own graph can stop a run (not an executed path's copies), once
+    // its engine has it.
+    if (node.isEmpty() || model_.drawnAhead || !model_.graph.find(node.toStdString()))
         return false;
     if (on)
         breakpoints_.insert(node);

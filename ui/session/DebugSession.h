@@ -41,7 +41,9 @@ public:
     // The module Step Into is in, whose graph is shown, or "".
     const QString& shownModule() const { return shownModule_; }
     bool liveEnded() const { return liveEnded_; }
-    bool canRun() const { return !source_.isEmpty() && !liveEnded_; }
+    // Nothing runs without a model, once a live one went, or while the model shown was drawn
+    // ahead of its engine (which is still starting).
+    bool canRun() const { return !source_.isEmpty() && !liveEnded_ && !model_.drawnAhead; }
     const QSet<QString>& breakpoints() const { return breakpoints_; }
 
     // What the scene shows: the executed path, a stepped-into module, or the model drawn with
@@ -115,6 +117,9 @@ public:
 signals:
     // The engine's answers, once the session holds them: the window draws them.
     void modelLoaded(const fxview::LoadedModel& model);
+    // The model drawn ahead of its engine went with its load (it failed, or was cancelled):
+    // the session holds no model.
+    void modelDropped();
     void runUpdated(const fxview::RunSnapshot& snapshot);
     void executedPathReady();
     // Inputs the engine made, remembered for the model: `note` for the input bar.
@@ -142,6 +147,7 @@ private:
     // A model the engine loaded becomes the session's: the run, breakpoints and views start
     // afresh; its inputs are forgotten if they could not be made.
     void takeModel(const LoadedModel& model);
+    void dropDrawnAhead();
     void takeRun(const RunSnapshot& snapshot);
     void takeInputs(const std::vector<InputSpec>& specs, quint64 seed);
     void takeDetail(const ValueSlice& detail);

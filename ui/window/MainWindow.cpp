@@ -99,6 +99,11 @@ MainWindow::MainWindow(QWidget* parent)
     buildActions();
 
     connect(session_, &DebugSession::modelLoaded, this, &MainWindow::showModel);
+    connect(session_, &DebugSession::modelDropped, this, [this] {
+        showModelGraph(); // nothing: the model drawn ahead went with its load
+        setWindowTitle("fxview");
+        updateStatus();
+    });
     connect(session_, &DebugSession::runUpdated, this, &MainWindow::showRun);
     connect(engine_, &EngineClient::loadFailed, this, [this](const QString& sentence) {
         progress_->finish();
@@ -293,11 +298,15 @@ bool MainWindow::openDropped(const QList<QUrl>& urls) {
 }
 
 void MainWindow::showModel(const LoadedModel& model) {
-    layout_->cancel(); // a layout of the last model's scopes
-    progress_->finish();
+    layout_->cancel();     // a layout of the last model's scopes
+    if (!model.drawnAhead) // else the engine is still starting: the load goes on
+        progress_->finish();
     executedPath_->setChecked(false);
     executedPath_->setEnabled(false);
-    showModelGraph();
+    // The engine's model, the same graph as the one drawn ahead of it: what is on screen (its
+    // zoom, the selection) stays; stepping begins.
+    if (!model.sameAsDrawn)
+        showModelGraph();
     if (!model.layout.ok()) {
         banner_->say(QString::fromStdString(model.layout.error), Banner::State::Error);
     } else if (!model.inputError.isEmpty()) {
@@ -326,7 +335,10 @@ void MainWindow::showModel(const LoadedModel& model) {
     inputBar_->setInputs(placeholders, model.inputs, model.inputNote, defaults);
     setWindowTitle(model.live ? model.className + " — live in " + model.runtime + " — fxview"
                               : QFileInfo(model.source).fileName() + " — fxview");
-    statusBar()->clearMessage();
+    if (model.drawnAhead)
+        statusBar()->showMessage("Drawn; the engine is starting…");
+    else
+        statusBar()->clearMessage();
     updateStatus();
     emit modelShown();
 }

@@ -65,6 +65,7 @@ public:
     void selectNode(const QString& name);
     QString selectedNode() const;
     OverviewView* overview() const { return overview_; }
+    GraphView* view() const { return view_; }
     QString exportTo(const QString& path, bool visiblePartOnly = false); // "" or why not
     void copyImage(); // the graph as shown, to the clipboard
     // Selects the next (or previous) node whose name, op or target contains `text`.

@@ -1,0 +1,33 @@
+#include "engineclient/DrawnAhead.h"
+
+#include <stdexcept>
+#include <vector>
+
+#include "BuiltInOperatorSchemas.h"
+#include "ExportedArchive.h"
+#include "ZipArchive.h"
+
+namespace fxview {
+
+std::optional<Graph> programDrawnAhead(const std::string& source) {
+    // Only files: example:tinynet and python: sources have no archive here.
+    if (source.find(':') != std::string::npos && source.front() != '/')
+        return std::nullopt;
+    try {
+        ZipArchive zip;
+        std::string why;
+        if (!zip.open(source, why))
+            return std::nullopt; // the engine says why, in its sentence
+        const ExportedArchive archive = readExportedArchive(zip);
+        std::vector<std::string> unknown;
+        Graph graph = walkedWithBuiltInSchemas(archive.program, unknown);
+        if (!unknown.empty())
+            return std::nullopt;
+        return graph;
+    } catch (const std::exception&) {
+        // Not a .pt2 (a TorchScript archive), or one the engine will refuse with a sentence.
+        return std::nullopt;
+    }
+}
+
+} // namespace fxview

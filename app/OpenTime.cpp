@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "engineclient/EngineClient.h"
+#include "session/DebugSession.h"
 #include "window/MainWindow.h"
 
 namespace fxview {
@@ -58,6 +59,20 @@ private:
             QApplication::exit(0);
             return;
         }
+        // A .pt2 drawn ahead of its engine steps once the engine's model has come.
+        if (window_.session()->model().drawnAhead) {
+            QObject::connect(window_.session(), &DebugSession::modelLoaded, this,
+                             [this](const LoadedModel& model) {
+                                 if (!model.drawnAhead && !stepping_)
+                                     step();
+                             });
+            return;
+        }
+        step();
+    }
+
+    void step() {
+        stepping_ = true;
         QObject::connect(window_.engine(), &EngineClient::runUpdated, this,
                          [](const RunSnapshot& run) {
                              if (run.failed)
@@ -76,6 +91,7 @@ private:
     MainWindow& window_;
     const bool thenStep_;
     bool reported_ = false;
+    bool stepping_ = false;
     double shownAt_ = -1;
 };
 

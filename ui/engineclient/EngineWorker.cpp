@@ -81,6 +81,8 @@ void EngineWorker::drawAhead(const OpenRequest& request) {
     model.graphText = formatGraph(model.graph);
     draw(model);
     model.drawnAhead = true;
+    // In the banner, where the engine's input note will be: the picture does not move then.
+    model.note = "Drawn from the file while the engine starts; stepping begins once it is ready.";
     drawnEncoding_ = encode(model.graph);
     drawnAhead_ = model;
     emitDone([e = engine_, model] { emit e->drawnAhead(model); });
@@ -243,6 +245,7 @@ void EngineWorker::opened(OpenedModel m) {
         model = std::move(*drawnAhead_); // the drawing stays: the engine's graph is the same
         model.drawnAhead = false;
         model.sameAsDrawn = true;
+        model.note.clear();
     } else {
         if (drawnAhead_) {
             // A bug of fxview's: the window's walk and the engine's differ. The engine's graph is

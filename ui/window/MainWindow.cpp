@@ -335,9 +335,7 @@ void MainWindow::showModel(const LoadedModel& model) {
     inputBar_->setInputs(placeholders, model.inputs, model.inputNote, defaults);
     setWindowTitle(model.live ? model.className + " — live in " + model.runtime + " — fxview"
                               : QFileInfo(model.source).fileName() + " — fxview");
-    if (model.drawnAhead)
-        statusBar()->showMessage("Drawn; the engine is starting…");
-    else
+    if (!model.drawnAhead) // "Opening …" stays while the engine starts
         statusBar()->clearMessage();
     updateStatus();
     emit modelShown();

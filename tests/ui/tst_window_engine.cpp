@@ -42,6 +42,34 @@ bool usable(MainWindow& window) {
     return shown.wait(scaled(60000)) && window.currentNode() == "x";
 }
 
+// While it lives, engines started take 3 s to start: a wrapper sleeps, then runs the real one.
+// The other tests' engines start at once again after it, whatever happened.
+class SlowEngine {
+public:
+    SlowEngine() : was_(qgetenv("FXVIEW_ENGINE")) {
+        QFile script(dir_.filePath("slow-engine"));
+        if (!script.open(QIODevice::WriteOnly))
+            return;
+        script.write(QByteArray("#!/bin/sh\nsleep 3\nexec '") + FXVIEW_ENGINE_BUILT + "' \"$@\"\n");
+        script.close();
+        script.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        qputenv("FXVIEW_ENGINE", script.fileName().toUtf8());
+        ok_ = true;
+    }
+    ~SlowEngine() {
+        if (was_.isNull())
+            qunsetenv("FXVIEW_ENGINE");
+        else
+            qputenv("FXVIEW_ENGINE", was_);
+    }
+    bool ok() const { return ok_; }
+
+private:
+    QTemporaryDir dir_;
+    QByteArray was_;
+    bool ok_ = false;
+};
+
 } // namespace
 
 class TestWindowEngine : public QObject {
@@ -56,6 +84,7 @@ private slots:
     void drawsProgramsWithoutLibTorch_data();
     void drawsProgramsWithoutLibTorch();
     void drawsAProgramBeforeItsEngineStarts();
+    void aDrawingGoesWithItsCancelledLoad();
     void failingNodesGiveTheirSentence_data();
     void failingNodesGiveTheirSentence();
     void damagedWeightIsRefused();
@@ -225,24 +254,8 @@ void TestWindowEngine::drawsProgramsWithoutLibTorch() {
 // drawn by the window alone long before, nothing runs meanwhile, and when the engine's model
 // comes the scene stays as it was (the same items, the same picture) and stepping begins.
 void TestWindowEngine::drawsAProgramBeforeItsEngineStarts() {
-    QTemporaryDir dir;
-    const QString slow = dir.filePath("slow-engine");
-    QFile script(slow);
-    QVERIFY(script.open(QIODevice::WriteOnly));
-    script.write(QByteArray("#!/bin/sh\nsleep 3\nexec '") + FXVIEW_ENGINE_BUILT + "' \"$@\"\n");
-    script.close();
-    script.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    const QByteArray engineWas = qgetenv("FXVIEW_ENGINE");
-    qputenv("FXVIEW_ENGINE", slow.toUtf8());
-    struct Restore { // the other tests' engines start at once, whatever happens here
-        QByteArray was;
-        ~Restore() {
-            if (was.isNull())
-                qunsetenv("FXVIEW_ENGINE");
-            else
-                qputenv("FXVIEW_ENGINE", was);
-        }
-    } restore{engineWas};
+    SlowEngine slow;
+    QVERIFY(slow.ok());
     MainWindow window;
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -291,6 +304,30 @@ void TestWindowEngine::drawsAProgramBeforeItsEngineStarts() {
     step->trigger(); // Run ▸ Step (F10)
     QVERIFY(shown.wait(scaled(10000)));
     QVERIFY(!window.currentNode().isEmpty());
+}
+
+// Cancel while the engine starts: the drawing made ahead of it goes with the load, and the
+// window is as before it (no model, nothing to run).
+void TestWindowEngine::aDrawingGoesWithItsCancelledLoad() {
+    SlowEngine slow;
+    QVERIFY(slow.ok());
+    MainWindow window;
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QSignalSpy loaded(window.session(), &DebugSession::modelLoaded);
+    QSignalSpy dropped(window.session(), &DebugSession::modelDropped);
+    window.openModel(QString::fromStdString(fixture("tinynet.pt2")));
+    QVERIFY(loaded.wait(scaled(2500)));
+    QVERIFY(window.session()->model().drawnAhead);
+    QVERIFY(window.scene()->nodeCount() > 0);
+    QCOMPARE(window.session()->cancelOpen(), QString::fromStdString(fixture("tinynet.pt2")));
+    QCOMPARE(dropped.count(), 1);
+    QCOMPARE(window.scene()->nodeCount(), 0);
+    QVERIFY(!window.session()->canRun());
+    QVERIFY(window.session()->model().graph.nodes.empty());
+    QTest::qWait(scaled(3500)); // the cancelled engine would have answered by now
+    QCOMPARE(loaded.count(), 1);
+    QCOMPARE(window.scene()->nodeCount(), 0);
 }
 
 void TestWindowEngine::crashKeepsTheWindow() {

@@ -21,6 +21,7 @@ import os
 import re
 import statistics
 import subprocess
+import sys
 
 from timing import median_seconds
 
@@ -30,20 +31,14 @@ PY_GRAPH = "import sys, torch; print(torch.export.load(sys.argv[1]).graph)"
 
 
 def make_tinynet(workdir):
+    """The tests' TinyNet (fc1, relu, fc2), exported on a 3x4 input."""
     path = os.path.join(workdir, "tinynet.pt2")
     if os.path.exists(path):
         return path
     import torch
-
-    class TinyNet(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc1 = torch.nn.Linear(4, 8)
-            self.fc2 = torch.nn.Linear(8, 2)
-
-        def forward(self, x):
-            return self.fc2(torch.relu(self.fc1(x)))
-
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                    "fixtures"))
+    from generate_fixtures import TinyNet
     torch.manual_seed(0)
     torch.export.save(torch.export.export(TinyNet().eval(), (torch.randn(3, 4),)), path)
     return path

@@ -119,6 +119,7 @@ bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::u
                 return false;
             Entry e;
             e.method = le16(&cd[p + 10]);
+            e.crc32 = le32(&cd[p + 16]);
             e.compressedSize = le32(&cd[p + 20]);
             e.uncompressedSize = le32(&cd[p + 24]);
             std::uint16_t nameLen = le16(&cd[p + 28]);

@@ -16,6 +16,7 @@ public:
     struct Entry {
         std::string name;
         std::uint16_t method = 0; // 0: stored
+        std::uint32_t crc32 = 0;  // as the directory says: what the member's bytes hash to
         std::uint64_t compressedSize = 0;
         std::uint64_t uncompressedSize = 0;
         std::uint64_t localHeaderOffset = 0;

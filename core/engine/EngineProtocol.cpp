@@ -235,6 +235,9 @@ void decode(const std::string& payload, RunState& m) {
 void decode(const std::string& payload, PathState& m) {
     decodeWhole(payload, m);
 }
+void decode(const std::string& payload, Graph& m) {
+    decodeWhole(payload, m);
+}
 void decode(const std::string& payload, WatchRequest& m) {
     decodeWhole(payload, m);
 }

@@ -188,6 +188,7 @@ std::string encode(const Graph& m);
 
 // Each throws WireError on a payload that does not decode whole.
 void decode(const std::string& payload, EngineHello& m);
+void decode(const std::string& payload, Graph& m);
 void decode(const std::string& payload, OpenRequest& m);
 void decode(const std::string& payload, ProgressNote& m);
 void decode(const std::string& payload, OpenedModel& m);

@@ -4,6 +4,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -12,6 +13,7 @@
 #include <QMessageBox>
 #include <QPainter>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 #include <csignal>
 #include <map>
@@ -44,6 +46,11 @@ bool usable(MainWindow& window) {
 
 // While it lives, engines started take 3 s to start: a wrapper sleeps, then runs the real one.
 // The other tests' engines start at once again after it, whatever happened.
+QString graphCache() {
+    return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
+           "/fxview/graphs";
+}
+
 class SlowEngine {
 public:
     SlowEngine() : was_(qgetenv("FXVIEW_ENGINE")) {
@@ -75,6 +82,10 @@ private:
 class TestWindowEngine : public QObject {
     Q_OBJECT
 private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // the graphs kept go to a test-only place
+        QDir(graphCache()).removeRecursively();
+    }
     void init();
     void cleanup();
     void resetStopsAnEndlessLoopWithinASecond();
@@ -85,6 +96,7 @@ private slots:
     void drawsProgramsWithoutLibTorch();
     void drawsAProgramBeforeItsEngineStarts();
     void aDrawingGoesWithItsCancelledLoad();
+    void drawsAnArchiveAsItWasLastOpened();
     void failingNodesGiveTheirSentence_data();
     void failingNodesGiveTheirSentence();
     void damagedWeightIsRefused();
@@ -328,6 +340,51 @@ void TestWindowEngine::aDrawingGoesWithItsCancelledLoad() {
     QTest::qWait(scaled(3500)); // the cancelled engine would have answered by now
     QCOMPARE(loaded.count(), 1);
     QCOMPARE(window.scene()->nodeCount(), 0);
+}
+
+// A TorchScript archive (whose graph only LibTorch can make) opened again is drawn at once from
+// the graph its engine made the first time, while the new engine starts; a file changed since
+// is not.
+void TestWindowEngine::drawsAnArchiveAsItWasLastOpened() {
+    QTemporaryDir dir;
+    const QString archive = dir.filePath("resnet18_scripted.pt");
+    QVERIFY(QFile::copy(QString::fromStdString(fixture("resnet18_scripted.pt")), archive));
+    QDir(graphCache()).removeRecursively(); // what the tests before kept
+    QSignalSpy shown(window_.get(), SIGNAL(runShown()));
+    window_->openModel(archive);
+    QVERIFY(shown.wait(scaled(60000)));
+    QVERIFY(!window_->session()->model().sameAsDrawn); // drawn by the engine, then kept
+    QCOMPARE(QDir(graphCache()).entryList({"*.graph"}, QDir::Files).size(), 1);
+    SlowEngine slow;
+    QVERIFY(slow.ok());
+    auto openAgain = [&archive](MainWindow& window, QSignalSpy& loaded) {
+        window.show();
+        window.openModel(archive);
+        return loaded.wait(scaled(2500));
+    };
+    {
+        MainWindow window;
+        QSignalSpy loaded(window.session(), &DebugSession::modelLoaded);
+        QVERIFY(openAgain(window, loaded));
+        QVERIFY(window.session()->model().drawnAhead);
+        QVERIFY(window.session()->model().note.startsWith("Drawn as it was last opened"));
+        const int nodes = window.scene()->nodeCount();
+        QVERIFY(nodes > 20);
+        QVERIFY(loaded.wait(scaled(30000)));
+        QVERIFY2(window.session()->model().sameAsDrawn, qPrintable(window.session()->model().note));
+        QCOMPARE(window.scene()->nodeCount(), nodes);
+    }
+    // Rewritten since (its time is all that changed): nothing kept is drawn.
+    QFile file(archive);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QVERIFY(file.setFileTime(QDateTime::currentDateTime().addSecs(60),
+                             QFileDevice::FileModificationTime));
+    file.close();
+    MainWindow window;
+    QSignalSpy loaded(window.session(), &DebugSession::modelLoaded);
+    QVERIFY(!openAgain(window, loaded)); // the engine is still starting: nothing shown yet
+    QVERIFY(loaded.wait(scaled(30000)));
+    QVERIFY(!window.session()->model().drawnAhead && !window.session()->model().sameAsDrawn);
 }
 
 void TestWindowEngine::crashKeepsTheWindow() {

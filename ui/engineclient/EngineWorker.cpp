@@ -5,6 +5,7 @@
 #include "engineclient/EngineWorker.h"
 
 #include "engineclient/DrawnAhead.h"
+#include "engineclient/GraphCache.h"
 
 #include <QFileInfo>
 #include <QMetaObject>
@@ -70,7 +71,11 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
 }
 
 void EngineWorker::drawAhead(const OpenRequest& request) {
+    // A .pt2's graph from its program; else the graph an engine made of this very file before.
     std::optional<Graph> graph = programDrawnAhead(request.source);
+    const bool fromProgram = graph.has_value();
+    if (!graph)
+        graph = cachedGraph(request.source, request.opLibraries);
     if (!graph)
         return;
     LoadedModel model;
@@ -82,7 +87,8 @@ void EngineWorker::drawAhead(const OpenRequest& request) {
     draw(model);
     model.drawnAhead = true;
     // In the banner, where the engine's input note will be: the picture does not move then.
-    model.note = "Drawn from the file while the engine starts; stepping begins once it is ready.";
+    model.note = QString(fromProgram ? "Drawn from the file" : "Drawn as it was last opened") +
+                 " while the engine starts; stepping begins once it is ready.";
     drawnEncoding_ = encode(model.graph);
     drawnAhead_ = model;
     emitDone([e = engine_, model] { emit e->drawnAhead(model); });
@@ -257,6 +263,8 @@ void EngineWorker::opened(OpenedModel m) {
         model.graph = std::move(m.graph);
         draw(model);
         model.graphText = std::move(m.graphText);
+        if (!loading_->hello().live) // drawn at once when this file is opened again
+            keepGraph(loadRequest_.source, loadRequest_.opLibraries, model.graph);
     }
     drawnAhead_.reset();
     model.load = ticket_->id;

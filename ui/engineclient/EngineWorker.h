@@ -196,9 +196,10 @@ private:
 
     void opened(OpenedModel m);
 
-    // The first model of this window, a .pt2, drawn by the window alone while its engine
-    // starts (DrawnAhead.h): shown at once, nothing runs until the engine's model, which must
-    // encode to the same bytes, replaces it without a change on screen.
+    // The first model of this window drawn by the window alone while its engine starts: a
+    // .pt2 from its program (DrawnAhead.h), another archive from the graph an engine made of
+    // it before (GraphCache.h). Shown at once, nothing runs until the engine's model, which
+    // must encode to the same bytes, replaces it without a change on screen.
     void drawAhead(const OpenRequest& request);
     std::optional<LoadedModel> drawnAhead_;
     std::string drawnEncoding_;

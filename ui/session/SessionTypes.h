@@ -38,8 +38,9 @@ struct LoadedModel {
     QString note;                  // why this graph and not the one asked for, or ""
     bool live = false;             // served by the person's own Python process (--attach)
     QString runtime;               // where the model runs ("Python 3.13, PyTorch 2.6, pid 7")
-    // Drawn by the window alone while its engine starts (a .pt2 read without LibTorch): nothing
-    // runs until the engine's model replaces it.
+    // Drawn by the window alone while its engine starts (a .pt2 read without LibTorch, or the
+    // graph an engine made of the same file before): nothing runs until the engine's model
+    // replaces it.
     bool drawnAhead = false;
     // The engine's model, its graph the same to the byte as the one drawn ahead: the scene,
     // already showing it, stays as it is.

@@ -83,8 +83,10 @@ class TestWindowEngine : public QObject {
     Q_OBJECT
 private slots:
     void initTestCase() {
-        QStandardPaths::setTestModeEnabled(true); // the graphs kept go to a test-only place
-        QDir(graphCache()).removeRecursively();
+        // The graphs kept go to a folder of this test's own (other tests running beside it
+        // keep theirs in Qt's test-mode folder).
+        QVERIFY(cache_.isValid());
+        qputenv("XDG_CACHE_HOME", cache_.path().toUtf8());
     }
     void init();
     void cleanup();
@@ -104,6 +106,7 @@ private slots:
     void closingEndsABusyEngine();
 
 private:
+    QTemporaryDir cache_;
     std::unique_ptr<MainWindow> window_;
 };
 

@@ -86,7 +86,9 @@ private slots:
         // The graphs kept go to a folder of this test's own (other tests running beside it
         // keep theirs in Qt's test-mode folder).
         QVERIFY(cache_.isValid());
-        qputenv("XDG_CACHE_HOME", cache_.path().toUtf8());
+        qputenv("XDG_CACHE_HOME", cache_.filePath("cache").toUtf8());
+        // Nor does it remember scopes or inputs where another run would find them.
+        qputenv("XDG_CONFIG_HOME", cache_.filePath("config").toUtf8());
     }
     void init();
     void cleanup();
@@ -304,8 +306,15 @@ void TestWindowEngine::drawsAProgramBeforeItsEngineStarts() {
         window.scene()->render(&painter, QRectF(QPointF(0, 0), area.size()), area);
         return image;
     };
+    // A scope closed while the engine starts stays closed when its model comes.
+    QVERIFY(window.openScopes().contains("layer1"));
+    window.setScopeOpen("layer1", false);
+    QTRY_VERIFY(!window.layingOut());
+    QVERIFY(!window.openScopes().contains("layer1"));
+    conv1 = window.scene()->nodeItem("conv2d");
     const QImage before = picture();
     QVERIFY(loaded.wait(scaled(30000)));
+    QVERIFY(!window.openScopes().contains("layer1"));
     QVERIFY(timer.elapsed() > 3000);
     const LoadedModel& model = window.session()->model();
     QVERIFY(!model.drawnAhead);

@@ -16,6 +16,7 @@ namespace fxview {
 namespace {
 
 constexpr int kKept = 64;
+constexpr qint64 kLargestEntry = qint64(256) << 20;
 
 QString cacheFolder() {
     return QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
@@ -57,7 +58,8 @@ std::optional<Graph> cachedGraph(const std::string& source,
     if (name.isEmpty())
         return std::nullopt;
     QFile entry(cacheFolder() + "/" + name);
-    if (!entry.open(QIODevice::ReadOnly))
+    // Not one fxview wrote (the biggest graphs encode to a few tens of MB): left alone.
+    if (!entry.open(QIODevice::ReadOnly) || entry.size() > kLargestEntry)
         return std::nullopt;
     const QByteArray bytes = entry.readAll();
     try {

@@ -38,7 +38,14 @@ DebugSession::DebugSession(QObject* parent)
     : QObject(parent), engine_(new EngineClient(this)), playTimer_(new QTimer(this)) {
     playTimer_->setInterval(400);
     connect(playTimer_, &QTimer::timeout, this, &DebugSession::playTick);
-    connect(engine_, &EngineClient::loaded, this, [this](const LoadedModel& model) {
+    connect(engine_, &EngineClient::loaded, this, [this](LoadedModel model) {
+        // The same graph as the one drawn ahead: it stays drawn as it is now, with the scopes
+        // the person opened or closed meanwhile.
+        if (model.sameAsDrawn && model_.drawnAhead) {
+            model.openScopes = model_.openScopes;
+            model.view = model_.view;
+            model.layout = model_.layout;
+        }
         takeModel(model);
         emit modelLoaded(model_);
     });

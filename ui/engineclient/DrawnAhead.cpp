@@ -18,7 +18,7 @@ constexpr std::uint64_t kLargestProgram = std::uint64_t(64) << 20;
 
 std::optional<Graph> programDrawnAhead(const std::string& source) {
     // Only files: example:tinynet and python: sources have no archive here.
-    if (source.find(':') != std::string::npos && source.front() != '/')
+    if (source.empty() || (source.find(':') != std::string::npos && source.front() != '/'))
         return std::nullopt;
     try {
         ZipArchive zip;

@@ -81,7 +81,8 @@ void EngineWorker::drawAhead(const OpenRequest& request) {
     LoadedModel model;
     model.load = ticket_->id;
     model.source = qs(request.source);
-    model.className = "torch.export program";
+    if (fromProgram) // else the engine names the archive's class
+        model.className = "torch.export program";
     model.graph = std::move(*graph);
     model.graphText = formatGraph(model.graph);
     draw(model);
@@ -89,6 +90,7 @@ void EngineWorker::drawAhead(const OpenRequest& request) {
     // In the banner, where the engine's input note will be: the picture does not move then.
     model.note = QString(fromProgram ? "Drawn from the file" : "Drawn as it was last opened") +
                  " while the engine starts; stepping begins once it is ready.";
+    drawnFromProgram_ = fromProgram;
     drawnEncoding_ = encode(model.graph);
     drawnAhead_ = model;
     emitDone([e = engine_, model] { emit e->drawnAhead(model); });
@@ -253,9 +255,10 @@ void EngineWorker::opened(OpenedModel m) {
         model.sameAsDrawn = true;
         model.note.clear();
     } else {
-        if (drawnAhead_) {
-            // A bug of fxview's: the window's walk and the engine's differ. The engine's graph is
-            // the one that runs, so it is the one shown.
+        // The engine's graph is the one that runs, so it is the one shown. From the program, a
+        // difference is a bug of fxview's (one walk makes both); a graph kept from the last open
+        // may be out of date in a way its key did not see (another torchvision), and is replaced.
+        if (drawnAhead_ && drawnFromProgram_) {
             model.note = "The graph drawn while the engine started differed from the engine's: "
                          "the engine's is shown (a bug in fxview; please report it with the file).";
             qWarning("fxview: %s", qPrintable(model.note));

@@ -202,6 +202,7 @@ private:
     // must encode to the same bytes, replaces it without a change on screen.
     void drawAhead(const OpenRequest& request);
     std::optional<LoadedModel> drawnAhead_;
+    bool drawnFromProgram_ = false; // else from the graph kept from the last open
     std::string drawnEncoding_;
     // The model's scope tree, the scopes drawn open (remembered, or the default), its view with
     // closed scopes as boxes and their layout with the scene's font.

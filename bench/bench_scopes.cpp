@@ -1,6 +1,7 @@
 // The module hierarchy at 10,000 nodes (issue 14): the main window opening a deep language model
 // collapsed, opening and closing one block, the expansion states' pan and zoom frames and the
-// window's memory. The real window with its engine process, offscreen; prints Markdown tables.
+// window's memory, and the Nodes dock filled with every node and told of a step. The real window
+// with its engine process, offscreen; prints Markdown tables.
 //
 // Opening is also given as a ratio to `python3 -c "import torch"` timed in the same run (PYTHON
 // names the interpreter; median of 3).
@@ -12,6 +13,7 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QGraphicsView>
+#include <QLineEdit>
 #include <QProcess>
 #include <QScrollBar>
 #include <QSettings>
@@ -24,6 +26,7 @@
 #include <vector>
 
 #include "Timing.h"
+#include "panels/NodeListPanel.h"
 #include "scene/GraphScene.h"
 #include "window/MainWindow.h"
 
@@ -80,6 +83,32 @@ double scopesChangeMs(MainWindow& window, const std::function<void()>& change) {
     });
 }
 
+struct NodeListTimes {
+    double fill = 0, step = 0, filter = 0;
+};
+
+// The Nodes dock alone, shown, on the open model: filled with its rows under their scopes, told
+// that every node has run (a step's update, the worst case), then filtered by a name.
+NodeListTimes nodeListTimes(const MainWindow& window) {
+    NodeListPanel panel;
+    panel.resize(420, 860);
+    panel.show();
+    QApplication::processEvents();
+    const LoadedModel& model = window.model();
+    NodeListTimes times;
+    times.fill = changeMs([&] { panel.fill(model.graph, &model.scopes, {"layers"}); });
+    NodeRecord done;
+    done.state = NodeState::Done;
+    done.value.type = "Tensor";
+    done.value.shape = {1, 64, 512};
+    done.value.dtype = "float32";
+    const QString current = QString::fromStdString(model.graph.nodes.back().name);
+    times.step = changeMs(
+        [&] { panel.showRecords([&](const std::string&) { return &done; }, current); });
+    times.filter = changeMs([&] { panel.filter()->setText("softmax"); });
+    return times;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -98,6 +127,7 @@ int main(int argc, char** argv) {
     int boxes = 0, drawnTop = 0, nodes = 0;
     Frames collapsedFrames, blockFrames, allFrames;
     double expandAll = 0;
+    std::vector<double> listFill, listStep, listFilter;
     for (int run = 0; run < runs; ++run) {
         QSettings().clear();
         MainWindow window;
@@ -122,6 +152,10 @@ int main(int argc, char** argv) {
         if (run ==
             0) // memory from the first window only: the allocator keeps what later ones freed
             mbCollapsed = residentMb();
+        const NodeListTimes list = nodeListTimes(window);
+        listFill.push_back(list.fill);
+        listStep.push_back(list.step);
+        listFilter.push_back(list.filter);
         // The stack of blocks is one box at first: open it, then one block in its middle.
         const ScopeTree& scopes = window.model().scopes;
         expandTop.push_back(changeMs([&] { window.setScopeOpen("layers", true); }));
@@ -162,6 +196,10 @@ int main(int argc, char** argv) {
     std::printf(
         "| expand all (first time, every piece laid out; in the background) | %.0f ms |\n\n",
         expandAll);
+    std::printf("| the Nodes dock (shown alone) | time |\n|---|---:|\n");
+    std::printf("| filled with every node, `layers` open | %.0f ms |\n", median(listFill));
+    std::printf("| told of a step (every node's record) | %.0f ms |\n", median(listStep));
+    std::printf("| filtered (`softmax`) | %.0f ms |\n\n", median(listFilter));
     std::printf("| expansion state | pan step | zoom step | window's memory (RSS) |\n"
                 "|---|---:|---:|---:|\n");
     std::printf("| collapsed (depth 0) | %.1f ms | %.1f ms | %.0f MB |\n", collapsedFrames.pan,

@@ -103,8 +103,8 @@ NodeListTimes nodeListTimes(const MainWindow& window) {
     done.value.shape = {1, 64, 512};
     done.value.dtype = "float32";
     const QString current = QString::fromStdString(model.graph.nodes.back().name);
-    times.step = changeMs(
-        [&] { panel.showRecords([&](const std::string&) { return &done; }, current); });
+    times.step =
+        changeMs([&] { panel.showRecords([&](const std::string&) { return &done; }, current); });
     times.filter = changeMs([&] { panel.filter()->setText("softmax"); });
     return times;
 }

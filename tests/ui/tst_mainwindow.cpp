@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFont>
 #include <QGraphicsView>
 #include <QImage>
 #include <QLineEdit>
@@ -17,7 +18,9 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QToolTip>
-#include <QTreeWidget>
+#include <QTreeView>
+
+#include <functional>
 #include <set>
 
 #include "Interpreter.h"
@@ -25,6 +28,7 @@
 #include "panels/InputBar.h"
 #include "panels/Inspector.h"
 #include "panels/LoadProgress.h"
+#include "panels/NodeListPanel.h"
 #include "scene/GraphScene.h"
 #include "scene/NodeItem.h"
 #include "scene/OverviewView.h"
@@ -113,10 +117,10 @@ void TestMainWindow::stepWithF10() {
         QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
         current << window_->currentNode();
         if (current.last() == "relu") { // the node list marks the current row too
-            auto* list = window_->findChild<QTreeWidget*>();
-            for (int row = 0; row < list->topLevelItemCount(); ++row)
-                QCOMPARE(list->topLevelItem(row)->font(1).bold(),
-                         list->topLevelItem(row)->text(1) == "relu");
+            QAbstractItemModel* rows = window_->nodeList()->tree()->model();
+            for (int row = 0; row < rows->rowCount(); ++row)
+                QCOMPARE(rows->index(row, 1).data(Qt::FontRole).value<QFont>().bold(),
+                         rows->index(row, 1).data().toString() == "relu");
         }
     }
     QCOMPARE(current, (QStringList{"x", "fc1", "relu", "fc2", "output"}));
@@ -579,15 +583,15 @@ void TestMainWindow::inputThatCannotBeMadeIsNotRemembered() {
 void TestMainWindow::panelsFollowTheSelectionAndComeBack() {
     auto* inspector = window_->findChild<Inspector*>();
     auto* text = window_->findChild<QPlainTextEdit*>();
-    auto* list = window_->findChild<QTreeWidget*>();
+    QTreeView* list = window_->nodeList()->tree();
     window_->selectNode("fc2");
     QVERIFY(inspector->toPlainText().contains("fc2"));
     QVERIFY(text->textCursor().selectedText().startsWith("    %fc2 : "));
-    QCOMPARE(list->currentItem()->text(1), QString("fc2"));
+    QCOMPARE(list->currentIndex().siblingAtColumn(1).data().toString(), QString("fc2"));
     window_->scene()->clearSelection();
     QVERIFY(inspector->toPlainText().trimmed().isEmpty() ||
             !inspector->toPlainText().contains("fc2"));
-    QVERIFY(!list->currentItem());
+    QVERIFY(!list->currentIndex().isValid());
 
     auto* dock = window_->findChild<QDockWidget*>(ids::kInspectorDock);
     dock->close();
@@ -679,10 +683,7 @@ void TestMainWindow::stepIntoShowsTheModulesGraph() {
     QVERIFY(window_->run().inside);
     QCOMPARE(window_->currentNode(), QString("linear"));
     QCOMPARE(window_->scene()->nodeItem("linear")->shapeText(), QString("[3, 8] float32"));
-    QCOMPARE(window_->nodeList()
-                 ->findItems("weight", Qt::MatchExactly | Qt::MatchRecursive, 1)
-                 .value(0)
-                 ->text(3),
+    QCOMPARE(window_->nodeList()->rowOf("weight").siblingAtColumn(3).data().toString(),
              QString("[8, 4]"));
     press(*window_, QKeySequence(Qt::SHIFT | Qt::Key_F11));
     QVERIFY(waitFor(window_.get(), SIGNAL(runShown())));
@@ -861,24 +862,27 @@ void TestMainWindow::stepsThroughAnExportedProgram() {
     QCOMPARE(window_->modelSource(), model);
     auto* step = window_->findChild<QAction*>(ids::kStep);
     QVERIFY(step);
-    auto* list = window_->findChild<QTreeWidget*>();
-    // The list is the scope tree: its rows in order, scopes' rows among them.
+    QTreeView* list = window_->nodeList()->tree();
+    // The list is the scope tree: its rows in order (depth first), scopes' rows among them.
     auto rows = [&] {
-        QList<QTreeWidgetItem*> all;
-        for (QTreeWidgetItemIterator it(list); *it; ++it)
-            all << *it;
+        QList<QModelIndex> all;
+        std::function<void(const QModelIndex&)> under = [&](const QModelIndex& parent) {
+            for (int row = 0; row < list->model()->rowCount(parent); ++row) {
+                all << list->model()->index(row, 0, parent);
+                under(all.last());
+            }
+        };
+        under({});
         return all;
     };
-    auto rowOf = [&](const QString& name) -> QTreeWidgetItem* {
-        for (QTreeWidgetItem* row : rows())
-            if (row->text(1) == name)
-                return row;
-        return nullptr;
+    auto rowOf = [&](const QString& name) { return window_->nodeList()->rowOf(name); };
+    auto cell = [](const QModelIndex& row, int column) {
+        return row.siblingAtColumn(column).data().toString();
     };
     auto graphIndex = [&](const QString& name) {
-        QList<QTreeWidgetItem*> all = rows();
+        QList<QModelIndex> all = rows();
         for (int row = 0; row < all.size(); ++row)
-            if (all[row]->text(1) == name)
+            if (cell(all[row], 1) == name)
                 return row;
         return -1;
     };
@@ -901,11 +905,12 @@ void TestMainWindow::stepsThroughAnExportedProgram() {
             continue;
         }
         QCOMPARE(window_->scene()->nodeItem(now)->runState(), NodeItem::State::Current);
-        QVERIFY2(rowOf(now)->font(1).bold(), qPrintable(now));
+        QVERIFY2(rowOf(now).siblingAtColumn(1).data(Qt::FontRole).value<QFont>().bold(),
+                 qPrintable(now));
         // What ran shows its shape, on its box and in its row.
         QString shape = window_->scene()->nodeItem(now)->shapeText();
         QVERIFY2(shape.endsWith(" float32"), qPrintable(now + ": " + shape));
-        QString row = rowOf(now)->text(3); // the shape without its dtype
+        QString row = cell(rowOf(now), 3); // the shape without its dtype
         QVERIFY2(row.startsWith("[") && shape.startsWith(row + " "), qPrintable(row));
     }
     QCOMPARE(current, (QStringList{"x", "linear", "relu", "linear_1", "output"}));
@@ -915,10 +920,11 @@ void TestMainWindow::stepsThroughAnExportedProgram() {
     // box of the node reading it, and a row under the node list's "weights".
     QVERIFY(!window_->scene()->nodeItem("p_fc1_weight"));
     QCOMPARE(window_->drawnAs("p_fc1_weight"), QString("linear"));
-    QCOMPARE(rowOf("p_fc1_weight")->text(3), QString("[8, 4]"));
-    QCOMPARE(rowOf("p_fc1_weight")->parent(), rowOf("weights"));
-    QCOMPARE(rowOf("weights")->childCount(), 4);
-    QVERIFY(!rowOf("weights")->isExpanded());
+    QCOMPARE(cell(rowOf("p_fc1_weight"), 3), QString("[8, 4]"));
+    const QModelIndex weights = rowOf("p_fc1_weight").parent();
+    QCOMPARE(cell(weights, 1), QString("weights"));
+    QCOMPARE(list->model()->rowCount(weights), 4);
+    QVERIFY(!list->isExpanded(weights));
     const Node* linear = window_->scene()->graph().find("linear");
     QCOMPARE(NodeItem::weightLines(*linear), (QStringList{"weight [8, 4]", "bias [8]"}));
     QCOMPARE(window_->scene()->nodeItem("x")->shapeText(), QString("[3, 4] float32"));

@@ -2,10 +2,11 @@
 // a run's shapes and the current row, and what a person's clicks and expands ask the window for.
 
 #include <QApplication>
+#include <QFont>
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QTest>
-#include <QTreeWidget>
+#include <QTreeView>
 
 #include "GraphBuilding.h"
 #include "panels/NodeListPanel.h"
@@ -28,9 +29,13 @@ Graph nested() {
     return g;
 }
 
-QTreeWidgetItem* row(QTreeWidget* tree, const QString& name) {
-    QList<QTreeWidgetItem*> found = tree->findItems(name, Qt::MatchExactly | Qt::MatchRecursive, 1);
-    return found.value(0);
+// A row's cell, as the view shows it.
+QString cell(const QModelIndex& row, int column) {
+    return row.siblingAtColumn(column).data().toString();
+}
+
+bool bold(const QModelIndex& row) {
+    return row.siblingAtColumn(1).data(Qt::FontRole).value<QFont>().bold();
 }
 
 } // namespace
@@ -50,23 +55,27 @@ void TestNodeListPanel::rowsSitUnderTheirScopesAndWeightsUnderOneRow() {
     Graph graph = nested();
     ScopeTree scopes(graph);
     panel.fill(graph, &scopes, {"b"});
-    QTreeWidget* tree = panel.tree();
-    QCOMPARE(row(tree, "fc")->parent(), row(tree, "a"));
-    QCOMPARE(row(tree, "mul")->parent(), row(tree, "b.inner"));
-    QCOMPARE(row(tree, "b.inner")->parent(), row(tree, "b"));
-    QCOMPARE(row(tree, "p_fc_weight")->parent(), row(tree, "weights"));
-    QCOMPARE(row(tree, "weights")->text(2), QString("1 parameter, buffer and constant"));
-    QVERIFY(row(tree, "b")->isExpanded());
-    QVERIFY(!row(tree, "a")->isExpanded());
-    QVERIFY(!row(tree, "x")->parent());
+    QCOMPARE(panel.rowOf("fc").parent(), panel.rowOf("a"));
+    QCOMPARE(panel.rowOf("mul").parent(), panel.rowOf("b.inner"));
+    QCOMPARE(panel.rowOf("b.inner").parent(), panel.rowOf("b"));
+    const QModelIndex weights = panel.rowOf("p_fc_weight").parent();
+    QCOMPARE(cell(weights, 1), QString("weights"));
+    QCOMPARE(cell(weights, 2), QString("1 parameter, buffer and constant"));
+    QVERIFY(weights.siblingAtColumn(1).data(Qt::FontRole).value<QFont>().italic());
+    QVERIFY(panel.tree()->isExpanded(panel.rowOf("b")));
+    QVERIFY(!panel.tree()->isExpanded(panel.rowOf("a")));
+    QVERIFY(!panel.rowOf("x").parent().isValid());
+    QCOMPARE(cell(panel.rowOf("fc"), 0), QString("call_module"));
+    QCOMPARE(panel.tree()->model()->rowCount(), 5); // weights, x, a, b, output
 }
 
 void TestNodeListPanel::withoutScopesEveryNodeIsATopRow() {
     NodeListPanel panel;
     Graph graph = nested();
     panel.fill(graph, nullptr, {});
-    QVERIFY(!row(panel.tree(), "a"));
-    QVERIFY(!row(panel.tree(), "fc")->parent());
+    QVERIFY(!panel.rowOf("a").isValid());
+    QVERIFY(panel.rowOf("fc").isValid());
+    QVERIFY(!panel.rowOf("fc").parent().isValid());
 }
 
 void TestNodeListPanel::filterKeepsAScopeWhileAnythingUnderItMatches() {
@@ -74,14 +83,23 @@ void TestNodeListPanel::filterKeepsAScopeWhileAnythingUnderItMatches() {
     Graph graph = nested();
     ScopeTree scopes(graph);
     panel.fill(graph, &scopes, {});
+    auto hidden = [&](const char* name) {
+        const QModelIndex row = panel.rowOf(name);
+        return panel.tree()->isRowHidden(row.row(), row.parent());
+    };
     panel.filter()->setText("mul");
-    QVERIFY(!row(panel.tree(), "mul")->isHidden());
-    QVERIFY(!row(panel.tree(), "b")->isHidden());
-    QVERIFY(row(panel.tree(), "a")->isHidden());
-    QVERIFY(row(panel.tree(), "x")->isHidden());
+    QVERIFY(!hidden("mul"));
+    QVERIFY(!hidden("b"));
+    QVERIFY(!hidden("b.inner"));
+    QVERIFY(hidden("a"));
+    QVERIFY(hidden("x"));
+    panel.filter()->setText("MODULE"); // every scope's op column: case does not matter
+    QVERIFY(!hidden("a"));
+    QVERIFY(hidden("x"));
     panel.fill(graph, &scopes, {}); // a new graph: the filter is cleared
     QVERIFY(panel.filter()->text().isEmpty());
-    QVERIFY(!row(panel.tree(), "x")->isHidden());
+    QVERIFY(!hidden("x"));
+    QVERIFY(!hidden("a"));
 }
 
 void TestNodeListPanel::recordsFillShapesAndBoldTheCurrentRow() {
@@ -95,15 +113,18 @@ void TestNodeListPanel::recordsFillShapesAndBoldTheCurrentRow() {
     done.value.dtype = "float32";
     panel.showRecords([&](const std::string& n) { return n == "x" || n == "fc" ? &done : nullptr; },
                       "fc");
-    QCOMPARE(row(panel.tree(), "fc")->text(3),
-             QString::fromStdString(shortDescription(done.value)));
-    QVERIFY(!row(panel.tree(), "fc")->text(3).isEmpty());
-    QVERIFY(row(panel.tree(), "relu")->text(3).isEmpty());
-    QVERIFY(row(panel.tree(), "fc")->font(1).bold());
-    QVERIFY(!row(panel.tree(), "x")->font(1).bold());
+    QCOMPARE(cell(panel.rowOf("fc"), 3), QString::fromStdString(shortDescription(done.value)));
+    QVERIFY(!cell(panel.rowOf("fc"), 3).isEmpty());
+    QVERIFY(cell(panel.rowOf("relu"), 3).isEmpty());
+    QVERIFY(bold(panel.rowOf("fc")));
+    QVERIFY(!bold(panel.rowOf("x")));
+    // The view is told: a shown panel repaints the rows whose records changed.
+    QSignalSpy changed(panel.tree()->model(), &QAbstractItemModel::dataChanged);
     panel.showRecords([](const std::string&) { return nullptr; }, "relu"); // Reset, then a step
-    QVERIFY(!row(panel.tree(), "fc")->font(1).bold());
-    QVERIFY(row(panel.tree(), "fc")->text(3).isEmpty());
+    QVERIFY(!changed.isEmpty());
+    QVERIFY(!bold(panel.rowOf("fc")));
+    QVERIFY(bold(panel.rowOf("relu")));
+    QVERIFY(cell(panel.rowOf("fc"), 3).isEmpty());
 }
 
 void TestNodeListPanel::clicksAndExpandsAreTold() {
@@ -114,24 +135,26 @@ void TestNodeListPanel::clicksAndExpandsAreTold() {
     QSignalSpy chosen(&panel, &NodeListPanel::nodeChosen);
     QSignalSpy scope(&panel, &NodeListPanel::scopeChosen);
     QSignalSpy toggled(&panel, &NodeListPanel::scopeToggled);
-    panel.tree()->setCurrentItem(row(panel.tree(), "relu"));
+    panel.tree()->setCurrentIndex(panel.rowOf("relu"));
     QCOMPARE(chosen.value(0).value(0).toString(), QString("relu"));
-    panel.tree()->setCurrentItem(row(panel.tree(), "a"));
+    panel.tree()->setCurrentIndex(panel.rowOf("a"));
     QCOMPARE(scope.value(0).value(0).toString(), QString("a"));
-    panel.tree()->setCurrentItem(row(panel.tree(), "weights")); // a heading: nothing to show
+    panel.tree()->setCurrentIndex(panel.rowOf("p_fc_weight").parent()); // a heading
     QCOMPARE(chosen.size() + scope.size(), 2);
-    row(panel.tree(), "b")->setExpanded(true);
+    panel.tree()->setExpanded(panel.rowOf("b"), true);
     QCOMPARE(toggled.size(), 1);
     QCOMPARE(toggled.value(0).value(0).toString(), QString("b"));
     QVERIFY(toggled.value(0).value(1).toBool());
     panel.syncScopes({"a"}); // the window's own doing: not the person's
     QCOMPARE(toggled.size(), 1);
-    QVERIFY(row(panel.tree(), "a")->isExpanded());
-    QVERIFY(!row(panel.tree(), "b")->isExpanded());
+    QVERIFY(panel.tree()->isExpanded(panel.rowOf("a")));
+    QVERIFY(!panel.tree()->isExpanded(panel.rowOf("b")));
     panel.showSelected("mul", "b");
-    QCOMPARE(panel.tree()->currentItem(), row(panel.tree(), "b"));
+    QCOMPARE(panel.tree()->currentIndex(), panel.rowOf("b"));
+    panel.showSelected("mul");
+    QCOMPARE(panel.tree()->currentIndex(), panel.rowOf("mul"));
     panel.showSelected({});
-    QVERIFY(!panel.tree()->currentItem());
+    QVERIFY(!panel.tree()->currentIndex().isValid());
 }
 
 QTEST_MAIN(TestNodeListPanel)

@@ -13,7 +13,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <memory>
 
 #include "FxText.h"
@@ -21,6 +21,7 @@
 #include "ScopeView.h"
 #include "WindowSupport.h"
 #include "panels/LoadProgress.h"
+#include "panels/NodeListPanel.h"
 #include "scene/ClusterItem.h"
 #include "scene/EdgeItem.h"
 #include "scene/GraphScene.h"
@@ -425,24 +426,22 @@ void TestScopes::findOpensThePath() {
 void TestScopes::nodeListIsTheTree() {
     QVERIFY(open(*window_, "lm_nested.pt"));
     window_->collapseToDepth(1);
-    QTreeWidget* list = window_->nodeList();
-    QTreeWidgetItem* layers = nullptr;
-    for (int i = 0; i < list->topLevelItemCount(); ++i)
-        if (list->topLevelItem(i)->text(1) == "layers")
-            layers = list->topLevelItem(i);
-    QVERIFY(layers);
-    QCOMPARE(layers->childCount(), 3);
-    QVERIFY(layers->isExpanded());
-    QTreeWidgetItem* second = layers->child(1);
-    QCOMPARE(second->text(1), QString("layers.1"));
-    QVERIFY(!second->isExpanded());
+    QTreeView* list = window_->nodeList()->tree();
+    const QModelIndex layers = window_->nodeList()->rowOf("layers");
+    QVERIFY(layers.isValid());
+    QVERIFY(!layers.parent().isValid());
+    QCOMPARE(list->model()->rowCount(layers), 3);
+    QVERIFY(list->isExpanded(layers));
+    const QModelIndex second = list->model()->index(1, 0, layers);
+    QCOMPARE(second.siblingAtColumn(1).data().toString(), QString("layers.1"));
+    QVERIFY(!list->isExpanded(second));
     // Expanding its row opens the scope in the picture, as a person's click on its arrow does.
-    second->setExpanded(true);
+    list->setExpanded(second, true);
     QVERIFY(window_->openScopes().contains("layers.1"));
     QVERIFY(window_->scene()->clusterItem("layers.1"));
     // Closing it in the picture closes the row.
     window_->setScopeOpen("layers.1", false);
-    QVERIFY(!second->isExpanded());
+    QVERIFY(!list->isExpanded(second));
     // The graph text is the view's: a closed scope is one call_module line, as torch.fx prints
     // it when that module is a leaf (the fixture: symbolic_trace with DecoderLayer a leaf).
     const QString text = window_->findChild<QPlainTextEdit*>()->toPlainText();

@@ -29,7 +29,6 @@
 #include <QTextBlock>
 #include <QTimer>
 #include <QToolBar>
-#include <QTreeWidget>
 #include <QVBoxLayout>
 
 #include "Examples.h"
@@ -459,10 +458,6 @@ const RunSnapshot& MainWindow::run() const {
 
 bool MainWindow::executedPathShown() const {
     return session_->executedShown();
-}
-
-QTreeWidget* MainWindow::nodeList() const {
-    return nodeList_->tree();
 }
 
 QString MainWindow::statusText() const {

@@ -23,8 +23,6 @@ class QLabel;
 class QMenu;
 class QLineEdit;
 class QPlainTextEdit;
-class QTreeWidget;
-class QTreeWidgetItem;
 
 namespace fxview {
 
@@ -113,7 +111,7 @@ public:
     QStringList openScopes() const;
     // The box a node is drawn inside, or the node itself when it is drawn.
     QString drawnAs(const QString& node) const;
-    QTreeWidget* nodeList() const;
+    NodeListPanel* nodeList() const { return nodeList_; }
     // What a drop of files on the window does: opens the first local file.
     bool openDropped(const QList<QUrl>& urls);
 

@@ -9,7 +9,6 @@
 #include <QPlainTextEdit>
 #include <QScrollBar>
 #include <QStatusBar>
-#include <QTreeWidget>
 #include <functional>
 
 #include "FxText.h"

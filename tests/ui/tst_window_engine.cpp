@@ -15,6 +15,7 @@
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QThread>
 #include <csignal>
 #include <map>
 #include <unistd.h>
@@ -24,8 +25,10 @@
 #include "ExportedArchive.h"
 #include "ExportedCallArguments.h"
 #include "FxText.h"
+#include "ScopeView.h"
 #include "Timing.h"
 #include "WindowSupport.h"
+#include "panels/LoadProgress.h"
 #include "scene/GraphScene.h"
 #include "scene/NodeItem.h"
 #include "session/DebugSession.h"
@@ -101,6 +104,7 @@ private slots:
     void drawsAProgramBeforeItsEngineStarts();
     void aDrawingGoesWithItsCancelledLoad();
     void drawsAnArchiveAsItWasLastOpened();
+    void aLayoutStartedWhileTheEngineStartsGoesOn();
     void failingNodesGiveTheirSentence_data();
     void failingNodesGiveTheirSentence();
     void damagedWeightIsRefused();
@@ -397,6 +401,40 @@ void TestWindowEngine::drawsAnArchiveAsItWasLastOpened() {
     QVERIFY(!openAgain(window, loaded)); // the engine is still starting: nothing shown yet
     QVERIFY(loaded.wait(scaled(30000)));
     QVERIFY(!window.session()->model().drawnAhead && !window.session()->model().sameAsDrawn);
+}
+
+// lm.pt (5,000-odd nodes) drawn as it was last opened; Expand All while its engine starts is
+// laid out in the background, and the engine's model (the same graph) coming meanwhile leaves
+// that layout going: it used to drop it, leaving the picture and its progress bar as they were.
+void TestWindowEngine::aLayoutStartedWhileTheEngineStartsGoesOn() {
+    QDir(graphCache()).removeRecursively();
+    const QString lm = QString::fromStdString(fixture("lm.pt"));
+    QVERIFY(open(*window_, "lm.pt")); // its engine keeps the graph
+    SlowEngine slow;
+    QVERIFY(slow.ok());
+    MainWindow window;
+    window.show();
+    QSignalSpy loaded(window.session(), &DebugSession::modelLoaded);
+    window.openModel(lm);
+    QVERIFY(loaded.wait(scaled(2500)));
+    QVERIFY(window.session()->model().drawnAhead);
+    bool layingOutAsTheEngineCame = false;
+    connect(window.session(), &DebugSession::modelLoaded, &window,
+            [&] { layingOutAsTheEngineCame = window.layingOut(); });
+    // The engine starts 3 s late, then reads lm.pt: its model waits in the event queue while
+    // this thread sleeps, so that it is handled after Expand All has begun, deterministically.
+    QThread::msleep(static_cast<unsigned long>(scaled(9000)));
+    QSignalSpy shown(&window, SIGNAL(scopesShown()));
+    window.expandAll();
+    QVERIFY(window.layingOut());
+    QVERIFY(loaded.wait(scaled(30000)));
+    QVERIFY2(window.session()->model().sameAsDrawn, qPrintable(window.session()->model().note));
+    QVERIFY(layingOutAsTheEngineCame);
+    QVERIFY(shown.count() > 0 || shown.wait(scaled(120000)));
+    QVERIFY(!window.layingOut() && window.loadProgress()->stage().isEmpty());
+    QVERIFY(!window.scene()->scopeView()->collapsed());
+    QVERIFY(window.scene()->nodeCount() > 5000);
+    QVERIFY(window.session()->canRun());
 }
 
 void TestWindowEngine::crashKeepsTheWindow() {

@@ -297,8 +297,12 @@ bool MainWindow::openDropped(const QList<QUrl>& urls) {
 }
 
 void MainWindow::showModel(const LoadedModel& model) {
-    layout_->cancel();     // a layout of the last model's scopes
-    if (!model.drawnAhead) // else the engine is still starting: the load goes on
+    // A layout of the last model's scopes is dropped; one of the graph drawn ahead of this very
+    // model (opened or closed while its engine started) goes on, with its progress.
+    const bool layoutGoesOn = model.sameAsDrawn && layingOut();
+    if (!layoutGoesOn)
+        layout_->cancel();
+    if (!model.drawnAhead && !layoutGoesOn) // else the engine is still starting: the load goes on
         progress_->finish();
     executedPath_->setChecked(false);
     executedPath_->setEnabled(false);

@@ -73,16 +73,12 @@ bool NodeListModel::fill(const Graph& graph, const ScopeTree* scopes) {
 void NodeListModel::setRecords(RecordOf recordOf, const QString& current) {
     recordOf_ = std::move(recordOf);
     current_ = current;
-    // One change per parent: the view repaints what it shows and asks its rows again.
-    auto changed = [this](const QModelIndex& parent, int rows) {
-        if (rows > 0)
-            emit dataChanged(index(0, 0, parent), index(rows - 1, kColumns - 1, parent),
-                             {Qt::DisplayRole, Qt::FontRole});
-    };
-    changed({}, static_cast<int>(top_.size()));
-    for (int row = 0; row < static_cast<int>(rows_.size()); ++row)
-        if (!rows_[row].children.empty())
-            changed(indexOfRow(row), static_cast<int>(rows_[row].children.size()));
+}
+
+void NodeListModel::rowShown(const QModelIndex& row) {
+    if (row.isValid())
+        emit dataChanged(row.siblingAtColumn(0), row.siblingAtColumn(kColumns - 1),
+                         {Qt::DisplayRole, Qt::FontRole});
 }
 
 QModelIndex NodeListModel::indexOfRow(int row, int column) const {

@@ -28,8 +28,11 @@ public:
     // has children (the view then draws the tree's arrows).
     bool fill(const Graph& graph, const ScopeTree* scopes);
     // The shape column and the current row's bold come from `recordOf` (kept, and asked again
-    // whenever a row is drawn, until the next call) and `current`.
+    // whenever a row is drawn, until the next call) and `current`. Nothing is told: the view
+    // repaints what it shows (rowShown), every other row is asked when it is drawn.
     void setRecords(RecordOf recordOf, const QString& current);
+    // Tells the views that `row` (on screen) may read otherwise now.
+    void rowShown(const QModelIndex& row);
 
     // The row of the node named `name`, else of the scope with that path; invalid if neither.
     QModelIndex rowOf(const QString& name) const;

@@ -45,6 +45,7 @@ class TestNodeListPanel : public QObject {
 private slots:
     void rowsSitUnderTheirScopesAndWeightsUnderOneRow();
     void withoutScopesEveryNodeIsATopRow();
+    void aDeepScopeIsARowInEachOfItsParents();
     void filterKeepsAScopeWhileAnythingUnderItMatches();
     void recordsFillShapesAndBoldTheCurrentRow();
     void clicksAndExpandsAreTold();
@@ -76,6 +77,28 @@ void TestNodeListPanel::withoutScopesEveryNodeIsATopRow() {
     QVERIFY(!panel.rowOf("a").isValid());
     QVERIFY(panel.rowOf("fc").isValid());
     QVERIFY(!panel.rowOf("fc").parent().isValid());
+}
+
+// 256 modules deep (the most a program is read with): a row per module, each in its parent's.
+void TestNodeListPanel::aDeepScopeIsARowInEachOfItsParents() {
+    QStringList chain{"m0"}; // every scope from the outermost in
+    for (int i = 1; i < 256; ++i)
+        chain << chain.last() + ".m" + QString::number(i);
+    Graph graph;
+    graph.nodes.push_back(scopedNode(Op::Placeholder, "x", ""));
+    graph.nodes.push_back(scopedNode(Op::CallFunction, "relu", chain.last().toStdString(), {"x"}));
+    graph.nodes.push_back(scopedNode(Op::CallFunction, "neg", "m0.m1", {"relu"}));
+    graph.nodes.push_back(scopedNode(Op::Output, "output", "", {"neg"}));
+    graph.recomputeUsers();
+    ScopeTree scopes(graph);
+    NodeListPanel panel;
+    panel.fill(graph, &scopes, {});
+    QStringList above;
+    for (QModelIndex up = panel.rowOf("relu").parent(); up.isValid(); up = up.parent())
+        above.prepend(cell(up, 1));
+    QCOMPARE(above, chain);
+    QCOMPARE(panel.rowOf("neg").parent(), panel.rowOf("m0.m1"));
+    QCOMPARE(panel.tree()->model()->rowCount(panel.rowOf("m0.m1")), 2); // m0.m1.m2 and neg
 }
 
 void TestNodeListPanel::filterKeepsAScopeWhileAnythingUnderItMatches() {

@@ -99,6 +99,7 @@ private slots:
     void crashKeepsTheWindow();
     void engineMallocsOnHugePages();
     void readsAProgramWithoutLibTorch();
+    void aProgramNestedTooDeepIsRefused();
     void drawsProgramsWithoutLibTorch_data();
     void drawsProgramsWithoutLibTorch();
     void drawsAProgramBeforeItsEngineStarts();
@@ -172,6 +173,35 @@ void TestWindowEngine::engineMallocsOnHugePages() {
 // A .pt2's program is read in this process, which does not link LibTorch (ExportedArchive is in
 // the torch-free library the window links): its inputs are the placeholders of the graph the
 // engine made of the same file, name for name.
+// A module stack PyTorch never writes (257 modules deep) is a sentence, not a window building
+// every scope's prefix (memory with the square of the depth); 256 deep is read.
+void TestWindowEngine::aProgramNestedTooDeepIsRefused() {
+    ZipArchive zip;
+    std::string why;
+    QVERIFY2(zip.open(fixture("tinynet.pt2"), why), why.c_str());
+    ExportedArchive archive = readExportedArchive(zip);
+    QVERIFY(!archive.program.graph.nodes.empty());
+    auto nestedIn = [&archive](int depth) {
+        std::string path = "m";
+        for (int i = 1; i < depth; ++i)
+            path += ".m";
+        archive.program.graph.nodes.front().nnModuleStack =
+            "L__self__,,TinyNet;L__self___m,L['self']." + path + ",torch.nn.Linear";
+        std::vector<std::string> unknown;
+        return walkedWithBuiltInSchemas(archive.program, unknown);
+    };
+    const Graph read = nestedIn(ExportGraphWalk::kMaxScopeDepth);
+    QCOMPARE(ScopeTree(read).maxDepth(), ExportGraphWalk::kMaxScopeDepth);
+    try {
+        nestedIn(ExportGraphWalk::kMaxScopeDepth + 1);
+        QFAIL("a program 257 modules deep was read");
+    } catch (const std::runtime_error& e) {
+        QCOMPARE(QString(e.what()),
+                 QString("a node's nn_module_stack nests 257 modules deep, past the 256 fxview "
+                         "reads: the program is damaged; export the model again"));
+    }
+}
+
 void TestWindowEngine::readsAProgramWithoutLibTorch() {
     ZipArchive zip;
     std::string why;

@@ -27,21 +27,30 @@ bool NodeListModel::fill(const Graph& graph, const ScopeTree* scopes) {
     scopeRows_.clear();
     rows_.reserve(graph.nodes.size() + (scopes ? 64 : 0));
     const bool withScopes = scopes && !scopes->empty();
-    // A scope's row is made when the first node under it is, after its parent's.
-    std::function<int(const std::string&)> scopeRow = [&](const std::string& scope) -> int {
-        if (scope.empty())
-            return -1;
-        const QString path = QString::fromStdString(scope);
-        if (auto found = scopeRows_.constFind(path); found != scopeRows_.constEnd())
-            return *found;
-        const Scope* s = scopes->find(scope);
-        const int parent = scopeRow(s ? s->parent : std::string());
-        Row row("module", path, s ? QString::fromStdString(shortClassName(s->type)) : QString(),
-                Kind::Scope);
-        row.parent = parent;
-        const int at = addRow(std::move(row));
-        scopeRows_.insert(path, at);
-        return at;
+    // A scope's row is made when the first node under it is, after its parent's (a loop, not
+    // recursion: the depth is the graph's).
+    auto scopeRow = [&](const std::string& scope) -> int {
+        std::vector<std::pair<QString, const Scope*>> missing; // innermost first
+        int parent = -1;
+        for (std::string at = scope; !at.empty();) {
+            const QString path = QString::fromStdString(at);
+            if (auto found = scopeRows_.constFind(path); found != scopeRows_.constEnd()) {
+                parent = *found;
+                break;
+            }
+            const Scope* s = scopes->find(at);
+            missing.emplace_back(path, s);
+            at = s ? s->parent : std::string();
+        }
+        for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
+            const auto& [path, s] = *it;
+            Row row("module", path, s ? QString::fromStdString(shortClassName(s->type)) : QString(),
+                    Kind::Scope);
+            row.parent = parent;
+            parent = addRow(std::move(row));
+            scopeRows_.insert(path, parent);
+        }
+        return parent;
     };
     // A .pt2 lifts every parameter, buffer and constant to a placeholder before the inputs:
     // under one row, closed, they leave the first screen to the inputs and the work.
@@ -51,9 +60,8 @@ bool NodeListModel::fill(const Graph& graph, const ScopeTree* scopes) {
             return;
         Row row(opName(n.op), QString::fromStdString(n.name), QString::fromStdString(n.target));
         if (n.op == Op::Placeholder && !n.isInput()) {
-            if (weightsRow < 0) {
+            if (weightsRow < 0)
                 weightsRow = addRow(Row(QString(), "weights", QString(), Kind::Weights));
-            }
             row.parent = weightsRow;
             ++weights;
         } else if (withScopes) {

@@ -25,7 +25,7 @@ public:
     using QAbstractItemModel::QAbstractItemModel;
 
     // Rows for `graph`'s visible nodes, under `scopes`' rows when given. Returns whether any row
-    // has children (the view then draws the tree's arrows).
+    // can have children (scopes or the weights' heading: the view then draws the tree's arrows).
     bool fill(const Graph& graph, const ScopeTree* scopes);
     // The shape column and the current row's bold come from `recordOf` (kept, and asked again
     // whenever a row is drawn, until the next call) and `current`. Nothing is told: the view
@@ -43,8 +43,8 @@ public:
     // Every scope row's path and index, for the view to expand as the picture shows.
     const QHash<QString, int>& scopeRows() const { return scopeRows_; }
     QModelIndex indexOfRow(int row, int column = 0) const;
-    // Whether `row` (an index of `rows_`) or anything under it matches the filter's text; rows
-    // that do not are told to `hide`, those that do to `show` (each only when that changes).
+    // Hides every row that neither matches `text` (in its op, name or target, any case) nor has
+    // a row under it that does: `hide(row, hidden)` is told only where that changes.
     void filter(const QString& text, const std::function<void(const QModelIndex&, bool)>& hide);
 
     QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;

@@ -6,8 +6,10 @@
 
 #include "ExportGraphWalk.h"
 
+#include <algorithm>
 #include <cctype>
 #include <set>
+#include <stdexcept>
 
 namespace fxview {
 
@@ -209,6 +211,11 @@ std::pair<std::string, std::string> ExportGraphWalk::scopeOf(const std::string& 
         path = path.substr(path.find("'].") + 3);
     if (path.empty()) // the root module itself
         return {};
+    const auto depth = std::count(path.begin(), path.end(), '.') + 1;
+    if (depth > kMaxScopeDepth)
+        throw std::runtime_error("a node's nn_module_stack nests " + std::to_string(depth) +
+                                 " modules deep, past the " + std::to_string(kMaxScopeDepth) +
+                                 " fxview reads: the program is damaged; export the model again");
     return {path, entry.substr(c2 + 1)};
 }
 

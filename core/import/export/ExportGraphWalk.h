@@ -97,7 +97,11 @@ public:
     // The innermost module of "L__self__,,__main__.TinyNet;L__self___fc1,L['self'].fc1,..."
     // as a module path and its type: "fc1". Nodes export adds itself (sym_size for a dynamic
     // dimension) carry a placeholder entry, "_empty_nn_module_stack_from_metadata_hook": none.
+    // A path nesting more than kMaxScopeDepth modules is refused with a sentence: no model
+    // PyTorch exports nests so deep, and every scope's prefix is kept (memory grows with the
+    // square of the depth).
     static std::pair<std::string, std::string> scopeOf(const std::string& stack);
+    static constexpr int kMaxScopeDepth = 256;
 
     // Whether `target` with `arity` inputs is a Python-number function of symbolic sizes
     // ("_operator.floordiv", "torch.sym_max"), which the deserializer calls with every input

@@ -1,7 +1,7 @@
 #include "ZipArchive.h"
 
+#include <algorithm>
 #include <filesystem>
-#include <unordered_set>
 
 namespace fxview {
 
@@ -110,7 +110,8 @@ bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::u
             return false;
         // A member listed twice is read (and scanned) twice by whoever walks the directory:
         // 65,535 copies of one big pickle took hours. No writer of these archives repeats one.
-        std::unordered_set<std::string> names;
+        entries_.clear();
+        index_.clear();
         std::size_t p = 0;
         if (count > cd.size() / 46) // each entry takes 46 bytes at least
             return false;
@@ -136,13 +137,24 @@ bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::u
                 entries_.clear();
                 return false;
             }
-            if (!names.insert(e.name).second) {
+            if (e.method == 0 && e.compressedSize != e.uncompressedSize) {
+                why = "its zip directory gives the stored member " + e.name + " two sizes";
+                entries_.clear();
+                return false;
+            }
+            if (!index_.emplace(e.name, entries_.size()).second) {
                 why = "its zip directory lists " + e.name + " more than once";
                 entries_.clear();
+                index_.clear();
                 return false;
             }
             entries_.push_back(e);
             p += 46 + nameLen + extraLen + commentLen;
+        }
+        if (!placeMembers(cdOffset, why)) {
+            entries_.clear();
+            index_.clear();
+            return false;
         }
         why.clear();
         return true;
@@ -150,11 +162,33 @@ bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::u
     return false;
 }
 
+bool ZipArchive::placeMembers(std::uint64_t directoryOffset, std::string& why) {
+    std::vector<Entry*> byOffset;
+    byOffset.reserve(entries_.size());
+    for (Entry& e : entries_)
+        byOffset.push_back(&e);
+    std::sort(byOffset.begin(), byOffset.end(), [](const Entry* a, const Entry* b) {
+        return a->localHeaderOffset < b->localHeaderOffset;
+    });
+    for (std::size_t i = 0; i < byOffset.size(); ++i) {
+        Entry& e = *byOffset[i];
+        e.limit = i + 1 < byOffset.size() ? byOffset[i + 1]->localHeaderOffset : directoryOffset;
+        // The least a member takes: its local header, its name (as long as the directory's
+        // copy) and its bytes; the local header's own extra field is checked when it is read.
+        const std::uint64_t least = 30 + e.name.size() + e.compressedSize;
+        if (e.localHeaderOffset > e.limit || least > e.limit - e.localHeaderOffset) {
+            why = "its zip directory places " + e.name + " over " +
+                  (i + 1 < byOffset.size() ? byOffset[i + 1]->name : std::string("the directory")) +
+                  " (members whose bytes overlap: a damaged or hostile file)";
+            return false;
+        }
+    }
+    return true;
+}
+
 const ZipArchive::Entry* ZipArchive::find(const std::string& name) const {
-    for (const Entry& e : entries_)
-        if (e.name == name)
-            return &e;
-    return nullptr;
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &entries_[it->second];
 }
 
 std::optional<std::uint64_t> ZipArchive::dataOffset(const Entry& e) {
@@ -163,12 +197,15 @@ std::optional<std::uint64_t> ZipArchive::dataOffset(const Entry& e) {
         le32(header.data()) != 0x04034b50)
         return std::nullopt;
     std::uint64_t start = e.localHeaderOffset + 30ull + le16(&header[26]) + le16(&header[28]);
-    if (start > size_ || e.compressedSize > size_ - start)
+    const std::uint64_t end = std::min(size_, e.limit);
+    if (start > end || e.compressedSize > end - start)
         return std::nullopt;
     return start;
 }
 
-std::optional<std::string> ZipArchive::read(const Entry& e) {
+std::optional<std::string> ZipArchive::read(const Entry& e, std::uint64_t maxBytes) {
+    if (e.compressedSize > maxBytes)
+        return std::nullopt;
     std::optional<std::uint64_t> start = dataOffset(e);
     std::vector<unsigned char> content;
     if (!start || !readRange(*start, e.compressedSize, content))

@@ -74,7 +74,7 @@ std::string applyLandlock(int abi, const std::string& writableDir) {
     if (ruleset < 0)
         return std::string("landlock_create_ruleset: ") + std::strerror(errno);
     std::string error;
-    if (!allowBeneath(ruleset, writableDir.c_str(), fs))
+    if (!writableDir.empty() && !allowBeneath(ruleset, writableDir.c_str(), fs))
         error = "cannot allow writes in " + writableDir + ": " + std::strerror(errno);
     // LibTorch and the C library write to /dev/null now and then; a file rule takes only the
     // rights a file has.

@@ -36,8 +36,8 @@ std::string formatMemorySize(std::int64_t bytes);
 // naming the cap and how to raise it; "" for other failures or when `limit` is 0.
 std::string memoryLimitHint(const std::string& failure, std::int64_t limit);
 
-// Confines the calling process for good (it cannot be undone). `writableDir` must exist.
-// `memoryLimit` 0 leaves memory uncapped.
+// Confines the calling process for good (it cannot be undone). `writableDir` must exist; ""
+// allows no writes anywhere (the reader process). `memoryLimit` 0 leaves memory uncapped.
 Confinement confineProcess(const std::string& writableDir, std::int64_t memoryLimit);
 
 // A private temporary folder for an engine ($TMPDIR/fxview-engine-XXXXXX), "" if none could be

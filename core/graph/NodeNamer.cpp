@@ -1,5 +1,6 @@
 #include "NodeNamer.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace fxview {
@@ -50,6 +51,18 @@ bool isIdentifierChar(char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
 }
 
+// n + 1 of a decimal number without leading zeros.
+std::string incremented(std::string n) {
+    for (std::size_t i = n.size(); i-- > 0;) {
+        if (n[i] != '9') {
+            ++n[i];
+            return n;
+        }
+        n[i] = '0';
+    }
+    return "1" + n;
+}
+
 } // namespace
 
 std::string NodeNamer::snakeCase(const std::string& name) {
@@ -67,30 +80,44 @@ std::string NodeNamer::snakeCase(const std::string& name) {
 }
 
 std::string NodeNamer::create(const std::string& candidate) {
+    // _illegal_char_regex ("[^0-9a-zA-Z_]+"): a run of other characters becomes one '_'.
     std::string name;
-    for (char c : candidate)
-        name += isIdentifierChar(c) ? c : '_';
+    bool inRun = false;
+    for (char c : candidate) {
+        if (isIdentifierChar(c)) {
+            name += c;
+            inRun = false;
+        } else if (!inRun) {
+            name += '_';
+            inRun = true;
+        }
+    }
     if (name.empty())
-        name = "_";
+        name = "_unnamed";
     if (std::isdigit(static_cast<unsigned char>(name[0])))
         name = "_" + name;
 
-    // Split a numeric suffix so "add_1" counts on from 1, as torch.fx's _name_suffix_regex does.
+    // _name_suffix_regex ("(.*)_(\\d+)$"): "add_1" is base "add" counting on from 1.
     std::string base = name;
-    long long num = 0;
+    std::string num; // "" for none
     std::size_t underscore = name.rfind('_');
     if (underscore != std::string::npos && underscore + 1 < name.size() &&
         name.find_first_not_of("0123456789", underscore + 1) == std::string::npos) {
         base = name.substr(0, underscore);
-        num = std::stoll(name.substr(underscore + 1));
-        name = base + "_" + std::to_string(num);
+        num = name.substr(underscore + 1);
+        num.erase(0, std::min(num.find_first_not_of('0'), num.size() - 1)); // int("007") == 7
+        name = base + "_" + num;
     }
-
+    if (num.empty() || num == "0") { // `if not num: num = self._base_count[base]`
+        auto it = baseCount_.find(base);
+        num = it == baseCount_.end() ? "0" : it->second;
+    }
     while (used_.count(name) || reservedNames().count(name)) {
-        ++num;
-        name = base + "_" + std::to_string(num);
+        num = incremented(num);
+        name = base + "_" + num;
     }
     used_.insert(name);
+    baseCount_[base] = num;
     return name;
 }
 

@@ -1,13 +1,17 @@
 // The harnesses' main() when they are not built with libFuzzer (every ordinary build, CTest):
-// runs LLVMFuzzerTestOneInput once over each file named, directories walked, and says how many.
+// runs LLVMFuzzerTestOneInput once over each file named, directories walked, and says how many;
+// `--random N` runs N inputs of 5 to 16 random bytes as well, from a fixed seed (for harnesses
+// whose input is a recipe, fuzz_hostile_pt2: a bounded search that is the same on every run).
 // A crash, a sanitizer's report or a hang (CTest's timeout) fails the test; a run over the seed
 // corpus and the regressions takes seconds. `scripts/fuzz` builds them with libFuzzer instead.
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -31,6 +35,17 @@ int main(int argc, char** argv) {
         ++inputs;
     };
     for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--random" && i + 1 < argc) {
+            std::mt19937 random(0);
+            for (int n = std::atoi(argv[++i]); n > 0; --n) {
+                std::vector<std::uint8_t> bytes(5 + random() % 12);
+                for (std::uint8_t& b : bytes)
+                    b = static_cast<std::uint8_t>(random());
+                LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
+                ++inputs;
+            }
+            continue;
+        }
         fs::path path = argv[i];
         if (fs::is_directory(path)) {
             for (const auto& entry : fs::recursive_directory_iterator(path))

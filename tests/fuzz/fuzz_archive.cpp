@@ -25,7 +25,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 if (std::optional<std::string> top = fxview::pt2ArchiveTop(zip))
                     for (const std::string& name : fxview::pt2ModelNames(zip, *top)) {
                         try {
-                            fxview::readPt2Model(zip, *top, name);
+                            fxview::readPt2Model(zip, *top, name, fxview::kLargestProgramJson);
                         } catch (const std::exception&) { // a sentence: what a bad file gets
                         }
                     }

@@ -4,8 +4,8 @@
 
 #include "engineclient/EngineWorker.h"
 
-#include "engineclient/DrawnAhead.h"
 #include "engineclient/GraphCache.h"
+#include "engineclient/ReaderProcess.h"
 
 #include <QFileInfo>
 #include <QMetaObject>
@@ -66,16 +66,49 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
     if (!ownGraph && current_ && current_->outstanding() > 0)
         current_->kill();
     drawnAhead_.reset();
-    if (!current_) // later models open in a spare engine that has long started
-        drawAhead(request);
+    // Later models open in a spare engine that has long started: only the first is drawn
+    // ahead, but every file's reading keys the graph its engine makes in the cache.
+    readAhead(request, !current_);
 }
 
-void EngineWorker::drawAhead(const OpenRequest& request) {
+void EngineWorker::readAhead(const OpenRequest& request, bool draw) {
+    stopReading();
+    // Only files: example:tinynet and python: sources have no archive here.
+    const std::string& source = request.source;
+    if (source.empty() || (source.find(':') != std::string::npos && source.front() != '/'))
+        return;
+    reader_ = new ReaderProcess(this);
+    reader_->start(
+        source, [this, request, draw](std::optional<ProgramReading> reading, const QString& why) {
+            reader_->deleteLater();
+            reader_ = nullptr;
+            if (!reading) { // the engine, reading the file again, says what is wrong with it
+                qWarning("fxview: the file was not read ahead of its engine: %s", qPrintable(why));
+                return;
+            }
+            readKey_ = reading->cacheKey;
+            if (draw && loading_ && !ticket_->cancelled())
+                drawAhead(request, std::move(*reading));
+        });
+}
+
+void EngineWorker::stopReading() {
+    if (reader_) {
+        reader_->kill();
+        reader_->deleteLater();
+        reader_ = nullptr;
+    }
+    readKey_.clear();
+}
+
+void EngineWorker::drawAhead(const OpenRequest& request, ProgramReading reading) {
     // A .pt2's graph from its program; else the graph an engine made of this very file before.
-    std::optional<Graph> graph = programDrawnAhead(request.source);
-    const bool fromProgram = graph.has_value();
-    if (!graph)
-        graph = cachedGraph(request.source, request.opLibraries);
+    std::optional<Graph> graph;
+    const bool fromProgram = reading.drawn;
+    if (fromProgram)
+        graph = std::move(reading.graph);
+    else
+        graph = cachedGraph(request.source, reading.cacheKey, request.opLibraries);
     if (!graph)
         return;
     LoadedModel model;
@@ -117,6 +150,7 @@ void EngineWorker::draw(LoadedModel& model) const {
 }
 
 void EngineWorker::dropLoading() {
+    stopReading();
     if (loading_ && loading_ == current_) {
         std::lock_guard<std::mutex> guard(lock);
         loading_ = nullptr;
@@ -247,6 +281,9 @@ void EngineWorker::fromLoading(EngineMessage kind, const std::string& payload) {
 }
 
 void EngineWorker::opened(OpenedModel m) {
+    // A reader still at work draws nothing now; what it found of the file keys the cache.
+    const std::string readKey = readKey_;
+    stopReading();
     // The layout happens here, on this thread, with the scene's font.
     LoadedModel model;
     if (drawnAhead_ && encode(m.graph) == drawnEncoding_) {
@@ -267,7 +304,7 @@ void EngineWorker::opened(OpenedModel m) {
         draw(model);
         model.graphText = std::move(m.graphText);
         if (!loading_->hello().live) // drawn at once when this file is opened again
-            keepGraph(loadRequest_.source, loadRequest_.opLibraries, model.graph);
+            keepGraph(loadRequest_.source, readKey, loadRequest_.opLibraries, model.graph);
     }
     drawnAhead_.reset();
     model.load = ticket_->id;

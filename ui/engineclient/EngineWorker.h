@@ -14,11 +14,14 @@
 #include <unordered_map>
 
 #include "GraphLayout.h"
+#include "ProgramReading.h"
 #include "RunRecords.h"
 #include "engineclient/EngineClient.h"
 #include "engineclient/EngineProcess.h"
 
 namespace fxview {
+
+class ReaderProcess;
 
 // Lives on the engine thread; owns the engine processes. `lock` guards which process is current
 // or loading, for the GUI thread's stop() and cancelLoad(), which kill without waiting.
@@ -196,11 +199,17 @@ private:
 
     void opened(OpenedModel m);
 
-    // The first model of this window drawn by the window alone while its engine starts: a
-    // .pt2 from its program (DrawnAhead.h), another archive from the graph an engine made of
-    // it before (GraphCache.h). Shown at once, nothing runs until the engine's model, which
-    // must encode to the same bytes, replaces it without a change on screen.
-    void drawAhead(const OpenRequest& request);
+    // The file read by fxview-reader (ReaderProcess.h), never by the window itself, while its
+    // engine starts; `draw`: the first model of this window, drawn from that reading.
+    void readAhead(const OpenRequest& request, bool draw);
+    void stopReading(); // a reader still at work is killed, its answer never heard
+    ReaderProcess* reader_ = nullptr;
+    std::string readKey_; // the file's cache key, once its reader has answered
+    // The first model of this window drawn while its engine starts: a .pt2 from its program, as
+    // the reader walked it, another archive from the graph an engine made of it before
+    // (GraphCache.h). Shown at once, nothing runs until the engine's model, which must encode to
+    // the same bytes, replaces it without a change on screen.
+    void drawAhead(const OpenRequest& request, ProgramReading reading);
     std::optional<LoadedModel> drawnAhead_;
     bool drawnFromProgram_ = false; // else from the graph kept from the last open
     std::string drawnEncoding_;

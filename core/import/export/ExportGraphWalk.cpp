@@ -17,6 +17,26 @@ namespace {
 
 const std::string kHigherOrder = "torch.ops.higher_order.";
 
+std::size_t bytesOf(const Argument& a) {
+    std::size_t n = sizeof(Argument) + a.text.size();
+    for (const Argument& item : a.items) // nested no deeper than the JSON (BoundedJson.h)
+        n += bytesOf(item);
+    return n;
+}
+
+// About what a node takes in memory (and on the wire): its strings and its arguments.
+std::size_t bytesOf(const Node& node) {
+    std::size_t n = sizeof(Node) + node.name.size() + node.target.size() + node.schema.size() +
+                    node.scope.size() + node.scopeType.size() + node.sourceTrace.size();
+    for (const Argument& a : node.args)
+        n += bytesOf(a);
+    for (const KeywordArgument& k : node.kwargs)
+        n += k.name.size() + bytesOf(k.value);
+    for (const std::string& s : node.symbolicShape)
+        n += sizeof s + s.size();
+    return n;
+}
+
 } // namespace
 
 Graph ExportGraphWalk::run() {
@@ -47,9 +67,23 @@ WalkedNode ExportGraphWalk::append(Node node, Naming naming) {
         for (KeywordArgument& k : node.kwargs)
             prefixRefs(k.value);
     }
+    madeBytes_ += bytesOf(node);
+    checkBudget(0);
     WalkedNode walked{node.name, local};
     scope_->nodes->push_back(std::move(node));
     return walked;
+}
+
+void ExportGraphWalk::checkBudget(std::size_t more) const {
+    const std::size_t budget =
+        std::max(kAmplificationFloor, kMaxAmplification * program_.jsonBytes);
+    if (madeBytes_ + more > budget)
+        throw std::runtime_error(
+            "its graph would take more than " + std::to_string(budget >> 20) + " MB, " +
+            std::to_string(kMaxAmplification) + " times its program's " +
+            std::to_string(program_.jsonBytes >> 10) +
+            " KB of JSON (real programs take 1 to 2 times theirs): the file is damaged or "
+            "hostile; export the model again");
 }
 
 void ExportGraphWalk::prefixRefs(Argument& a) const {
@@ -108,6 +142,16 @@ std::string ExportGraphWalk::autoName(const std::string& target) {
 }
 
 void ExportGraphWalk::callFunction(const ExportedNode& n) {
+    // The arguments the node's inputs will make, checked before they are made: 6 MB of as_ints
+    // made 3 million Arguments before the node they belonged to was refused.
+    std::size_t arguments = 0;
+    for (const auto& input : n.inputs) {
+        const ExportedValue& v = input.second;
+        arguments += sizeof(Argument) * (1 + v.names.size() + v.ints.size() + v.floats.size() +
+                                         v.bools.size() + v.strings.size() + v.items.size()) +
+                     v.text.size();
+    }
+    checkBudget(arguments);
     Node node;
     node.op = Op::CallFunction;
     node.target = n.target;

@@ -108,6 +108,13 @@ public:
     // positional (SymbolicOps.h runs them).
     static bool isSymbolicCall(const std::string& target, std::size_t arity);
 
+    // The graph may take at most this many times its program's JSON (and 16 MB whatever the
+    // JSON): a node's getitems copy its stack trace and scope, so a 1 MB trace on a node with
+    // 1,500 outputs made 1.5 GB of a 1 MB file. Real programs make 1.1 to 1.5 times theirs
+    // (every .pt2 fixture of PyTorch 2.6 and 2.14, resnet18's core ATen IR the most).
+    static constexpr std::size_t kMaxAmplification = 8;
+    static constexpr std::size_t kAmplificationFloor = std::size_t(16) << 20;
+
 private:
     // A graph's namespace: the program's, or a subgraph's (torch.cond's branches name their
     // placeholders x, p_fc_weight... again). A subgraph's nodes are shown as
@@ -123,6 +130,9 @@ private:
     Graph graph_;
     Namespace top_;
     Namespace* scope_;
+    std::size_t madeBytes_ = 0; // what the nodes appended so far take, about
+    // Throws the sentence of a graph past its budget when `more` bytes would take it there.
+    void checkBudget(std::size_t more) const;
 
     // Names the node and appends it; a name from the program is kept as it is (sync_fx_node),
     // one torch.fx makes up (`split_tensor`) is made unique.

@@ -119,7 +119,7 @@ ValueSource ExportPlanBuilder::sourceOf(const ExportedValue& v) const {
     case K::Int:
         return ValueSource::ofConstant(v.integer);
     case K::Ints: {
-        if (v.ints.size() == v.items.size())
+        if (v.items.empty()) // every member a whole number
             return ValueSource::ofConstant(c10::List<std::int64_t>(v.ints));
         ValueSource list;
         list.kind = ValueSource::Kind::List;

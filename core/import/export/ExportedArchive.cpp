@@ -10,7 +10,7 @@ namespace fxview {
 namespace {
 
 // The legacy layout (2.2 to 2.7): serialized_exported_program.json and torch.save members.
-ExportedArchive readLegacyLayout(ZipArchive& zip) {
+ExportedArchive readLegacyLayout(ZipArchive& zip, std::uint64_t maxProgramBytes) {
     auto place = [&](const std::string& name) {
         const ZipArchive::Entry* e = zip.find(name);
         if (!e)
@@ -22,6 +22,10 @@ ExportedArchive readLegacyLayout(ZipArchive& zip) {
     };
     ExportedArchive archive;
     ArchiveMember program = place("serialized_exported_program.json");
+    if (program.length > maxProgramBytes)
+        throw std::runtime_error("its serialized_exported_program.json takes " +
+                                 std::to_string(program.length) + " bytes, past the " +
+                                 std::to_string(maxProgramBytes) + " fxview reads of it");
     std::vector<unsigned char> bytes;
     if (!zip.readRange(program.offset, program.length, bytes))
         throw std::runtime_error("its serialized_exported_program.json is cut short");
@@ -36,10 +40,11 @@ ExportedArchive readLegacyLayout(ZipArchive& zip) {
 
 } // namespace
 
-ExportedArchive readExportedArchive(ZipArchive& zip, const std::string& program) {
+ExportedArchive readExportedArchive(ZipArchive& zip, const std::string& program,
+                                    std::uint64_t maxProgramBytes) {
     std::optional<std::string> top = pt2ArchiveTop(zip);
     if (!top)
-        return readLegacyLayout(zip);
+        return readLegacyLayout(zip, maxProgramBytes);
     std::vector<std::string> names = pt2ModelNames(zip, *top);
     std::string name = program;
     if (name.empty()) {
@@ -54,7 +59,7 @@ ExportedArchive readExportedArchive(ZipArchive& zip, const std::string& program)
         }
         name = names.front();
     }
-    Pt2Model m = readPt2Model(zip, *top, name);
+    Pt2Model m = readPt2Model(zip, *top, name, maxProgramBytes);
     ExportedArchive archive;
     archive.program = parseExportedProgram(m.programJson, "models/" + name + ".json");
     archive.pickledWeights = m.pickledWeights;

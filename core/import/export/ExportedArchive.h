@@ -29,7 +29,10 @@ struct ExportedArchive {
 
 // Reads the opened `zip`'s program and where its pieces lie, from the legacy zip (PyTorch 2.2 to
 // 2.7) or the PT2 archive (2.8 on; `program` names one of its models/, "" for the only one).
-// Throws std::runtime_error with a sentence saying what is wrong with the file.
-ExportedArchive readExportedArchive(ZipArchive& zip, const std::string& program = {});
+// Throws std::runtime_error with a sentence saying what is wrong with the file, one whose
+// program's JSON is past `maxProgramBytes` (the bytes in the file, checked before they are read)
+// included.
+ExportedArchive readExportedArchive(ZipArchive& zip, const std::string& program = {},
+                                    std::uint64_t maxProgramBytes = kLargestProgramJson);
 
 } // namespace fxview

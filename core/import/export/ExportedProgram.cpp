@@ -1,12 +1,11 @@
 #include "ExportedProgram.h"
 
+#include "BoundedJson.h"
 #include "NonFiniteJson.h"
 
 #include <cmath>
 #include <limits>
 #include <stdexcept>
-
-#include <nlohmann/json.hpp>
 
 #include "SizeExpression.h"
 
@@ -30,16 +29,15 @@ template <typename T> T intOf(const Json& j) {
         fits = j.get<std::int64_t>() >= static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
                j.get<std::int64_t>() <= static_cast<std::int64_t>(std::numeric_limits<T>::max());
     if (!fits)
-        throw std::runtime_error("its serialized_exported_program.json has " +
-                                 j.dump().substr(0, 40) + " where a whole number belongs");
+        throw std::runtime_error("its serialized_exported_program.json has " + jsonPreview(j) +
+                                 " where a whole number belongs");
     return static_cast<T>(j.get<std::int64_t>());
 }
 
 // The one key of a schema.py union ({"user_input": {...}}); refuses anything else.
 const std::string& unionKey(const Json& j) {
     if (!j.is_object() || j.size() != 1)
-        throw std::runtime_error("its serialized_exported_program.json has " +
-                                 j.dump().substr(0, 40) +
+        throw std::runtime_error("its serialized_exported_program.json has " + jsonPreview(j) +
                                  " where one of schema.py's kinds belongs");
     return j.begin().key();
 }
@@ -57,6 +55,25 @@ double realOf(const Json& j) {
 }
 
 ExportedGraph graphOf(const Json& graph, int depth);
+
+// The member `key` of an object, or nullptr.
+const Json* member(const Json& object, const char* key) {
+    if (!object.is_object())
+        return nullptr;
+    auto it = object.find(key);
+    return it == object.end() ? nullptr : &*it;
+}
+
+// A string member, "" when absent; anything else there is refused with a sentence.
+std::string stringMember(const Json& object, const char* key) {
+    const Json* v = member(object, key);
+    if (!v || v->is_null())
+        return {};
+    if (!v->is_string())
+        throw std::runtime_error("its serialized_exported_program.json has " + jsonPreview(*v) +
+                                 " where the string " + key + " belongs");
+    return v->get<std::string>();
+}
 
 // A SymIntArgument (SymFloat-, SymBoolArgument): a concrete value, or the name of the node
 // computing a symbolic one.
@@ -106,16 +123,30 @@ ExportedValue valueOf(const Json& j, int depth) {
         v.graph = std::make_shared<const ExportedGraph>(graphOf(x.at("graph"), depth + 1));
     } else if (key == "as_ints" || key == "as_sym_ints") {
         v.kind = K::Ints;
+        // Whole numbers only in `ints` (an ExportedValue each took ~270 bytes: 6 MB of as_ints
+        // grew to 1.25 GB); `items` holds every member only where one is symbolic.
+        if (!x.is_array())
+            throw std::runtime_error("its serialized_exported_program.json has " + jsonPreview(x) +
+                                     " where a list of ints belongs");
+        std::vector<ExportedValue> items;
+        bool symbolic = false;
         for (const Json& i : x) {
-            ExportedValue item = key == "as_ints" ? ExportedValue{} : symInt(i);
+            ExportedValue item;
             if (key == "as_ints") {
                 item.kind = K::Int;
                 item.integer = intOf<std::int64_t>(i);
+            } else {
+                item = symInt(i);
             }
             if (item.kind == K::Int)
                 v.ints.push_back(item.integer);
-            v.items.push_back(item);
+            else
+                symbolic = true;
+            if (key == "as_sym_ints")
+                items.push_back(std::move(item));
         }
+        if (symbolic)
+            v.items = std::move(items);
     } else if (key == "as_float") {
         v.kind = K::Float;
         v.real = realOf(x);
@@ -166,21 +197,24 @@ ExportedGraph graphOf(const Json& graph, int depth) {
     for (const Json& n : graph.at("nodes")) {
         ExportedNode node;
         node.target = n.at("target").get<std::string>();
-        if (const Json name = n.value("name", Json()); name.is_string())
-            node.name = name.get<std::string>();
-        if (const Json single = n.value("is_hop_single_tensor_return", Json()); single.is_boolean())
-            node.hopSingleTensorReturn = single.get<bool>();
+        // Looked up, never copied: n.value() copies the whole value it finds.
+        if (const Json* name = member(n, "name"); name && name->is_string())
+            node.name = name->get<std::string>();
+        if (const Json* single = member(n, "is_hop_single_tensor_return");
+            single && single->is_boolean())
+            node.hopSingleTensorReturn = single->get<bool>();
         for (const Json& input : n.at("inputs")) {
             node.inputs.emplace_back(input.at("name").get<std::string>(),
                                      valueOf(input.at("arg"), depth));
-            const Json kind = input.value("kind", Json());
-            node.inputKinds.push_back(kind.is_number_integer() ? intOf<int>(kind) : 0);
+            const Json* kind = member(input, "kind");
+            node.inputKinds.push_back(kind && kind->is_number_integer() ? intOf<int>(*kind) : 0);
         }
         for (const Json& output : n.at("outputs"))
             node.outputs.push_back(valueOf(output, depth));
-        const Json& meta = n.value("metadata", Json::object());
-        node.stackTrace = meta.value("stack_trace", std::string());
-        node.nnModuleStack = meta.value("nn_module_stack", std::string());
+        if (const Json* meta = member(n, "metadata"); meta && meta->is_object()) {
+            node.stackTrace = stringMember(*meta, "stack_trace");
+            node.nnModuleStack = stringMember(*meta, "nn_module_stack");
+        }
         g.nodes.push_back(std::move(node));
     }
     for (const Json& output : graph.at("outputs"))
@@ -259,7 +293,7 @@ std::optional<OutputTree> treeOf(const Json& spec, int depth) {
         tree.kind = K::List;
     } else if (name == "builtins.dict" || name == "collections.OrderedDict") {
         tree.kind = K::Dict;
-        Json keys = Json::parse(spec.at("context").get<std::string>());
+        Json keys = parseBoundedJson(spec.at("context").get<std::string>(), "output spec");
         // A c10::Dict has one key type: all strings, or all ints, else the outputs stay flat.
         tree.intKeys = !keys.empty() && keys[0].is_number_integer();
         for (const Json& key : keys) {
@@ -283,21 +317,22 @@ std::optional<OutputTree> treeOf(const Json& spec, int depth) {
 }
 
 // [protocol, spec], as torch.utils._pytree.treespec_dumps writes it. A spec fxview cannot read
-// leaves the outputs flat rather than refusing a program whose graph is fine.
+// leaves the outputs flat rather than refusing a program whose graph is fine; a hostile one
+// (nested past kMaxJsonDepth) is refused with the rest of the file.
 std::optional<OutputTree> outputTreeOf(const Json& module) try {
     if (!module.contains("module_call_graph") || !module["module_call_graph"].is_array() ||
         module["module_call_graph"].empty())
         return std::nullopt;
-    const Json& signature = module["module_call_graph"][0].value("signature", Json());
-    if (!signature.is_object() || !signature.contains("out_spec") ||
-        !signature["out_spec"].is_string())
+    const Json* signature = member(module["module_call_graph"][0], "signature");
+    const Json* outSpec = signature ? member(*signature, "out_spec") : nullptr;
+    if (!outSpec || !outSpec->is_string())
         return std::nullopt;
-    Json dumped = Json::parse(signature["out_spec"].get<std::string>());
+    Json dumped = parseBoundedJson(outSpec->get<std::string>(), "output spec");
     if (!dumped.is_array() || dumped.size() != 2 || dumped[0] != 1)
         return std::nullopt;
     return treeOf(dumped[1], 0);
-} catch (const std::exception&) {
-    return std::nullopt;
+} catch (const nlohmann::json::exception&) {
+    return std::nullopt; // a spec fxview cannot read; one nested past the bound is refused
 }
 
 ExportedOutput outputOf(const Json& spec) {
@@ -328,7 +363,7 @@ ExportedOutput outputOf(const Json& spec) {
 namespace {
 
 ExportedProgram parseProgram(const std::string& written) {
-    Json doc = Json::parse(withNonFiniteQuoted(written), nullptr, /*allow_exceptions=*/false);
+    Json doc = parseBoundedJson(withNonFiniteQuoted(written), "serialized_exported_program.json");
     if (doc.is_discarded() || !doc.is_object())
         throw std::runtime_error("its serialized_exported_program.json is not valid JSON");
     ExportedProgram p;
@@ -370,9 +405,9 @@ ExportedProgram parseProgram(const std::string& written) {
             }
             p.tensors[name] = m;
         }
-        const Json ranges =
-            doc.contains("range_constraints") ? doc["range_constraints"] : Json::object();
-        for (const auto& [symbol, range] : ranges.items()) {
+        static const Json none = Json::object();
+        const Json* ranges = member(doc, "range_constraints");
+        for (const auto& [symbol, range] : (ranges ? *ranges : none).items()) {
             ExportedRange r;
             const Json& lo = range.at("min_val");
             const Json& hi = range.at("max_val");
@@ -394,7 +429,9 @@ ExportedProgram parseExportedProgram(const std::string& written, const std::stri
     // The readers above speak of the legacy layout's member; a PT2 archive's is another.
     const std::string legacy = "its serialized_exported_program.json";
     try {
-        return parseProgram(written);
+        ExportedProgram p = parseProgram(written);
+        p.jsonBytes = written.size();
+        return p;
     } catch (const std::runtime_error& e) {
         std::string why = e.what();
         if (why.rfind(legacy, 0) == 0)
@@ -478,8 +515,9 @@ Argument exportedArgument(const ExportedValue& v) {
         });
     case K::Int:
         return Argument::ofInt(v.integer);
-    case K::Ints:
-        return listOf(v.items, exportedArgument);
+    case K::Ints: // items only where a member is symbolic
+        return v.items.empty() ? listOf(v.ints, Argument::ofInt)
+                               : listOf(v.items, exportedArgument);
     case K::Float:
         return Argument::ofFloat(v.real);
     case K::Floats:

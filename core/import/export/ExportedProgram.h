@@ -134,6 +134,8 @@ struct ExportedProgram {
     // The user outputs' structure, when the program keeps one fxview can rebuild (tuples,
     // lists, dicts, OrderedDicts and namedtuples, as a tuple); none: the flat tuple.
     std::optional<OutputTree> outputTree;
+    // The JSON's size: what the graph made of it may take is bounded by it (ExportGraphWalk).
+    std::size_t jsonBytes = 0;
 };
 
 // The schema major version this reader follows (PyTorch 2.6 writes 8.2).

@@ -4,7 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include <nlohmann/json.hpp>
+#include "BoundedJson.h"
 
 namespace fxview {
 
@@ -27,12 +27,22 @@ ArchiveMember placeOf(ZipArchive& zip, const ZipArchive::Entry& e) {
     return {*offset, e.compressedSize};
 }
 
-std::string textOf(ZipArchive& zip, const ZipArchive::Entry& e) {
-    std::optional<std::string> bytes = zip.read(e);
+// A config or program member's text, refused unread past `maxBytes`.
+std::string textOf(ZipArchive& zip, const ZipArchive::Entry& e, std::uint64_t maxBytes) {
+    if (e.compressedSize > maxBytes)
+        throw std::runtime_error("its " + e.name + " takes " + std::to_string(e.compressedSize) +
+                                 " bytes, past the " + std::to_string(maxBytes) +
+                                 " fxview reads of it");
+    std::optional<std::string> bytes = zip.read(e, maxBytes);
     if (!bytes)
         throw std::runtime_error("its " + e.name + " is compressed or cut short");
     return *bytes;
 }
+
+// A weights or constants config takes about 200 bytes a tensor.
+constexpr std::uint64_t kLargestConfig = std::uint64_t(256) << 20;
+// archive_format holds "pt2".
+constexpr std::uint64_t kLargestFormat = 64;
 
 // A whole number of a config ({"as_int": 4} or 4) that fits an int64.
 std::int64_t wholeOf(const Json& j, const std::string& where) {
@@ -40,7 +50,7 @@ std::int64_t wholeOf(const Json& j, const std::string& where) {
     if (!v.is_number_integer() ||
         (v.is_number_unsigned() &&
          v.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max())))
-        throw std::runtime_error("its " + where + " has " + v.dump().substr(0, 40) +
+        throw std::runtime_error("its " + where + " has " + jsonPreview(v) +
                                  " where a whole number belongs");
     return v.get<std::int64_t>();
 }
@@ -48,7 +58,7 @@ std::int64_t wholeOf(const Json& j, const std::string& where) {
 // data/weights/<name>_weights_config.json (or the constants'): fqn -> payload.
 std::map<std::string, Pt2Payload> payloadsOf(ZipArchive& zip, const ZipArchive::Entry& config,
                                              const std::string& folder) {
-    Json doc = Json::parse(textOf(zip, config), nullptr, /*allow_exceptions=*/false);
+    Json doc = parseBoundedJson(textOf(zip, config, kLargestConfig), config.name);
     if (doc.is_discarded() || !doc.is_object() || !doc.contains("config") ||
         !doc["config"].is_object())
         throw std::runtime_error("its " + config.name + " is not a payload config");
@@ -93,7 +103,7 @@ std::optional<std::string> pt2ArchiveTop(ZipArchive& zip) {
         const std::size_t slash = e.name.find('/');
         if (slash == std::string::npos || e.name.substr(slash + 1) != "archive_format")
             continue;
-        std::optional<std::string> format = zip.read(e);
+        std::optional<std::string> format = zip.read(e, kLargestFormat);
         if (format && format->rfind("pt2", 0) == 0)
             return e.name.substr(0, slash + 1);
     }
@@ -120,13 +130,14 @@ bool pt2IsCompiledOnly(const ZipArchive& zip, const std::string& top) {
     return false;
 }
 
-Pt2Model readPt2Model(ZipArchive& zip, const std::string& top, const std::string& name) {
+Pt2Model readPt2Model(ZipArchive& zip, const std::string& top, const std::string& name,
+                      std::uint64_t maxProgramBytes) {
     Pt2Model m;
     m.name = name;
     const ZipArchive::Entry* program = zip.find(top + "models/" + name + ".json");
     if (!program)
         throw std::runtime_error("it holds no program called '" + name + "'");
-    m.programJson = textOf(zip, *program);
+    m.programJson = textOf(zip, *program, maxProgramBytes);
     const std::string weights = top + "data/weights/", constants = top + "data/constants/";
     if (const ZipArchive::Entry* e = zip.find(weights + name + ".pt"))
         m.pickledWeights = placeOf(zip, *e);

@@ -18,6 +18,10 @@
 
 namespace fxview {
 
+// The largest program JSON read at all (of either layout): the biggest real programs write some
+// tens of MB, and reading takes about 15 times its size in memory.
+constexpr std::uint64_t kLargestProgramJson = std::uint64_t(1) << 30;
+
 // A stored member's bytes: where they start in the file and how many there are.
 struct ArchiveMember {
     std::uint64_t offset = 0, length = 0;
@@ -56,8 +60,10 @@ std::vector<std::string> pt2ModelNames(const ZipArchive& zip, const std::string&
 // program to draw.
 bool pt2IsCompiledOnly(const ZipArchive& zip, const std::string& top);
 
-// Reads program `name`'s JSON and where its weights, constants and example inputs lie; throws
-// std::runtime_error("its …") with a sentence when a piece is missing or damaged.
-Pt2Model readPt2Model(ZipArchive& zip, const std::string& top, const std::string& name);
+// Reads program `name`'s JSON (refused unread past `maxProgramBytes`) and where its weights,
+// constants and example inputs lie; throws std::runtime_error("its …") with a sentence when a
+// piece is missing or damaged.
+Pt2Model readPt2Model(ZipArchive& zip, const std::string& top, const std::string& name,
+                      std::uint64_t maxProgramBytes);
 
 } // namespace fxview

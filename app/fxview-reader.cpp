@@ -1,0 +1,163 @@
+// fxview-reader: reads one model file for the window, so that the window itself parses none. The
+// window draws a .pt2 while its engine starts, and finds the graph it kept of any archive opened
+// before; reading a zip directory and a program's JSON is where a hostile file strikes (deep
+// nesting, lying directories, quadratic work, gigabytes made of a megabyte), so that reading
+// happens here, confined as the engine is (no writes anywhere, no network, a memory and a CPU
+// cap) and killed by the window when it overruns its time. Any bug a file finds costs the
+// window a picture drawn later, never itself. It answers with one frame on stdout
+// (core/engine/ProgramReading.h) and exits; the file's own sentences stay the engine's to say.
+//
+//   fxview-reader [--max-program BYTES] [--memory-limit SIZE] [--unconfined] FILE
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <string>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <vector>
+
+#include "BuiltInOperatorSchemas.h"
+#include "Confinement.h"
+#include "ExportedArchive.h"
+#include "ProgramReading.h"
+#include "Wire.h"
+#include "ZipArchive.h"
+
+namespace {
+
+// The largest program drawn ahead: past it (some 60,000 nodes) the engine draws it. Reading
+// takes about 15 times the JSON, within the memory cap below.
+constexpr std::uint64_t kLargestProgram = std::uint64_t(64) << 20;
+// What the reader may use: reading the largest program takes about 1 GB.
+constexpr std::int64_t kMemoryLimit = std::int64_t(3) << 30;
+// CPU seconds: the 26,893-node program is read and walked in about 1.5 s. The window's own
+// time limit (ReaderProcess) is the one a person meets; this one ends a reader the window forgot.
+constexpr rlim_t kCpuSeconds = 30;
+
+// FNV-1a over 8-byte words, a stored member's bytes read a megabyte at a time.
+class ContentHash {
+public:
+    void add(const unsigned char* p, std::size_t n) {
+        std::size_t i = 0;
+        for (; i + 8 <= n; i += 8) {
+            std::uint64_t word;
+            std::memcpy(&word, p + i, 8);
+            h_ = (h_ ^ word) * kPrime;
+            h_ ^= h_ >> 29;
+        }
+        for (; i < n; ++i)
+            h_ = (h_ ^ p[i]) * kPrime;
+    }
+    std::uint64_t value() const { return h_; }
+
+private:
+    static constexpr std::uint64_t kPrime = 0x100000001b3ull;
+    std::uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+// The directory's claims for every member, and for each JSON member (a .pt2's programs and
+// configs, never its weights) a hash of the bytes it really holds: a file rewritten with the
+// same directory, or a directory that lies about its CRCs, gets another key.
+std::string cacheKeyOf(fxview::ZipArchive& zip) {
+    std::string key;
+    for (const fxview::ZipArchive::Entry& e : zip.entries()) {
+        key += e.name + "\n" + std::to_string(e.crc32) + "\n" + std::to_string(e.uncompressedSize) +
+               "\n";
+        if (!e.name.ends_with(".json") || e.compressedSize > fxview::kLargestProgramJson)
+            continue;
+        std::optional<std::uint64_t> start = zip.dataOffset(e);
+        if (!start)
+            continue;
+        ContentHash hash;
+        std::vector<unsigned char> chunk;
+        for (std::uint64_t done = 0; done < e.compressedSize;) {
+            const std::uint64_t n = std::min<std::uint64_t>(1 << 20, e.compressedSize - done);
+            if (!zip.readRange(*start + done, n, chunk))
+                break;
+            hash.add(chunk.data(), chunk.size());
+            done += n;
+        }
+        key += "content " + std::to_string(hash.value()) + "\n";
+    }
+    return key;
+}
+
+fxview::ProgramReading readAhead(const std::string& path, std::uint64_t maxProgram) {
+    fxview::ProgramReading reading;
+    fxview::ZipArchive zip;
+    if (std::string why; !zip.open(path, why)) {
+        reading.why = "not a zip archive: " + why;
+        return reading;
+    }
+    reading.cacheKey = cacheKeyOf(zip);
+    try {
+        const fxview::ExportedArchive archive = fxview::readExportedArchive(zip, {}, maxProgram);
+        std::vector<std::string> unknown;
+        fxview::Graph graph = fxview::walkedWithBuiltInSchemas(archive.program, unknown);
+        if (!unknown.empty()) {
+            reading.why = "it calls " + unknown.front() + ", which the schema table lacks";
+            return reading;
+        }
+        reading.graph = std::move(graph);
+        reading.drawn = true;
+    } catch (const std::exception& e) {
+        reading.why = e.what(); // a TorchScript archive, or a .pt2 the engine will refuse
+    }
+    return reading;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    // The window gone (even killed) ends its reader.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+        return 0;
+    std::uint64_t maxProgram = kLargestProgram;
+    std::int64_t memoryLimit = std::min(kMemoryLimit, fxview::defaultMemoryLimit());
+    bool confine = true;
+    std::string path;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--max-program") && i + 1 < argc)
+            maxProgram = std::strtoull(argv[++i], nullptr, 10);
+        else if (!std::strcmp(argv[i], "--memory-limit") && i + 1 < argc)
+            memoryLimit = fxview::parseMemorySize(argv[++i]);
+        else if (!std::strcmp(argv[i], "--unconfined"))
+            confine = false;
+        else if (path.empty() && argv[i][0] != '-')
+            path = argv[i];
+        else
+            path.clear(), i = argc;
+    }
+    if (path.empty()) {
+        std::fprintf(stderr, "usage: fxview-reader [--max-program BYTES] [--memory-limit SIZE] "
+                             "[--unconfined] FILE\n");
+        return 2;
+    }
+    // Only the answer goes to stdout: anything a library prints goes to stderr.
+    int channel = dup(STDOUT_FILENO);
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    std::signal(SIGPIPE, SIG_IGN);
+    if (confine) {
+        rlimit cpu{kCpuSeconds, kCpuSeconds};
+        setrlimit(RLIMIT_CPU, &cpu);
+        const fxview::Confinement c = fxview::confineProcess("", memoryLimit);
+        if (!c.landlocked)
+            std::fprintf(stderr, "fxview-reader: %s\n", c.summary.c_str());
+    }
+    fxview::ProgramReading reading = readAhead(path, maxProgram);
+    std::string answer = fxview::encode(reading);
+    if (answer.size() > fxview::kLargestReading) { // the window would not take it
+        reading.drawn = false;
+        reading.graph = {};
+        reading.why = "its graph encodes to " + std::to_string(answer.size() >> 20) +
+                      " MB, past what the window takes from a reader";
+        answer = fxview::encode(reading);
+    }
+    return fxview::writeFrame(channel, fxview::kReadingFrame, answer) ? 0 : 1;
+}

@@ -9,7 +9,12 @@
    itself while its engine starts: the first step waits for the engine), each also as a ratio
    of `python3 -c "import torch"` timed in the same run.
 
+3. with `--versus OTHER_FXVIEW`: another build's app on the same files, launch by launch in turn
+   with this one's (A B A B ...), and the ratio of their medians: how a change moved the first
+   picture, measured side by side.
+
 Usage: /usr/bin/python3 bench/export_open.py FXTRACE FXVIEW WORKDIR [--runs N]
+                                             [--versus OTHER_FXVIEW]
 
 WORKDIR receives torchvision vit_b_16 and resnet18 (random weights after torch.manual_seed(0),
 eval mode) exported on a 1x3x224x224 input and traced on the same input, and TinyNet (fc1,
@@ -62,17 +67,21 @@ def make_programs(workdir):
             torch.jit.trace(model, x).save(os.path.join(workdir, name + "_traced224.pt"))
 
 
-def app_ms(fxview, path, runs):
-    """Medians of (open, first step) in ms, as the app reports them."""
+def app_ms(fxviews, path, runs):
+    """Per app of `fxviews`, medians of (open, first step) in ms as it reports them, the apps
+    launched in turn, run by run."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    command = [fxview, path, "--report-first-step-time"]
-    subprocess.run(command, env=env, capture_output=True, check=True)  # warm the page cache
-    opens, steps = [], []
+    commands = [[fxview, path, "--report-first-step-time"] for fxview in fxviews]
+    for command in commands:  # warm the page cache
+        subprocess.run(command, env=env, capture_output=True, check=True)
+    opens, steps = [[] for _ in fxviews], [[] for _ in fxviews]
     for _ in range(runs):
-        out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
-        opens.append(float(re.search(r"open time: (\d+) ms", out).group(1)))
-        steps.append(float(re.search(r"first step: (\d+) ms", out).group(1)))
-    return statistics.median(opens), statistics.median(steps)
+        for i, command in enumerate(commands):
+            out = subprocess.run(command, env=env, capture_output=True, text=True,
+                                 check=True).stdout
+            opens[i].append(float(re.search(r"open time: (\d+) ms", out).group(1)))
+            steps[i].append(float(re.search(r"first step: (\d+) ms", out).group(1)))
+    return [(statistics.median(o), statistics.median(s)) for o, s in zip(opens, steps)]
 
 
 def main():
@@ -81,6 +90,7 @@ def main():
     parser.add_argument("fxview")
     parser.add_argument("workdir")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--versus", help="another build's fxview, launched in turn with this one")
     args = parser.parse_args()
     make_programs(args.workdir)
     print(f"Median of {args.runs} runs.\n")
@@ -95,17 +105,22 @@ def main():
               f"{ours / python:.2f}× |", flush=True)
     torch_s = median_seconds([PYTHON, "-c", "import torch"], args.runs)
     print(f"\n`python3 -c \"import torch\"`: {torch_s:.2f} s (median of {args.runs}, this run)\n")
+    versus = (" | other build: graph painted | this ÷ other" if args.versus else "")
     print("| model | archive | launch to graph painted | ÷ import torch | "
-          "launch to first step done |")
-    print("|---|---|---:|---:|---:|")
+          f"launch to first step done{versus} |")
+    print("|---|---|---:|---:|---:" + ("|---:|---:" if args.versus else "") + "|")
     rows = [("tinynet", "torch.export (.pt2)", make_tinynet(args.workdir))]
     for name in MODELS:
         rows += [(name, "torch.export (.pt2)", os.path.join(args.workdir, name + ".pt2")),
                  (name, "TorchScript, traced", os.path.join(args.workdir, name + "_traced224.pt"))]
+    apps = [args.fxview] + ([args.versus] if args.versus else [])
     for name, label, path in rows:
-        opened, stepped = app_ms(args.fxview, path, args.runs)
+        medians = app_ms(apps, path, args.runs)
+        opened, stepped = medians[0]
+        other = (f" | {medians[1][0] / 1000:.2f} s | {opened / medians[1][0]:.2f}×"
+                 if args.versus else "")
         print(f"| {name} | {label} | {opened / 1000:.2f} s | {opened / 1000 / torch_s:.2f}× | "
-              f"{stepped / 1000:.2f} s |", flush=True)
+              f"{stepped / 1000:.2f} s{other} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 // The harnesses' main() when they are not built with libFuzzer (every ordinary build, CTest):
 // runs LLVMFuzzerTestOneInput once over each file named, directories walked, and says how many;
-// `--random N` runs N inputs of 5 to 16 random bytes as well, from a fixed seed (for harnesses
-// whose input is a recipe, fuzz_hostile_pt2: a bounded search that is the same on every run).
+// `--random N` runs N inputs of 5 to 16 random bytes as well, from a fixed seed, bytes 1-4 a
+// little-endian number below 2^17 (for harnesses whose input is a recipe, fuzz_hostile_pt2: a
+// bounded search that is the same on every run).
 // A crash, a sanitizer's report or a hang (CTest's timeout) fails the test; a run over the seed
 // corpus and the regressions takes seconds. `scripts/fuzz` builds them with libFuzzer instead.
 
@@ -41,6 +42,11 @@ int main(int argc, char** argv) {
                 std::vector<std::uint8_t> bytes(5 + random() % 12);
                 for (std::uint8_t& b : bytes)
                     b = static_cast<std::uint8_t>(random());
+                // Bytes 1-4 a number below 2^17, spread over its magnitudes: a recipe's size,
+                // mostly small, now and then as big as the regressions' (seconds, not minutes).
+                const std::uint32_t size = random() % (1u << (random() % 18));
+                for (int i = 0; i < 4; ++i)
+                    bytes[1 + i] = static_cast<std::uint8_t>(size >> (8 * i));
                 LLVMFuzzerTestOneInput(bytes.data(), bytes.size());
                 ++inputs;
             }

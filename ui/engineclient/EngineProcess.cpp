@@ -40,14 +40,19 @@ EngineProcess::~EngineProcess() {
     removeTree(hello_.tempDir);
 }
 
-QString EngineProcess::enginePath() {
-    QString given = qEnvironmentVariable("FXVIEW_ENGINE");
+QString EngineProcess::programPath(const char* variable, const QString& name,
+                                   const QString& built) {
+    QString given = qEnvironmentVariable(variable);
     if (!given.isEmpty())
         return given;
-    QString beside = QCoreApplication::applicationDirPath() + "/fxview-engine";
+    QString beside = QCoreApplication::applicationDirPath() + "/" + name;
     if (QFileInfo(beside).isExecutable())
         return beside;
-    return QStringLiteral(FXVIEW_ENGINE_BUILT);
+    return built;
+}
+
+QString EngineProcess::enginePath() {
+    return programPath("FXVIEW_ENGINE", "fxview-engine", QStringLiteral(FXVIEW_ENGINE_BUILT));
 }
 
 void EngineProcess::start() {

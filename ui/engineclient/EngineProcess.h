@@ -69,6 +69,8 @@ public:
 
     // Where fxview-engine is: $FXVIEW_ENGINE, beside this executable, or the build tree's.
     static QString enginePath();
+    // Where a program of fxview's is: $`variable`, `name` beside this executable, or `built`.
+    static QString programPath(const char* variable, const QString& name, const QString& built);
     // The engine's environment: this process's, with malloc on huge pages (kHugePages).
     static QProcessEnvironment engineEnvironment();
     static constexpr const char* kHugePages = "glibc.malloc.hugetlb=1";

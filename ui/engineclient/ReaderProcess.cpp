@@ -1,10 +1,8 @@
 #include "engineclient/ReaderProcess.h"
 
-#include <QCoreApplication>
-#include <QFileInfo>
-
 #include "Confinement.h"
 #include "Wire.h"
+#include "engineclient/EngineProcess.h"
 
 namespace fxview {
 
@@ -20,13 +18,8 @@ ReaderProcess::~ReaderProcess() {
 }
 
 QString ReaderProcess::readerPath() {
-    QString given = qEnvironmentVariable("FXVIEW_READER");
-    if (!given.isEmpty())
-        return given;
-    QString beside = QCoreApplication::applicationDirPath() + "/fxview-reader";
-    if (QFileInfo(beside).isExecutable())
-        return beside;
-    return QStringLiteral(FXVIEW_READER_BUILT);
+    return EngineProcess::programPath("FXVIEW_READER", "fxview-reader",
+                                      QStringLiteral(FXVIEW_READER_BUILT));
 }
 
 void ReaderProcess::start(const std::string& path, Done done) {

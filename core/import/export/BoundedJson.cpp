@@ -117,6 +117,8 @@ nlohmann::json parseBoundedJson(const std::string& text, const std::string& what
 }
 
 std::string jsonPreview(const nlohmann::json& value) {
+    if (value.empty() && (value.is_object() || value.is_array()))
+        return value.is_object() ? "{}" : "[]";
     switch (value.type()) {
     case Json::value_t::object:
         return "an object of " + std::to_string(value.size()) + " keys";

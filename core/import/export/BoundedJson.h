@@ -22,7 +22,7 @@ nlohmann::json parseBoundedJson(const std::string& text, const std::string& what
                                 int maxDepth = kMaxJsonDepth);
 
 // A value as a sentence may quote it: a number, a bool or null as written, a string's first 40
-// characters, "an object of 3 keys", "an array of 12 items"; never more than about 60
+// characters, {} or [], "an object of 3 keys", "an array of 12 items"; never more than about 60
 // characters, whatever the value holds, and without walking into it.
 std::string jsonPreview(const nlohmann::json& value);
 

@@ -138,7 +138,12 @@ bool ZipArchive::openRange(const std::string& path, std::uint64_t offset, std::u
                 return false;
             }
             if (e.method == 0 && e.compressedSize != e.uncompressedSize) {
-                why = "its zip directory gives the stored member " + e.name + " two sizes";
+                const std::uint64_t claim = std::max(e.compressedSize, e.uncompressedSize);
+                why = claim > size_
+                          ? "its zip directory's entry for " + e.name + " declares " +
+                                std::to_string(claim) + " bytes in a file of " +
+                                std::to_string(size_)
+                          : "its zip directory gives the stored member " + e.name + " two sizes";
                 entries_.clear();
                 return false;
             }

@@ -209,7 +209,9 @@ void TestFxtrace::badFilesExitOne_data() {
         << "its " + programMember() + " has 1e+300 where a whole number belongs.";
     QTest::newRow("subgraphs nested 10,000 deep")
         << "deep_graph.pt2"
-        << "its " + programMember() + " nests subgraphs more than 32 deep";
+        << "its " + programMember() +
+               " nests JSON values more than 256 deep (at "
+               "graph_module.graph.nodes[0].inputs[0].arg.as_graph.graph";
 }
 
 void TestFxtrace::badFilesExitOne() {

@@ -83,20 +83,30 @@ private:
         return true;
     }
     std::string path() const {
-        std::string p;
+        // Each level's step ("nodes", "[3]"), a run of one step written once with its count:
+        // a file nested 100,000 deep in one list reads name[0]×256, not 256 brackets.
+        std::vector<std::string> steps;
         for (std::size_t i = 0; i < open_.size(); ++i) {
             if (open_[i]->is_array()) {
                 // The innermost array's next item is the one refused; outer ones hold theirs.
                 std::size_t index = open_[i]->size() - (i + 1 < open_.size() ? 1 : 0);
-                p += "[" + std::to_string(index) + "]";
+                steps.push_back("[" + std::to_string(index) + "]");
             } else {
                 const std::string& k = keys_[i];
-                p += (p.empty() ? "" : ".") + (k.size() > 40 ? k.substr(0, 40) + "..." : k);
+                steps.push_back("." + (k.size() > 40 ? k.substr(0, 40) + "..." : k));
             }
-            if (p.size() > 200) // the path of a file nested 100,000 deep is no sentence
-                return p.substr(0, 200) + "...";
         }
-        return p.empty() ? "the top" : p;
+        std::string p;
+        for (std::size_t i = 0; i < steps.size();) {
+            std::size_t run = 1;
+            while (i + run < steps.size() && steps[i + run] == steps[i])
+                ++run;
+            p += steps[i] + (run > 2 ? "×" + std::to_string(run) : run == 2 ? steps[i] : "");
+            i += run;
+            if (p.size() > 200) // a pattern of several steps nested 100,000 deep
+                return p.substr(p[0] == '.' ? 1 : 0, 200) + "...";
+        }
+        return p.empty() ? "the top" : p.substr(p[0] == '.' ? 1 : 0);
     }
 };
 

@@ -91,7 +91,7 @@ fxview::ProgramReading readAhead(const std::string& path, std::uint64_t maxProgr
     fxview::ProgramReading reading;
     fxview::ZipArchive zip;
     if (std::string why; !zip.open(path, why)) {
-        reading.why = "not a zip archive: " + why;
+        reading.why = "its zip directory does not read: " + why;
         return reading;
     }
     reading.cacheKey = cacheKeyOf(zip);

@@ -218,6 +218,8 @@ int run(const Options& options) {
         std::cerr << loaded.error << "\n";
         return kModelFailed;
     }
+    if (!loaded.note.empty())
+        std::cerr << loaded.note << "\n";
     reportStage("tracing the model");
     TraceResult traced = importGraph(*loaded.model);
     if (!traced.ok()) {

@@ -64,7 +64,7 @@ std::string exampleList() {
 }
 
 LoadResult failure(std::string sentence) {
-    return {nullptr, std::move(sentence)};
+    return {nullptr, std::move(sentence), {}};
 }
 
 // One sentence per kind of file that isn't TorchScript: what it is and what to do instead.
@@ -102,12 +102,10 @@ std::string explain(const std::string& path, const ArchiveCheck& check) {
                kSaveHint + ".";
     case ArchiveKind::PickledModule:
         return "Cannot open " + p + ": this is a whole nn.Module (" + check.detail +
-               ") pickled by torch.save, which only its Python class can read; " + kSaveHint +
-               ".";
+               ") pickled by torch.save, which only its Python class can read; " + kSaveHint + ".";
     case ArchiveKind::PickledObject:
         return "Cannot open " + p +
-               ": this is a tensor or object saved by torch.save, not a model; " + kSaveHint +
-               ".";
+               ": this is a tensor or object saved by torch.save, not a model; " + kSaveHint + ".";
     case ArchiveKind::ForeignZip:
         return "Cannot open " + p +
                ": it is a zip file but not a PyTorch archive (it has neither a PT2 archive's "
@@ -133,7 +131,7 @@ LoadResult loadExample(const std::string& source, const std::string& name) {
         auto d = std::make_unique<Model::Private>();
         d->source = source;
         d->module = buildExample(name);
-        return {std::make_shared<Model>(std::move(d)), {}};
+        return {std::make_shared<Model>(std::move(d)), {}, {}};
     } catch (const std::invalid_argument&) {
         return failure("There is no built-in model called '" + source + "'; the examples are " +
                        exampleList() + ".");
@@ -203,7 +201,8 @@ LoadResult loadModel(const std::string& source, const std::vector<std::string>& 
             auto d = std::make_unique<Model::Private>();
             d->source = source;
             d->exported = readExportedModel(path, program);
-            return {std::make_shared<Model>(std::move(d)), {}};
+            std::string note = d->exported->note;
+            return {std::make_shared<Model>(std::move(d)), {}, std::move(note)};
         } catch (const std::exception& e) {
             return failure("Cannot open '" + source +
                            "' (a torch.export program): " + firstLineOf(e) + ".");
@@ -227,7 +226,7 @@ LoadResult loadModel(const std::string& source, const std::vector<std::string>& 
                 std::make_shared<torch::jit::CompilationUnit>(), source, c10::Device(c10::kCPU),
                 extra, /*load_debug_files=*/true, /*restore_shapes=*/check.tracedInputs);
             d->module.eval();
-            return {std::make_shared<Model>(std::move(d)), {}};
+            return {std::make_shared<Model>(std::move(d)), {}, {}};
         } catch (const std::exception& e) {
             why = firstLineOf(e);
         } catch (...) {

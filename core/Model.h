@@ -32,6 +32,8 @@ private:
 struct LoadResult {
     std::shared_ptr<Model> model;
     std::string error;
+    // Said about the file, not wrong with it: which program of several was opened, or "".
+    std::string note;
     bool ok() const { return model != nullptr; }
 };
 

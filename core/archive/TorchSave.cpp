@@ -103,7 +103,17 @@ c10::IValue readTorchSave(std::unique_ptr<BytesReader> bytes, const std::string&
     };
     auto loader = [](const c10::StrongTypePtr& type, c10::IValue args) {
         auto object = c10::ivalue::Object::create(type, 1);
-        object->setSlot(0, args.isTuple() ? args.toTupleRef().elements().at(0) : args);
+        c10::IValue data = args.isTuple() ? args.toTupleRef().elements().at(0) : args;
+        // _rebuild_parameter(data, requires_grad, hooks): the parameter requires grad as saved,
+        // as torch.load's does (a run's kernels may depend on it: core/run/EagerGrad.h).
+        if (args.isTuple() && args.toTupleRef().elements().size() > 1 &&
+            args.toTupleRef().elements()[1].isBool() && args.toTupleRef().elements()[1].toBool() &&
+            data.isTensor() && !data.toTensor().requires_grad()) {
+            at::Tensor t = data.toTensor();
+            if (t.is_floating_point() || t.is_complex())
+                t.set_requires_grad(true);
+        }
+        object->setSlot(0, data);
         return object;
     };
     try {

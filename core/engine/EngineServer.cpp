@@ -174,6 +174,7 @@ private:
         model.className = loaded.model->className();
         model.graph = traced.graph;
         model.graphText = formatGraph(traced.graph);
+        model.note = loaded.note;
         // Values no later node needs stay for the Values view until they fill a quarter of
         // the memory cap (2 GB without one); past that they are freed as torch.fx frees them.
         RunOptions options;

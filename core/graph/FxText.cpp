@@ -55,6 +55,22 @@ std::string pythonFloatRepr(double value) {
     return negative ? "-" + out : out;
 }
 
+std::string pythonComplexRepr(double real, double imag) {
+    // complex_repr formats each part as repr does but without the ".0" a float's repr adds.
+    auto part = [](double v) {
+        std::string s = pythonFloatRepr(v);
+        if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0)
+            s.resize(s.size() - 2);
+        return s;
+    };
+    if (real == 0.0 && !std::signbit(real))
+        return part(imag) + "j";
+    std::string im = part(imag);
+    if (im[0] != '-')
+        im = "+" + im;
+    return "(" + part(real) + im + "j)";
+}
+
 namespace {
 
 // Python's repr() of a str: single quotes unless the text holds one and no double quote.

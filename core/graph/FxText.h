@@ -28,5 +28,8 @@ std::string alignColumns(const std::vector<std::vector<std::string>>& rows);
 
 // Python's repr() of a float: shortest round-trip digits, "1.0", "1e-05", "inf", "nan".
 std::string pythonFloatRepr(double value);
+// Python's repr of complex(real, imag): "(1+2j)", "(0.5-0.25j)", "2j" (a real part of +0.0 is
+// left out), "(-0-1j)", "(nan+infj)".
+std::string pythonComplexRepr(double real, double imag);
 
 } // namespace fxview

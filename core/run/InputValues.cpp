@@ -152,7 +152,7 @@ std::string names(const std::vector<PlaceholderSpec>& wanted) {
 
 std::string makeInputValues(const std::vector<InputSpec>& specs,
                             const std::vector<PlaceholderSpec>& wanted,
-                            std::vector<c10::IValue>& made) {
+                            std::vector<c10::IValue>& made, const ExecutionPlan::Flatten& flatten) {
     std::vector<c10::IValue> values;
     for (const InputSpec& spec : specs) {
         c10::IValue v;
@@ -168,6 +168,12 @@ std::string makeInputValues(const std::vector<InputSpec>& specs,
         std::string error = spec.file.empty() ? randomInput(spec, v) : fileInput(spec.file, v);
         if (!error.empty())
             return error;
+        if (!spec.file.empty() && specs.size() == 1 && flatten) {
+            // What ep.module() takes, nested: its in_spec says which leaves are inputs.
+            if (std::string misfit = flatten(v, values); !misfit.empty())
+                return misfit;
+            continue;
+        }
         if (!spec.file.empty() && specs.size() == 1 && spreads(v, wanted)) {
             for (const c10::IValue& item :
                  v.isList() ? v.toListRef().vec() : v.toTupleRef().elements().vec())

@@ -16,6 +16,7 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include "ExecutedPath.h"
+#include "Functorch.h"
 #include "InterpreterPrivate.h"
 #include "ModelPrivate.h"
 #include "PlanPrivate.h"
@@ -73,6 +74,7 @@ void Interpreter::Private::planFrees() {
 }
 
 void Interpreter::Private::resetRun() {
+    closeVmapLevels(); // a run stopped inside torch.vmap left its levels open
     slots.assign(static_cast<std::size_t>(plan->slotCount), c10::IValue());
     records.assign(plan->steps.size(), NodeRecord());
     versions.assign(plan->steps.size(), -1);
@@ -111,7 +113,9 @@ Interpreter::Interpreter(std::shared_ptr<const Model> model, TraceResult traced,
     d->resetRun();
 }
 
-Interpreter::~Interpreter() = default;
+Interpreter::~Interpreter() {
+    closeVmapLevels();
+}
 
 const Graph& Interpreter::graph() const {
     return d->graph;

@@ -90,6 +90,15 @@ struct Interpreter::Private::HopState {
     }
 };
 
+bool Interpreter::Private::gradHere() const {
+    if (!plan->eagerGrad)
+        return false;
+    for (auto f = frames.rbegin(); f != frames.rend(); ++f)
+        if (f->hop && stepAt(f->owner).hop->kind == HopSpec::Kind::SetGrad)
+            return stepAt(f->owner).hop->grad;
+    return true;
+}
+
 bool Interpreter::Private::insideHop() const {
     for (const Frame& f : frames)
         if (f.hop)

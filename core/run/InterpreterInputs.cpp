@@ -161,7 +161,8 @@ const std::vector<ValueSummary>& Interpreter::inputSummaries() const {
 std::string Interpreter::setInputs(const std::vector<InputSpec>& specs, std::uint64_t seed) {
     at::manual_seed(seed);
     std::vector<c10::IValue> made;
-    if (std::string error = makeInputValues(specs, d->plan->inputs, made); !error.empty())
+    if (std::string error = makeInputValues(specs, d->plan->inputs, made, d->plan->flattenInputs);
+        !error.empty())
         return error;
     d->inputs = std::move(made);
     if (d->castTo)

@@ -113,6 +113,9 @@ struct Interpreter::Private {
     // The Hop's block in the top frame has run to its end: start its next block, or finish.
     void unwindHop();
     bool insideHop() const;
+    // Whether an operator runs with grad mode on here: ExecutionPlan::eagerGrad, as the
+    // innermost wrap_with_set_grad_enabled block says (InterpreterHops.cpp).
+    bool gradHere() const;
     bool nextIsHidden() const;
     bool lastWasHidden() const;
     bool goOn(const std::string& next) const { return !beforeNode || beforeNode(next); }

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <c10/core/GradMode.h>
+
+#include "EagerGrad.h"
+#include "Functorch.h"
 #include "InterpreterPrivate.h"
 #include "ModelPrivate.h"
 #include "TorchValues.h"
@@ -87,19 +91,21 @@ void Interpreter::Private::recordDone(int id, const c10::IValue& value, Clock::t
     r.state = NodeState::Done;
     r.runs += 1;
     r.timeUs = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-    r.value = summarize(value, options.fullSummaries);
+    // A value inside torch.vmap is shown as the batch it stands for.
+    const c10::IValue shown = physicalValue(value);
+    r.value = summarize(shown, options.fullSummaries);
     if (const Step& s = stepAt(id); !s.subgraph.empty()) {
         r.value = ValueSummary{};
         r.value.type = "GraphModule";
         r.value.value = s.subgraph;
     }
-    versions[static_cast<std::size_t>(id)] = versionOf(value);
+    versions[static_cast<std::size_t>(id)] = versionOf(shown);
     if (!options.capturedNode.empty() && stepAt(id).name == options.capturedNode) {
         // A copy: an in-place op later in the run must not change what the node produced.
         try {
-            captured = value.deepcopy();
+            captured = shown.deepcopy();
         } catch (const std::exception&) {
-            captured = value; // an object deepcopy cannot copy: held as it is
+            captured = shown; // an object deepcopy cannot copy: held as it is
         }
         hasCaptured = true;
     }
@@ -199,8 +205,11 @@ bool Interpreter::Private::runSimple(int id) {
                 torch::jit::Stack work = stack;
                 if (s.varargCount >= 0)
                     work.emplace_back(static_cast<std::int64_t>(s.varargCount));
+                c10::AutoGradMode grad(gradHere());
                 (*s.operation)(work);
                 value = packOutputs(work, s.outputs);
+                if (plan->eagerGrad)
+                    value = withoutHistory(value);
             }
             break;
         case Step::Kind::CallModule: {

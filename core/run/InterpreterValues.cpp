@@ -2,6 +2,7 @@
 // now, sliced or written to a file, with a sentence when it cannot be read (not run yet, freed)
 // or may not be what the node made (changed in place since).
 
+#include "Functorch.h"
 #include "Interpreter.h"
 #include "InterpreterPrivate.h"
 #include "TorchValues.h"
@@ -115,7 +116,7 @@ c10::IValue ValueLookup::valueNamed(const Interpreter& top, const ValueSliceRequ
                "' made it: these are its values now, as torch.fx's Interpreter holds them.";
     else if (record->runs > 1)
         note = "The value of its last run (of " + std::to_string(record->runs) + ").";
-    return value;
+    return physicalValue(value); // inside torch.vmap: the batch it stands for
 }
 
 ValueSlice Interpreter::valueSlice(const ValueSliceRequest& request) const {

@@ -106,7 +106,8 @@ struct Step {
     // Attribute read when it first runs, not when the graph is made: a .pt2's weights.
     std::function<c10::IValue()> loadAttribute;
     // Attribute of a higher-order op's subgraph (true_graph_0): what the inspector shows for it,
-    // "true_graph_0 (2 inputs, 1 output)", as torch's get_attr yields the GraphModule drawn inside the op.
+    // "true_graph_0 (2 inputs, 1 output)", as torch's get_attr yields the GraphModule drawn inside
+    // the op.
     std::string subgraph;
     // Output of a .pt2: what ep.module() returns made from the graph's flat outputs (the user
     // outputs in their out_spec structure); unset: the flat tuple is the value.
@@ -146,6 +147,14 @@ struct ExecutionPlan {
     std::unordered_map<std::string, int> stepOf; // node name -> step id
     int slotCount = 0;
     int placeholders = 0;
+    // Operators run as a plain call of torch.export's ep.module() runs them: grad mode on (bar
+    // wrap_with_set_grad_enabled blocks), their outputs keeping requires_grad (EagerGrad.h).
+    // TorchScript's run without grad, as its tests' forward() does.
+    bool eagerGrad = false;
+    // A torch.export program whose inputs nest (ExportedInputs.h): flattens the one value a file
+    // holds, as ep.module() takes it, into the user inputs; "" or a sentence. Empty otherwise.
+    using Flatten = std::function<std::string(const c10::IValue&, std::vector<c10::IValue>&)>;
+    Flatten flattenInputs;
 };
 
 } // namespace fxview

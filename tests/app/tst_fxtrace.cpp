@@ -498,9 +498,10 @@ void TestFxtrace::exportDepthOfAnExportedProgram() {
 
 void TestFxtrace::exportedGraphPrintsLikePyTorch_data() {
     QTest::addColumn<QString>("name");
-    for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2",
-                             "transformer_block", "dynamic_batch", "cond", "linear", "counter",
-                             "counter_core", "masked_scores", "gather", "nested_outputs"})
+    for (const char* name :
+         {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2", "transformer_block",
+          "dynamic_batch", "cond", "linear", "counter", "counter_core", "masked_scores", "gather",
+          "nested_outputs", "recurrent", "contrastive_head", "spectrum", "nested_inputs"})
         QTest::newRow(name) << name;
 }
 
@@ -517,14 +518,19 @@ void TestFxtrace::exportedGraphPrintsLikePyTorch() {
 void TestFxtrace::exportedRunEqualsItsModule_data() {
     QTest::addColumn<QString>("name");
     QTest::addColumn<QString>("variant"); // "": the example input, by default; "_1": another
-    for (const char* name : {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2",
-                             "transformer_block", "dynamic_batch", "cond", "linear", "counter",
-                             "counter_core", "masked_scores", "gather", "nested_outputs"})
+    for (const char* name :
+         {"tinynet", "buffers", "resnet18", "resnet18_core", "mobilenet_v2", "transformer_block",
+          "dynamic_batch", "cond", "linear", "counter", "counter_core", "masked_scores", "gather",
+          "nested_outputs", "recurrent", "contrastive_head", "spectrum", "nested_inputs"})
         QTest::newRow(name) << name << "";
     QTest::newRow("dynamic_batch at batch 17") << "dynamic_batch"
                                                << "_1";
     QTest::newRow("cond, its false branch") << "cond"
                                             << "_1";
+    QTest::newRow("recurrent at batch 7") << "recurrent"
+                                          << "_1";
+    QTest::newRow("nested_inputs, another dict and list") << "nested_inputs"
+                                                          << "_1";
 }
 
 // Run node by node with LibTorch's ATen operators on the archive's example inputs (no --input)

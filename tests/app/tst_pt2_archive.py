@@ -26,7 +26,10 @@ CASES = ["tiny", "tiny_zip64", "tiny_dynamic", "shared_storage", "conv_bf16", "t
          "hop_autocast", "hop_effects", "hop_invoke_subgraph", "hop_auto_functionalized",
          "hop_auto_functionalized_v2",
          # an operator PyTorch 2.8 added
-         "grouped_mm"]
+         "grouped_mm",
+         # today's long tail (tests/fixtures/pt2_longtail_models.py): vmap's pre-dispatch calls,
+         # complex numbers, nested inputs with constants, recurrent layers, a contrastive head
+         "lt_vmap", "lt_complex", "lt_nested", "lt_rnn", "lt_clip_head"]
 # The ATen operators a case calls that an older LibTorch lacks: where this PyTorch lacks them
 # too, fxview's run must stop with a sentence instead of outputs.
 NEWER_OPS = {"grouped_mm": ["_grouped_mm"]}
@@ -43,12 +46,25 @@ NEEDS_OPS = {"hop_auto_functionalized", "hop_auto_functionalized_v2"}
 
 
 def equal(a, b):
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
     if isinstance(a, torch.Tensor):
         return isinstance(b, torch.Tensor) and a.dtype == b.dtype and torch.equal(a, b)
     if isinstance(a, (tuple, list)):
         return (isinstance(b, (tuple, list)) and len(a) == len(b)
                 and all(equal(x, y) for x, y in zip(a, b)))
     return a == b
+
+
+def shapes(args):
+    """The shapes of a run's tensors, nested as ep.module() takes them, for a line of output."""
+    if isinstance(args, torch.Tensor):
+        return tuple(args.shape)
+    if isinstance(args, dict):
+        return {k: shapes(v) for k, v in args.items()}
+    if isinstance(args, (tuple, list)):
+        return [shapes(a) for a in args]
+    return args
 
 
 def model_of(case):
@@ -114,23 +130,66 @@ def check(case, failures):
             if isinstance(got, (tuple, list)) and not isinstance(want_out, (tuple, list)):
                 got = got[0] if len(got) == 1 else got
             if not equal(got, want_out):
-                failures.append(f"{case} input {i} ({[tuple(a.shape) for a in args]}): outputs "
+                failures.append(f"{case} input {i} ({shapes(args)}): outputs "
                                 f"differ from ep.module()'s:\n{got}\n--- want ---\n{want_out}")
             else:
-                print(f"ok   {case} input {i} {[tuple(a.shape) for a in args]}: outputs equal")
+                print(f"ok   {case} input {i} {shapes(args)}: outputs equal")
     return len(failures) == before
+
+
+# Inputs lt_nested's ep.module() refuses, and the sentence fxtrace must refuse each with: the path
+# of the leaf that does not fit, or the constant export specialised away.
+MISFITS = [
+    ("a tuple where a list belongs",
+     lambda a, p: (a, (p[0], tuple(p[1])), 2.0, "add"),
+     "args[1][1] is a tuple of 1 but the program takes a list of 1 there"),
+    ("a key missing", lambda a, p: ({"a": a["a"]}, p, 2.0, "add"),
+     "args[0]['b'] is missing"),
+    ("another float", lambda a, p: (a, p, 3.0, "add"),
+     "Input 'scale' is 3.0 but the program was exported with 2.0 there"),
+    ("another string", lambda a, p: (a, p, 2.0, "mul"),
+     "Input 'mode' is 'mul' but the program was exported with 'add' there"),
+]
+
+
+def check_nested_misfits(failures):
+    passed = 0
+    feats, pair, _, _ = torch.load(FIXTURES / "lt_nested.inputs.pt")[0]
+    with tempfile.TemporaryDirectory() as tmp:
+        for what, make, sentence in MISFITS:
+            x = Path(tmp) / "in.pt"
+            torch.save(make(feats, pair), x)
+            ran = fxtrace("run", FIXTURES / "lt_nested.pt2", "--input", f"file:{x}")
+            if ran.returncode == 0 or sentence not in ran.stdout + ran.stderr:
+                failures.append(f"lt_nested given {what}: wanted {sentence!r}:\n"
+                                f"{ran.stdout}{ran.stderr}")
+            else:
+                passed += 1
+                print(f"ok   lt_nested given {what}: refused, naming it")
+    return passed
 
 
 def main():
     print(f"fixtures written by PyTorch {WRITTEN}; checked with PyTorch {torch.__version__}")
     failures = []
     passed = sum(check(case, failures) for case in CASES)
-    # One archive holding two programs and no name: a sentence naming both.
-    refused = fxtrace("graph", FIXTURES / "two_programs.pt2")
-    if refused.returncode == 0 or "holding 2 programs (model, other)" not in refused.stderr:
-        failures.append(f"two_programs.pt2 without a name: {refused.stdout}{refused.stderr}")
+    # Two programs and no name: torch.export.load's default, "model", with a note naming the
+    # others; where no program is called "model", a sentence naming them all.
+    opened = fxtrace("graph", FIXTURES / "two_programs.pt2")
+    want = (FIXTURES / "two_programs.model.graph.txt").read_text()
+    note = "holds 2 programs (model, other); this is model"
+    if (opened.returncode != 0 or opened.stdout.rstrip("\n") != want.rstrip("\n")
+            or note not in opened.stderr):
+        failures.append(f"two_programs.pt2 without a name: {opened.stdout}{opened.stderr}")
     else:
         passed += 1
+        print("ok   two_programs.pt2 without a name: opens model, noting other")
+    refused = fxtrace("graph", FIXTURES / "two_named.pt2")
+    if refused.returncode == 0 or "holding 2 programs (decoder, encoder)" not in refused.stderr:
+        failures.append(f"two_named.pt2 without a name: {refused.stdout}{refused.stderr}")
+    else:
+        passed += 1
+        print("ok   two_named.pt2 without a name: refused, naming both")
     # A dynamic batch: the graph's JSON (what the inspector shows) carries the symbol as
     # PyTorch prints it, and the run's shape is the size given.
     with tempfile.TemporaryDirectory() as tmp:
@@ -170,9 +229,10 @@ def main():
     else:
         passed += 1
         print("ok   hop_auto_functionalized_v2 without --ops: stops naming the op and --ops")
+    passed += check_nested_misfits(failures)
     for f in failures:
         print("FAIL", f)
-    print(f"{passed} passed, {len(CASES) + 5 - passed} failed")
+    print(f"{passed} passed, {len(CASES) + 6 + len(MISFITS) - passed} failed")
     return 1 if failures else 0
 
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "ExportPlanBuilder.h"
+#include "Functorch.h"
 #include "SymbolicOps.h"
 #include "TorchOperatorSchema.h"
 #include "TorchValues.h"
@@ -76,6 +77,14 @@ void ExportPlanBuilder::call(const ExportedNode& n, const std::vector<PlacedArgu
     step.kind = Step::Kind::Operator;
     schemaOf(n.target);
     const Called& called = called_.at(n.target);
+    if (std::optional<jit::Operation> functorch = functorchOperation(n.target)) {
+        // torch.vmap's calls: positional, as the program keeps them (Functorch.h).
+        for (const auto& input : n.inputs)
+            step.inputs.push_back(sourceOf(input.second));
+        step.operation = std::move(*functorch);
+        step.outputs = 1;
+        return commit(std::move(step), walked);
+    }
     if (!placed || !called.op) {
         step.unsupported = called.why; // drawn; running it stops here with the sentence
         return commit(std::move(step), walked);

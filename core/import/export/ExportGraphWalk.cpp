@@ -37,6 +37,13 @@ std::size_t bytesOf(const Node& node) {
     return n;
 }
 
+// Whether the PyTorch that wrote `program` (known by its schema version) names a node whose one
+// output is None `<target>_unused` when it loads it (deserialize_outputs), rather than making a
+// getitem of the None: PyTorch 2.6 (schema 8.2) does not, 2.7 (8.7) and later do.
+bool namesUnusedOutputs(const ExportedProgram& program) {
+    return program.schemaMajor > 8 || (program.schemaMajor == 8 && program.schemaMinor >= 7);
+}
+
 } // namespace
 
 Graph ExportGraphWalk::run() {
@@ -99,8 +106,9 @@ void ExportGraphWalk::placeholder(const ExportedInput& in) {
     node.name = in.name;
     node.target = in.name;
     using K = ExportedInput::Kind;
-    if (in.kind == K::Token) {
-        // An effect token (with_effects): ep.module() starts from torch.tensor([]) itself.
+    if (in.kind == K::Token || in.kind == K::Constant) {
+        // An effect token (with_effects): ep.module() starts from torch.tensor([]) itself; a
+        // constant input (a float export specialised away): ep.module() checks, not passes, it.
         node.placeholderKind = PlaceholderKind::Constant;
     } else if (in.kind != K::UserInput) {
         node.placeholderKind = in.kind == K::Parameter        ? PlaceholderKind::Parameter
@@ -133,9 +141,13 @@ bool ExportGraphWalk::isSymbolicCall(const std::string& target, std::size_t arit
 }
 
 std::string ExportGraphWalk::autoName(const std::string& target) {
+    // An OpOverload's __name__ is "split.Tensor"; a Python function's its own name
+    // (torch._functorch.predispatch._add_batch_dim: "_add_batch_dim").
     const std::string prefix = "torch.ops.";
-    std::string overload = target.substr(target.rfind(prefix, 0) == 0 ? prefix.size() : 0);
-    std::string name = NodeNamer::snakeCase(overload.substr(overload.find('.') + 1));
+    std::string name = target.rfind(prefix, 0) == 0
+                           ? target.substr(target.find('.', prefix.size()) + 1)
+                           : target.substr(target.rfind('.') + 1);
+    name = NodeNamer::snakeCase(name);
     for (char& c : name)
         c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
     return name;
@@ -197,10 +209,21 @@ void ExportGraphWalk::callFunction(const ExportedNode& n) {
     // Schema 8.x's Node.name, where the file has it, is the name deserialize_node gives.
     bool single = n.outputs.size() == 1 && namesItsNode(n.outputs[0]);
     node.name = !n.name.empty() ? n.name : single ? n.outputs[0].name : autoName(n.target);
-    WalkedNode walked =
-        append(std::move(node), !n.name.empty() || single ? Naming::Program : Naming::Fresh);
+    // One None output (torch.vmap's _vmap_increment_nesting): PyTorch 2.7's deserializer on
+    // makes no getitem of it but renames the node `<target>_unused`, its first name kept taken.
+    const bool unused = n.outputs.size() == 1 && n.outputs[0].kind == ExportedValue::Kind::None &&
+                        namesUnusedOutputs(program_);
+    if (unused) {
+        if (n.name.empty())
+            scope_->namer.create(node.name);
+        else
+            scope_->namer.claim(node.name);
+        node.name = autoName(n.target) + "_unused";
+    }
+    WalkedNode walked = append(
+        std::move(node), (!n.name.empty() || single) && !unused ? Naming::Program : Naming::Fresh);
     listener_.call(n, schema ? &placed : nullptr, walked);
-    if (!single)
+    if (!single && !unused)
         getItems(n.outputs, walked.local);
 }
 

@@ -5,6 +5,7 @@
 #include "ExportImporter.h"
 
 #include "ExportPlanBuilder.h"
+#include "ExportedInputs.h"
 
 #include <torch/csrc/jit/runtime/operator.h>
 
@@ -20,6 +21,11 @@ namespace fxview {
 TraceResult ExportPlanBuilder::run() {
     TraceResult result;
     result.graph = ExportGraphWalk(model_.program, *this).run();
+    if (inputsNest(model_.program))
+        plan_->flattenInputs = [model = model_.shared_from_this()](const c10::IValue& given,
+                                                                   std::vector<c10::IValue>& out) {
+            return flattenExportedInputs(model->program, given, out);
+        };
     result.plan = std::move(plan_);
     return result;
 }
@@ -41,6 +47,11 @@ void ExportPlanBuilder::placeholder(const ExportedInput& in, const WalkedNode& w
         step.kind = Step::Kind::Placeholder;
         step.index = plan_->placeholders++;
         plan_->inputs.push_back(inputSpec(in.name));
+    } else if (in.kind == K::Constant) {
+        // A leaf export specialised away: the graph's placeholder gets the value ep.module()
+        // checked it against (ExportedInputs.h).
+        step.kind = Step::Kind::Attribute;
+        step.attribute = sourceOf(in.value).constant;
     } else if (in.kind == K::Token) {
         // An effect token (with_effects): ep.module() starts from torch.tensor([]) itself.
         step.kind = Step::Kind::Attribute;
@@ -130,6 +141,8 @@ ValueSource ExportPlanBuilder::sourceOf(const ExportedValue& v) const {
     }
     case K::Float:
         return ValueSource::ofConstant(v.real);
+    case K::Complex:
+        return ValueSource::ofConstant(c10::complex<double>(v.real, v.imag));
     case K::Floats:
         return ValueSource::ofConstant(c10::List<double>(v.floats));
     case K::Bool:

@@ -28,6 +28,7 @@ class ExportPlanBuilder : public ExportWalkListener {
 public:
     explicit ExportPlanBuilder(const ExportedModel& model) : model_(model) {
         scopes_.push_back({{}, &plan_->top, {}});
+        plan_->eagerGrad = true;
     }
 
     // The walk's graph and this plan.

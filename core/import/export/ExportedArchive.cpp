@@ -2,6 +2,7 @@
 
 #include "ExportedArchive.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <vector>
 
@@ -46,18 +47,24 @@ ExportedArchive readExportedArchive(ZipArchive& zip, const std::string& program,
     if (!top)
         return readLegacyLayout(zip, maxProgramBytes);
     std::vector<std::string> names = pt2ModelNames(zip, *top);
-    std::string name = program;
+    std::string name = program, note;
     if (name.empty()) {
         if (names.empty())
             throw std::runtime_error("it is a PT2 archive with no program in its models/ folder");
+        name = names.front();
         if (names.size() > 1) {
             std::string list;
             for (const std::string& n : names)
                 list += (list.empty() ? "" : ", ") + n;
-            throw std::runtime_error("it is a PT2 archive holding " + std::to_string(names.size()) +
-                                     " programs (" + list + "); name the one to open as FILE:NAME");
+            const std::string holding = std::to_string(names.size()) + " programs (" + list + ")";
+            // torch.export.load(f) opens the one called "model"; without one it has no default.
+            if (std::find(names.begin(), names.end(), "model") == names.end())
+                throw std::runtime_error("it is a PT2 archive holding " + holding +
+                                         "; name the one to open as FILE:NAME");
+            name = "model";
+            note = "The archive holds " + holding +
+                   "; this is model, the one torch.export.load opens. Open another as FILE:NAME.";
         }
-        name = names.front();
     }
     Pt2Model m = readPt2Model(zip, *top, name, maxProgramBytes);
     ExportedArchive archive;
@@ -72,6 +79,7 @@ ExportedArchive readExportedArchive(ZipArchive& zip, const std::string& program,
         "data/constants/" + name + (m.pickledConstants ? ".pt" : "_constants_config.json");
     archive.exampleInputs = m.sampleInputs;
     archive.exampleInputsName = "data/sample_inputs/" + name + ".pt";
+    archive.note = std::move(note);
     return archive;
 }
 

@@ -25,10 +25,14 @@ struct ExportedArchive {
     // The torch.save'd (args, kwargs) export was called with, where the archive keeps them.
     std::optional<ArchiveMember> exampleInputs;
     std::string exampleInputsName = "example inputs";
+    // Which program of several was opened when none was named (torch.export.load's "model"),
+    // and which others there are: one sentence, or "".
+    std::string note;
 };
 
 // Reads the opened `zip`'s program and where its pieces lie, from the legacy zip (PyTorch 2.2 to
-// 2.7) or the PT2 archive (2.8 on; `program` names one of its models/, "" for the only one).
+// 2.7) or the PT2 archive (2.8 on; `program` names one of its models/; "" for the only one or,
+// of several, "model", as torch.export.load opens).
 // Throws std::runtime_error with a sentence saying what is wrong with the file, one whose
 // program's JSON is past `maxProgramBytes` (the bytes in the file, checked before they are read)
 // included.

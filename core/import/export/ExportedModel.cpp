@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 
+#include "ExportedInputs.h"
 #include "StorageCheck.h"
 #include "TorchSave.h"
 #include "ZipArchive.h"
@@ -13,18 +14,30 @@ namespace fxview {
 
 namespace {
 
-// (args, kwargs) as export was called, from the torch.save'd example inputs: the positional ones.
-std::vector<c10::IValue> positionalExamples(ZipArchive& zip, const ArchiveMember& member,
-                                            const std::string& what) {
+// (args, kwargs) as export was called, from the torch.save'd example inputs: the user inputs
+// they flatten to (ExportedInputs.h) where the program's inputs nest, else the positional ones.
+std::vector<c10::IValue> exampleUserInputs(ZipArchive& zip, const ArchiveMember& member,
+                                           const std::string& what,
+                                           const ExportedProgram& program) {
     std::vector<unsigned char> bytes;
     if (!zip.readRange(member.offset, member.length, bytes))
         throw std::runtime_error("its " + what + " is cut short");
     c10::IValue examples = readTorchSave(std::string(bytes.begin(), bytes.end()), what);
     std::vector<c10::IValue> args;
-    if (examples.isTuple() && !examples.toTupleRef().elements().empty() &&
-        examples.toTupleRef().elements()[0].isTuple())
-        for (const c10::IValue& arg : examples.toTupleRef().elements()[0].toTupleRef().elements())
-            args.push_back(arg);
+    if (!examples.isTuple() || examples.toTupleRef().elements().size() != 2 ||
+        !examples.toTupleRef().elements()[0].isTuple())
+        return args;
+    if (inputsNest(program)) {
+        const bool keywords = !program.inputTree->children.at(1).children.empty();
+        // Examples that do not fit their own program are left out: a run asks for inputs.
+        if (!flattenExportedInputs(program,
+                                   keywords ? examples : examples.toTupleRef().elements()[0], args)
+                 .empty())
+            args.clear();
+        return args;
+    }
+    for (const c10::IValue& arg : examples.toTupleRef().elements()[0].toTupleRef().elements())
+        args.push_back(arg);
     return args;
 }
 
@@ -40,8 +53,10 @@ std::shared_ptr<ExportedModel> readExportedModel(const std::string& path,
     model->path_ = path;
     model->pieces_ = readExportedArchive(zip, program);
     model->program = std::move(model->pieces_.program);
+    model->note = model->pieces_.note;
     if (const auto& examples = model->pieces_.exampleInputs)
-        model->exampleInputs = positionalExamples(zip, *examples, model->pieces_.exampleInputsName);
+        model->exampleInputs =
+            exampleUserInputs(zip, *examples, model->pieces_.exampleInputsName, model->program);
     return model;
 }
 
@@ -72,9 +87,13 @@ void ExportedModel::readWeights() const {
                 throw std::runtime_error("its " + what +
                                          " is a pickled object (a tensor subclass or torchbind "
                                          "object), which fxview does not read yet");
-            into[fqn] =
+            at::Tensor t =
                 storages.tensor(p.member.offset, p.member.length, scalarTypeOfExported(p.dtype),
                                 p.sizes, p.strides, p.storageOffset, what);
+            // As _package.py loads it: kernels that ep.module() runs see the flag (EagerGrad.h).
+            if (p.requiresGrad && (t.is_floating_point() || t.is_complex()))
+                t.set_requires_grad(true);
+            into[fqn] = t;
         }
     };
     raw(pieces_.rawWeights, stateDict_);

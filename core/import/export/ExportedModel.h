@@ -23,6 +23,7 @@ class ExportedModel : public std::enable_shared_from_this<ExportedModel> {
 public:
     ExportedProgram program;
     std::vector<c10::IValue> exampleInputs; // the positional example inputs, if saved
+    std::string note; // ExportedArchive's: which program of several this is, or ""
 
     // The parameter or persistent buffer `name` ("fc1.weight"), or with `constant` a tensor
     // constant or non-persistent buffer; throws std::runtime_error with a sentence when the

@@ -7,6 +7,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "FxText.h"
 #include "SizeExpression.h"
 
 namespace fxview {
@@ -150,6 +151,10 @@ ExportedValue valueOf(const Json& j, int depth) {
     } else if (key == "as_float") {
         v.kind = K::Float;
         v.real = realOf(x);
+    } else if (key == "as_complex") {
+        v.kind = K::Complex;
+        v.real = realOf(x.at("real"));
+        v.imag = realOf(x.at("imag"));
     } else if (key == "as_floats") {
         v.kind = K::Floats;
         for (const Json& f : x)
@@ -267,6 +272,8 @@ ExportedInput inputOf(const Json& spec) {
     } else if (key == "constant_input") {
         in.kind = K::Constant;
         in.name = x.at("name").get<std::string>();
+        if (const Json* value = member(x, "value"))
+            in.value = valueOf(*value, 0);
     } else {
         in.kind = K::CustomObject;
         in.name = x.at("arg").value("name", std::string());
@@ -316,18 +323,19 @@ std::optional<OutputTree> treeOf(const Json& spec, int depth) {
     return tree;
 }
 
-// [protocol, spec], as torch.utils._pytree.treespec_dumps writes it. A spec fxview cannot read
-// leaves the outputs flat rather than refusing a program whose graph is fine; a hostile one
-// (nested past kMaxJsonDepth) is refused with the rest of the file.
-std::optional<OutputTree> outputTreeOf(const Json& module) try {
+// [protocol, spec], as torch.utils._pytree.treespec_dumps writes it, of the signature's `key`
+// (in_spec, out_spec). A spec fxview cannot read leaves the inputs or outputs flat rather than
+// refusing a program whose graph is fine; a hostile one (nested past kMaxJsonDepth) is refused
+// with the rest of the file.
+std::optional<OutputTree> specTreeOf(const Json& module, const char* key) try {
     if (!module.contains("module_call_graph") || !module["module_call_graph"].is_array() ||
         module["module_call_graph"].empty())
         return std::nullopt;
     const Json* signature = member(module["module_call_graph"][0], "signature");
-    const Json* outSpec = signature ? member(*signature, "out_spec") : nullptr;
-    if (!outSpec || !outSpec->is_string())
+    const Json* spec = signature ? member(*signature, key) : nullptr;
+    if (!spec || !spec->is_string())
         return std::nullopt;
-    Json dumped = parseBoundedJson(outSpec->get<std::string>(), "output spec");
+    Json dumped = parseBoundedJson(spec->get<std::string>(), key);
     if (!dumped.is_array() || dumped.size() != 2 || dumped[0] != 1)
         return std::nullopt;
     return treeOf(dumped[1], 0);
@@ -388,7 +396,8 @@ ExportedProgram parseProgram(const std::string& written) {
         for (const Json& spec : module.at("signature").at("output_specs"))
             p.outputs.push_back(outputOf(spec));
         p.graph = graphOf(graph, 0);
-        p.outputTree = outputTreeOf(module);
+        p.outputTree = specTreeOf(module, "out_spec");
+        p.inputTree = specTreeOf(module, "in_spec");
         for (const auto& [name, meta] : graph.at("tensor_values").items()) {
             ExportedTensorMeta m;
             m.dtype = intOf<int>(meta.at("dtype"));
@@ -520,6 +529,8 @@ Argument exportedArgument(const ExportedValue& v) {
                                : listOf(v.items, exportedArgument);
     case K::Float:
         return Argument::ofFloat(v.real);
+    case K::Complex: // torch.fx prints a complex as Python's repr does: (0.5-0.25j), 2j
+        return Argument::ofRepr(pythonComplexRepr(v.real, v.imag));
     case K::Floats:
         return listOf(v.floats, Argument::ofFloat);
     case K::Bool:

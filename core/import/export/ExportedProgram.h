@@ -26,6 +26,7 @@ struct ExportedValue {
         Ints,    // as_ints, concrete as_sym_ints
         SymInt,  // a symbolic int, float or bool: `name` is the node that computes it
         Float,
+        Complex, // as_complex: `real` and `imag`
         Floats,
         Bool,
         Bools,
@@ -43,7 +44,7 @@ struct ExportedValue {
     std::string name; // Tensor, SymInt
     std::vector<std::string> names;
     std::int64_t integer = 0;
-    double real = 0.0;
+    double real = 0.0, imag = 0.0;
     bool boolean = false;
     std::string text;
     std::vector<std::int64_t> ints;
@@ -84,6 +85,7 @@ struct ExportedInput {
     std::string name;   // the placeholder's name
     std::string target; // the parameter's, buffer's or constant's name: "fc1.weight"
     bool persistent = true;
+    ExportedValue value; // Constant: the value export specialised (ep.module() checks it)
 };
 
 struct ExportedOutput {
@@ -134,6 +136,10 @@ struct ExportedProgram {
     // The user outputs' structure, when the program keeps one fxview can rebuild (tuples,
     // lists, dicts, OrderedDicts and namedtuples, as a tuple); none: the flat tuple.
     std::optional<OutputTree> outputTree;
+    // How ep.module() flattens (args, kwargs) to the user inputs and constants, in order: the
+    // signature's in_spec, the same kind of spec (its root a tuple of the args' tuple and the
+    // kwargs' dict).
+    std::optional<OutputTree> inputTree;
     // The JSON's size: what the graph made of it may take is bounded by it (ExportGraphWalk).
     std::size_t jsonBytes = 0;
 };

@@ -82,6 +82,9 @@ std::map<std::string, Pt2Payload> payloadsOf(ZipArchive& zip, const ZipArchive::
                 for (const Json& s : meta.at("strides"))
                     p.strides.push_back(wholeOf(s, config.name));
                 p.storageOffset = wholeOf(meta.at("storage_offset"), config.name);
+                p.requiresGrad = meta.contains("requires_grad") &&
+                                 meta.at("requires_grad").is_boolean() &&
+                                 meta.at("requires_grad").get<bool>();
                 if (p.sizes.size() != p.strides.size())
                     throw std::runtime_error("its " + config.name + " gives " + fqn + " " +
                                              std::to_string(p.sizes.size()) + " sizes and " +
@@ -144,7 +147,8 @@ Pt2Model readPt2Model(ZipArchive& zip, const std::string& top, const std::string
     else if (const ZipArchive::Entry* config = zip.find(weights + name + "_weights_config.json"))
         m.weights = payloadsOf(zip, *config, weights);
     else
-        throw std::runtime_error("it lacks data/weights/" + name + "_weights_config.json, which "
+        throw std::runtime_error("it lacks data/weights/" + name +
+                                 "_weights_config.json, which "
                                  "torch.export.save writes");
     if (const ZipArchive::Entry* e = zip.find(constants + name + ".pt"))
         m.pickledConstants = placeOf(zip, *e);

@@ -34,7 +34,8 @@ struct Pt2Payload {
     ArchiveMember member;
     bool pickled = false;
     bool isParam = false;
-    int dtype = 0; // schema.py's ScalarType
+    bool requiresGrad = false; // tensor_meta's: ep.module()'s parameter requires grad
+    int dtype = 0;             // schema.py's ScalarType
     std::vector<std::int64_t> sizes, strides;
     std::int64_t storageOffset = 0; // in elements
 };

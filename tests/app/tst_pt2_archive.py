@@ -29,7 +29,7 @@ CASES = ["tiny", "tiny_zip64", "tiny_dynamic", "shared_storage", "conv_bf16", "t
          "grouped_mm",
          # today's long tail (tests/fixtures/pt2_longtail_models.py): vmap's pre-dispatch calls,
          # complex numbers, nested inputs with constants, recurrent layers, a contrastive head
-         "lt_vmap", "lt_complex", "lt_nested", "lt_rnn", "lt_clip_head"]
+         "lt_vmap", "lt_vmap_bhqkv", "lt_complex", "lt_nested", "lt_rnn", "lt_clip_head"]
 # The ATen operators a case calls that an older LibTorch lacks: where this PyTorch lacks them
 # too, fxview's run must stop with a sentence instead of outputs.
 NEWER_OPS = {"grouped_mm": ["_grouped_mm"]}

@@ -1,5 +1,8 @@
 // The printers' building blocks against Python's and torch.fx's own behaviour.
 
+#include <cmath>
+#include <limits>
+
 #include "FxTargets.h"
 #include "FxText.h"
 #include "NodeNamer.h"
@@ -13,6 +16,8 @@ class TestFxText : public QObject {
 private slots:
     void floatRepr_data();
     void floatRepr();
+    void complexRepr_data();
+    void complexRepr();
     void namer();
     void snakeCase();
     void formatArguments();
@@ -46,6 +51,29 @@ void TestFxText::floatRepr() {
     QFETCH(double, value);
     QFETCH(QString, python);
     QCOMPARE(QString::fromStdString(pythonFloatRepr(value)), python);
+}
+
+void TestFxText::complexRepr_data() {
+    QTest::addColumn<double>("real");
+    QTest::addColumn<double>("imag");
+    QTest::addColumn<QString>("python"); // repr(complex(real, imag)) in CPython 3.11
+    const double inf = std::numeric_limits<double>::infinity();
+    QTest::newRow("1+2j") << 1.0 << 2.0 << "(1+2j)";
+    QTest::newRow("2j: a real part of +0 is left out") << 0.0 << 2.0 << "2j";
+    QTest::newRow("-2j is complex(-0.0, -2.0)") << -0.0 << -2.0 << "(-0-2j)";
+    QTest::newRow("0.5-0.25j") << 0.5 << -0.25 << "(0.5-0.25j)";
+    QTest::newRow("exponents") << 1e16 << 1.0 << "(1e+16+1j)";
+    QTest::newRow("small imaginary") << 0.1 << 1e-05 << "(0.1+1e-05j)";
+    QTest::newRow("no imaginary") << -1.5 << 0.0 << "(-1.5+0j)";
+    QTest::newRow("non-finite") << std::nan("") << inf << "(nan+infj)";
+}
+
+// What torch.fx prints for an as_complex argument (mul.Tensor(%x, (0.5-0.25j))).
+void TestFxText::complexRepr() {
+    QFETCH(double, real);
+    QFETCH(double, imag);
+    QFETCH(QString, python);
+    QCOMPARE(QString::fromStdString(pythonComplexRepr(real, imag)), python);
 }
 
 void TestFxText::namer() {

@@ -114,6 +114,7 @@ private slots:
     void closingEndsABusyEngine();
     void hostileProgramsKeepTheWindow_data();
     void hostileProgramsKeepTheWindow();
+    void opensTheDefaultProgramOfSeveral();
     void theGraphCacheReadsOnlyItsOwnFiles();
 
 private:
@@ -619,6 +620,18 @@ void TestWindowEngine::hostileProgramsKeepTheWindow() {
 // What stands at a cache entry's name and is not a regular file of the window's own (a FIFO,
 // whose open used to block the window for ever; a link to /dev/zero, read past the size cap) is
 // no entry: the archive is drawn by its engine, at once.
+// An archive of two programs opened without a name (issue 48): torch.export.load's default,
+// "model", is drawn and run, and the banner says so and names the other.
+void TestWindowEngine::opensTheDefaultProgramOfSeveral() {
+    QVERIFY(open(*window_, "../fixtures-pt2/two_programs.pt2"));
+    QVERIFY2(window_->bannerText().contains("The archive holds 2 programs (model, other); this is "
+                                            "model, the one torch.export.load opens."),
+             qPrintable(window_->bannerText()));
+    QCOMPARE(QString::fromStdString(window_->session()->model().graphText).trimmed(),
+             QString::fromUtf8(readFile(fixture("../fixtures-pt2/two_programs.model.graph.txt")))
+                 .trimmed());
+}
+
 void TestWindowEngine::theGraphCacheReadsOnlyItsOwnFiles() {
     QTemporaryDir dir;
     const QString archive = dir.filePath("tinynet_scripted.pt");

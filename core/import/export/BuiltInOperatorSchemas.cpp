@@ -48,7 +48,9 @@ Graph walkedWithBuiltInSchemas(const ExportedProgram& program, std::vector<std::
         const OperatorSchema* schemaOf(const std::string& target) override {
             std::optional<std::string> name = qualifiedOperatorName(target);
             const OperatorSchema* schema = name ? builtInOperatorSchema(*name) : nullptr;
-            if (!schema)
+            // A Python function's target (torch.vmap's torch._functorch.predispatch calls) has
+            // no schema in any LibTorch: the engine places its arguments as the file does too.
+            if (!schema && name)
                 unknown_.push_back(target);
             return schema;
         }

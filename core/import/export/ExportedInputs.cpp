@@ -2,6 +2,8 @@
 
 #include "ExportedInputs.h"
 
+#include <algorithm>
+
 #include "FxText.h"
 
 namespace fxview {
@@ -153,12 +155,9 @@ std::string flattenExportedInputs(const ExportedProgram& program, const c10::IVa
         return "the program keeps no input spec fxview reads, so its inputs cannot be nested";
     std::vector<c10::IValue> leaves;
     std::string error;
-    const std::string takes =
-        "; give what ep.module() takes: torch.save(tuple_of_args, path)" +
-        std::string(kwargs->children.empty() ? "" : ", or torch.save((args, kwargs), path)");
+    bool fits = false;
     if (!kwargs->children.empty()) {
-        if (!flatten(*program.inputTree, given, "(args, kwargs)", leaves, error))
-            return "The inputs do not fit the program: " + error + takes + ".";
+        fits = flatten(*program.inputTree, given, "(args, kwargs)", leaves, error);
     } else {
         // One argument may come bare; several come as the tuple (or list) of them.
         c10::IValue all = given;
@@ -168,8 +167,30 @@ std::string flattenExportedInputs(const ExportedProgram& program, const c10::IVa
             all = c10::ivalue::Tuple::create({given});
         else if (given.isList())
             all = c10::ivalue::Tuple::create(given.toListRef().vec());
-        if (!flatten(*args, all, "args", leaves, error))
-            return "The inputs do not fit the program: " + error + takes + ".";
+        fits = flatten(*args, all, "args", leaves, error);
+    }
+    if (!fits) {
+        // The user inputs themselves, flat and in the graph's order, as fxview.save writes them
+        // (its positional arguments, then its keywords' values), fit too.
+        std::size_t users = 0;
+        for (const ExportedInput& in : program.inputs)
+            users += in.kind == ExportedInput::Kind::UserInput;
+        if ((given.isTuple() || given.isList()) &&
+            (given.isTuple() ? given.toTupleRef().elements().size() : given.toListRef().size()) ==
+                users) {
+            std::vector<c10::IValue> flat =
+                given.isTuple() ? given.toTupleRef().elements().vec() : given.toListRef().vec();
+            if (std::all_of(flat.begin(), flat.end(), [](const c10::IValue& v) {
+                    return !v.isTuple() && !v.isList() && !v.isGenericDict();
+                })) {
+                userInputs.insert(userInputs.end(), flat.begin(), flat.end());
+                return {};
+            }
+        }
+        return "The inputs do not fit the program: " + error +
+               "; give what ep.module() takes: torch.save(tuple_of_args, path)" +
+               (kwargs->children.empty() ? "" : ", or torch.save((args, kwargs), path)") +
+               ", or the user inputs flat, in the graph's order.";
     }
     std::size_t next = 0;
     for (const ExportedInput& in : program.inputs) {

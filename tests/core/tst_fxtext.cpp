@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include <QJsonArray>
+
 #include "FxTargets.h"
 #include "FxText.h"
 #include "NodeNamer.h"
@@ -20,6 +22,7 @@ private slots:
     void complexRepr();
     void namer();
     void snakeCase();
+    void namesAsTorchFxNamesThem();
     void formatArguments();
     void formatDicts();
     void graphText();
@@ -90,6 +93,20 @@ void TestFxText::namer() {
     QCOMPARE(namer.create("features.0.0"), std::string("features_0_0"));
     QCOMPARE(namer.create("features_0_0"), std::string("features_0_1"));
     QCOMPARE(namer.create("0weird-name"), std::string("_0weird_name"));
+}
+
+// The names this root's torch.fx._Namespace gave a run of candidates (generate_fixtures.py's
+// NAME_CANDIDATES, written as namespace.json), given by NodeNamer in the same order.
+void TestFxText::namesAsTorchFxNamesThem() {
+    const QJsonObject want = QJsonDocument::fromJson(readFile(fixture("namespace.json"))).object();
+    const QJsonArray candidates = want["candidates"].toArray();
+    const QJsonArray names = want["names"].toArray();
+    QVERIFY(!candidates.isEmpty());
+    QCOMPARE(names.size(), candidates.size());
+    NodeNamer namer;
+    for (qsizetype i = 0; i < candidates.size(); ++i)
+        QCOMPARE(QString::fromStdString(namer.create(candidates[i].toString().toStdString())),
+                 names[i].toString());
 }
 
 void TestFxText::snakeCase() {

@@ -14,8 +14,6 @@ namespace fxview {
 
 namespace {
 
-// The grad_fn every value made in a run points to: a node that says why if a backward ever
-// reached it, and holds nothing.
 // LibTorch 2.6 holds autograd nodes by std::shared_ptr, 2.14 by c10::intrusive_ptr.
 using NodePtr = decltype(torch::autograd::Edge::function);
 
@@ -27,6 +25,8 @@ template <typename Ptr> Ptr errorNode(const std::string& why) {
         return c10::make_intrusive<Error>(why);
 }
 
+// The grad_fn every value made in a run points to: a node that says why if a backward ever
+// reached it, and holds nothing.
 NodePtr runHistory() {
     static const NodePtr node = errorNode<NodePtr>(
         "fxview keeps no autograd history: a run's values are not differentiated");

@@ -1,3 +1,26 @@
+# fxview_find_torch(MIN): sets FXVIEW_WITH_LIBTORCH (a cache option: ON where a LibTorch is found,
+# unless the person says OFF) and, with it, finds LibTorch and requires MIN or newer. Without it,
+# one line says what the build leaves out.
+macro(fxview_find_torch min)
+  if(NOT DEFINED FXVIEW_WITH_LIBTORCH)
+    find_package(Torch QUIET)
+    set(_fxview_torch_default ${Torch_FOUND})
+  else()
+    set(_fxview_torch_default ${FXVIEW_WITH_LIBTORCH})
+  endif()
+  option(FXVIEW_WITH_LIBTORCH "Build the C++ engine and fxtrace on LibTorch" ${_fxview_torch_default})
+  if(FXVIEW_WITH_LIBTORCH)
+    find_package(Torch REQUIRED)
+    fxview_require_torch(${min})
+  else()
+    message(STATUS "fxview without LibTorch: building the window (fxview), fxview-reader and "
+                   "their tests; left out: the C++ engine (fxview-engine, fxview-in-process), "
+                   "fxtrace and the benchmarks. Files run on a Python engine "
+                   "(python3 -m fxview.engine).")
+    set(FXVIEW_TORCH_VERSION "none" CACHE INTERNAL "LibTorch version fxview was configured with")
+  endif()
+endmacro()
+
 # fxview_require_torch(MIN): stops the configure step with a sentence when the LibTorch that
 # find_package(Torch) found is older than MIN, and records its version in the cache
 # (FXVIEW_TORCH_VERSION) so that scripts/build can tell a tree configured for another LibTorch.

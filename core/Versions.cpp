@@ -1,7 +1,9 @@
 #include "Versions.h"
 
 #include <graphviz/graphviz_version.h>
+#ifdef FXVIEW_WITH_LIBTORCH
 #include <torch/version.h>
+#endif
 
 namespace fxview {
 
@@ -10,7 +12,11 @@ std::string fxviewVersion() {
 }
 
 std::string libtorchVersion() {
+#ifdef FXVIEW_WITH_LIBTORCH
     return TORCH_VERSION;
+#else
+    return "none";
+#endif
 }
 
 std::string graphvizVersion() {
@@ -18,8 +24,10 @@ std::string graphvizVersion() {
 }
 
 std::string librariesText(const std::string& qtVersion) {
-    return "LibTorch " + libtorchVersion() + ", Qt " + qtVersion + ", Graphviz " +
-           graphvizVersion();
+    // A window-only build (no LibTorch) runs files on the person's own PyTorch, a Python engine.
+    std::string torch =
+        libtorchVersion() == "none" ? std::string("no LibTorch") : "LibTorch " + libtorchVersion();
+    return torch + ", Qt " + qtVersion + ", Graphviz " + graphvizVersion();
 }
 
 std::string versionText(const std::string& program, const std::string& qtVersion) {

@@ -8,7 +8,7 @@ namespace fxview {
 
 // fxview's own version, e.g. "0.1.0".
 std::string fxviewVersion();
-// LibTorch's version as it names itself, e.g. "2.6.0".
+// LibTorch's version as it names itself, e.g. "2.6.0"; "none" in a window-only build.
 std::string libtorchVersion();
 // Graphviz's version as its headers give it, e.g. "2.42.4".
 std::string graphvizVersion();

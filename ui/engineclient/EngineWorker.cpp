@@ -53,6 +53,17 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
     // that serves them, the person's Python: no other engine could reach them.
     const bool ownGraph = current_ && current_->attached() && current_->alive() &&
                           !current_->killed() && request.source.rfind("python:", 0) == 0;
+    if (!ownGraph && EngineProcess::enginePath().isEmpty()) {
+        // A window-only build (no LibTorch) has no fxview-engine beside it.
+        ticket_ = t;
+        if (ticket_->fail()) {
+            QString sentence = QString("This fxview was built without LibTorch, so it has no "
+                                       "engine of its own to open %1 with.")
+                                   .arg(QFileInfo(qs(request.source)).fileName());
+            emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
+        }
+        return;
+    }
     EngineProcess* engine = ownGraph ? current_ : takeSpare();
     {
         std::lock_guard<std::mutex> guard(lock);

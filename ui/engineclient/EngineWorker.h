@@ -67,7 +67,7 @@ public:
     }
 
     void startSpare() {
-        if (!spare_)
+        if (!spare_ && !EngineProcess::enginePath().isEmpty()) // a window-only build has none
             spare_ = makeProcess();
     }
 

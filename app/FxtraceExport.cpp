@@ -213,7 +213,7 @@ int exportLive(const Options& options) {
         std::string error = engine.greet(hello);
         if (error.empty())
             error = engine.ask(EngineMessage::Open,
-                               encode(OpenRequest{options.model, {}, 0, {}, {}}), answers);
+                               encode(OpenRequest{options.model, {}, 0, {}, {}, {}, {}}), answers);
         if (error.empty())
             error = failureIn(answers);
         if (error.empty() && !lastOf(answers, EngineMessage::Opened, opened))

@@ -6,8 +6,10 @@
 // cap) and killed by the window when it overruns its time. Any bug a file finds costs the
 // window a picture drawn later, never itself. It answers with one frame on stdout
 // (core/engine/ProgramReading.h) and exits; the file's own sentences stay the engine's to say.
+// With --schemas it first reads a schema table on stdin (a Python engine's, of its own PyTorch's
+// operators) and walks the program with it before the built-in one.
 //
-//   fxview-reader [--max-program BYTES] [--memory-limit SIZE] [--unconfined] FILE
+//   fxview-reader [--max-program BYTES] [--memory-limit SIZE] [--unconfined] [--schemas] FILE
 
 #include <algorithm>
 #include <csignal>
@@ -38,6 +40,8 @@ constexpr std::int64_t kMemoryLimit = std::int64_t(3) << 30;
 // CPU seconds: the 26,893-node program is read and walked in about 1.5 s. The window's own
 // time limit (ReaderProcess) is the one a person meets; this one ends a reader the window forgot.
 constexpr rlim_t kCpuSeconds = 30;
+// An engine's schema table: all of a PyTorch's ~4,300 operators take 230 KB.
+constexpr std::size_t kLargestSchemaTable = std::size_t(16) << 20;
 
 // FNV-1a over 8-byte words, a stored member's bytes read a megabyte at a time.
 class ContentHash {
@@ -87,7 +91,19 @@ std::string cacheKeyOf(fxview::ZipArchive& zip) {
     return key;
 }
 
-fxview::ProgramReading readAhead(const std::string& path, std::uint64_t maxProgram) {
+// The schema table on stdin, at most kLargestSchemaTable bytes (more is cut off: its last lines
+// are then missing, and the walk says which operator it lacks).
+std::string readSchemas() {
+    std::string table;
+    char chunk[65536];
+    for (std::size_t got; table.size() < kLargestSchemaTable &&
+                          (got = std::fread(chunk, 1, sizeof chunk, stdin)) > 0;)
+        table.append(chunk, std::min(got, kLargestSchemaTable - table.size()));
+    return table;
+}
+
+fxview::ProgramReading readAhead(const std::string& path, std::uint64_t maxProgram,
+                                 const std::string& schemas) {
     fxview::ProgramReading reading;
     fxview::ZipArchive zip;
     if (std::string why; !zip.open(path, why)) {
@@ -98,7 +114,7 @@ fxview::ProgramReading readAhead(const std::string& path, std::uint64_t maxProgr
     try {
         const fxview::ExportedArchive archive = fxview::readExportedArchive(zip, {}, maxProgram);
         std::vector<std::string> unknown;
-        fxview::Graph graph = fxview::walkedWithBuiltInSchemas(archive.program, unknown);
+        fxview::Graph graph = fxview::walkedWithSchemas(archive.program, schemas, unknown);
         if (!unknown.empty()) {
             reading.why = "it calls " + unknown.front() + ", which the schema table lacks";
             return reading;
@@ -121,6 +137,7 @@ int main(int argc, char** argv) {
     std::uint64_t maxProgram = kLargestProgram;
     std::int64_t memoryLimit = std::min(kMemoryLimit, fxview::defaultMemoryLimit());
     bool confine = true;
+    bool schemasGiven = false;
     std::string path;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--max-program") && i + 1 < argc)
@@ -129,6 +146,8 @@ int main(int argc, char** argv) {
             memoryLimit = fxview::parseMemorySize(argv[++i]);
         else if (!std::strcmp(argv[i], "--unconfined"))
             confine = false;
+        else if (!std::strcmp(argv[i], "--schemas"))
+            schemasGiven = true;
         else if (path.empty() && argv[i][0] != '-')
             path = argv[i];
         else
@@ -136,7 +155,7 @@ int main(int argc, char** argv) {
     }
     if (path.empty()) {
         std::fprintf(stderr, "usage: fxview-reader [--max-program BYTES] [--memory-limit SIZE] "
-                             "[--unconfined] FILE\n");
+                             "[--unconfined] [--schemas] FILE\n");
         return 2;
     }
     // Only the answer goes to stdout: anything a library prints goes to stderr.
@@ -150,7 +169,8 @@ int main(int argc, char** argv) {
         if (!c.landlocked)
             std::fprintf(stderr, "fxview-reader: %s\n", c.summary.c_str());
     }
-    fxview::ProgramReading reading = readAhead(path, maxProgram);
+    const std::string schemas = schemasGiven ? readSchemas() : std::string();
+    fxview::ProgramReading reading = readAhead(path, maxProgram, schemas);
     std::string answer = fxview::encode(reading);
     if (answer.size() > fxview::kLargestReading) { // the window would not take it
         reading.drawn = false;

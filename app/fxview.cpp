@@ -18,6 +18,8 @@
 #include "InputSpec.h"
 #include "OpenTime.h"
 #include "Versions.h"
+#include "engineclient/EngineProcess.h"
+#include "engineclient/PythonEngine.h"
 #include "session/SessionSettings.h"
 #include "window/MainWindow.h"
 #ifdef FXVIEW_IN_PROCESS_BUILD
@@ -60,6 +62,25 @@ struct CommandLine {
                            "when a model calls them); once per library, remembered with File > "
                            "Load Op Library",
                            "LIB.so"};
+    QCommandLineOption engine{
+        "engine",
+        "start COMMAND as the engine that opens and runs files, speaking fxview's protocol on its "
+        "stdin/stdout: \"~/venv/bin/python -m fxview.engine\" runs them on that Python's "
+        "PyTorch",
+        "COMMAND"};
+    QCommandLineOption python{"python",
+                              "run files on this Python's PyTorch: --engine \"PYTHON -m "
+                              "fxview.engine\"",
+                              "PYTHON"};
+    QCommandLineOption importModule{
+        "import",
+        "a Python engine imports MODULE before it loads the file (operators "
+        "registered with torch.library, pytree classes); once per module",
+        "MODULE"};
+    QCommandLineOption device{"device",
+                              "a Python engine puts the weights and inputs on this torch device "
+                              "(cuda, cuda:1, ...)",
+                              "DEVICE"};
     QCommandLineOption reportOpenTime{
         "report-open-time", "print the time from process start to the graph painted, then quit"};
     QCommandLineOption reportFirstStep{
@@ -82,6 +103,10 @@ struct CommandLine {
         parser.addOption(memoryLimit);
         parser.addOption(attach);
         parser.addOption(ops);
+        parser.addOption(engine);
+        parser.addOption(python);
+        parser.addOption(importModule);
+        parser.addOption(device);
         parser.addOption(reportOpenTime);
         parser.addOption(reportFirstStep);
     }
@@ -105,6 +130,37 @@ bool asksFor(int argc, char** argv, const char* option) {
     return false;
 }
 #endif
+
+// --engine, --python, --import and --device; without them, in a window built without LibTorch,
+// the first Python on PATH that has PyTorch. "" or why the command line cannot be followed.
+std::string chooseEngine(const CommandLine& commandLine, fxview::EngineSettings& engine) {
+    const QCommandLineParser& parser = commandLine.parser;
+    for (const QString& module : parser.values(commandLine.importModule))
+        engine.imports.push_back(module.toStdString());
+    engine.device = parser.value(commandLine.device).toStdString();
+    if (parser.isSet(commandLine.engine) && parser.isSet(commandLine.python))
+        return "--engine and --python both name an engine: give one";
+    if (parser.isSet(commandLine.engine)) {
+        QString error;
+        engine.engineCommand = fxview::engineCommandLine(parser.value(commandLine.engine), error);
+        return error.toStdString();
+    }
+    if (parser.isSet(commandLine.python)) {
+        engine.engineCommand = fxview::pythonEngineCommand(parser.value(commandLine.python));
+        return {};
+    }
+    if (!fxview::EngineProcess::enginePath().isEmpty() || engine.attachFd >= 0)
+        return {};
+    QString why;
+    const QString found = fxview::findPythonWithTorch(why);
+    if (found.isEmpty())
+        engine.noEngine = "This fxview was built without LibTorch, so files run on a Python "
+                          "engine, your own PyTorch, and " +
+                          why + ": start fxview with --python PATH naming a Python that has it.";
+    else
+        engine.engineCommand = fxview::pythonEngineCommand(found);
+    return {};
+}
 
 } // namespace
 
@@ -182,6 +238,10 @@ int main(int argc, char** argv) {
         if (std::find(engine.opLibraries.begin(), engine.opLibraries.end(), path.toStdString()) ==
             engine.opLibraries.end())
             engine.opLibraries.push_back(path.toStdString());
+    if (std::string error = chooseEngine(commandLine, engine); !error.empty()) {
+        std::fprintf(stderr, "fxview: %s\n", error.c_str());
+        return 2;
+    }
     fxview::EngineClient::setSettings(engine);
 
     fxview::MainWindow window;

@@ -4,6 +4,8 @@
 //   wire_peer samples  writes one frame of every message, every string field holding its own
 //                      field name (so the Python side can tell swapped fields apart)
 //   wire_peer print    prints the graph of the OpenedModel frame on stdin with FxText
+//   wire_peer print-reading  the same of fxview-reader's answer (ProgramReading) on stdin; exits
+//                      1 with its `why` when it drew nothing
 // Exits 1 with a sentence on a frame it cannot decode.
 
 #include <cstdio>
@@ -13,6 +15,7 @@
 
 #include "EngineProtocol.h"
 #include "FxText.h"
+#include "ProgramReading.h"
 #include "Wire.h"
 #include "WireMessages.h"
 
@@ -115,7 +118,8 @@ void samples() {
     put(EngineMessage::Hello,
         encode(EngineHello{42, true, "confinement", "tempDir", 1 << 20, true, "runtime"}));
     put(EngineMessage::Open,
-        encode(OpenRequest{"source", {sampleSpec()}, 9, "origin", {"opLibraries"}}));
+        encode(OpenRequest{
+            "source", {sampleSpec()}, 9, "origin", {"opLibraries"}, {"imports"}, "device"}));
     put(EngineMessage::Progress, encode(ProgressNote{"stage", 55}));
     put(EngineMessage::Running, encode(std::string("Running")));
     put(EngineMessage::Opened, encode(OpenedModel{"className",
@@ -125,7 +129,8 @@ void samples() {
                                                   7,
                                                   "inputNote",
                                                   "inputError",
-                                                  "note"}));
+                                                  "note",
+                                                  "schemas"}));
     put(EngineMessage::SetInputs, encode(InputsRequest{{sampleSpec()}, 5}));
     put(EngineMessage::Command, encode(CommandRequest{RunCommand::RunTo, "node"}));
     put(EngineMessage::SetBreakpoint,
@@ -228,8 +233,26 @@ int main(int argc, char** argv) {
         std::cout << formatGraph(opened.graph);
         return 0;
     }
+    if (mode == "print-reading") {
+        Frame frame;
+        ProgramReading reading;
+        try {
+            if (!readFrame(0, frame) || frame.kind != kReadingFrame)
+                return 1;
+            decode(frame.payload, reading);
+        } catch (const WireError& e) {
+            std::cerr << "wire_peer: " << e.what() << "\n";
+            return 1;
+        }
+        if (!reading.drawn) {
+            std::cerr << "wire_peer: the reader drew nothing: " << reading.why << "\n";
+            return 1;
+        }
+        std::cout << formatGraph(reading.graph);
+        return 0;
+    }
     if (mode != "echo") {
-        std::cerr << "usage: wire_peer echo|samples|print\n";
+        std::cerr << "usage: wire_peer echo|samples|print|print-reading\n";
         return 2;
     }
     Frame frame;

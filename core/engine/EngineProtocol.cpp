@@ -20,6 +20,8 @@ template <typename Io> void walk(Io& io, OpenRequest& m) {
     io(m.seed);
     io(m.origin);
     io(m.opLibraries);
+    io(m.imports);
+    io(m.device);
 }
 template <typename Io> void walk(Io& io, ProgressNote& m) {
     io(m.stage);
@@ -34,6 +36,7 @@ template <typename Io> void walk(Io& io, OpenedModel& m) {
     io(m.inputNote);
     io(m.inputError);
     io(m.note);
+    io(m.schemas);
 }
 template <typename Io> void walk(Io& io, InputsRequest& m) {
     io(m.inputs);

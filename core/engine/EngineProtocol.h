@@ -83,6 +83,11 @@ struct OpenRequest {
     std::uint64_t seed = 0;
     std::string origin; // "as given", "applied last time": for the note beside given inputs
     std::vector<std::string> opLibraries; // loaded first (--ops): the model's custom ops
+    // A Python engine's: the person's modules imported before the file is loaded (--import: ops
+    // registered with torch.library, pytree classes), and the torch device weights and inputs go
+    // to ("" the CPU). fxview-engine, which has no Python and runs on the CPU, refuses both.
+    std::vector<std::string> imports;
+    std::string device;
 };
 
 struct ProgressNote {
@@ -100,6 +105,11 @@ struct OpenedModel {
     // Why this graph and not the one asked for (a live model that symbolic_trace cannot trace is
     // shown as torch.export's graph): one sentence for the window's banner, or "".
     std::string note;
+    // A Python engine's .pt2: the schema-table lines (OperatorSchema.h) of the program's operators
+    // as its own PyTorch registers them, its Python-registered ops too. Its graph is then left
+    // empty and graphText is PyTorch's own print(ep.graph): the window walks the program itself
+    // (ExportGraphWalk, in fxview-reader) with these schemas, so both engines draw one graph.
+    std::string schemas;
 };
 
 struct InputsRequest {

@@ -160,6 +160,14 @@ private:
     }
 
     void open(const OpenRequest& request) {
+        if (!request.imports.empty() || !request.device.empty()) {
+            std::string asked = !request.imports.empty() ? "--import " + request.imports.front()
+                                                         : "--device " + request.device;
+            return send(EngineMessage::OpenFailed,
+                        encode(asked + " asks for a Python engine: fxview-engine runs files on "
+                                       "its own LibTorch, on the CPU. Open the file with "
+                                       "--python PYTHON (a Python with your PyTorch) instead."));
+        }
         progress("Loading " + fileName(request.source), 5);
         LoadResult loaded = loadModel(request.source, request.opLibraries);
         if (!loaded.ok())

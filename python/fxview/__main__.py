@@ -1,7 +1,9 @@
 """python3 -m fxview [MODEL] [APP ARGS...]: start the fxview app, passing every argument through
 (`python3 -m fxview model.pt2 --input 1x3x224x224`); exits with the app's exit code.
 python3 -m fxview compile SCRIPT [ARGS...]: run a script with every torch.compile in it going
-through fxview.backend (python/fxview/dynamo_script.py)."""
+through fxview.backend (python/fxview/dynamo_script.py).
+python3 -m fxview graph|run MODEL.pt2 ...: the Python engine without a window, in this Python's
+PyTorch (python/fxview/headless.py)."""
 
 import subprocess
 import sys
@@ -10,6 +12,10 @@ from . import AppNotFoundError, find_app
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] in (["graph"], ["run"]):
+        from .headless import main as headless_main
+
+        return headless_main(argv)
     if argv[:1] == ["compile"]:
         from .dynamo_script import main as compile_main
 

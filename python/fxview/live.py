@@ -111,13 +111,22 @@ class Session:
         changed = s.take_changes()
         records = dict(s.records) if changed is None else {n: s.records[n] for n in changed}
         if self.input_values is None:
-            self.input_values = [summarize(v) for v in s.inputs]
+            self.input_values = [summarize(v) for v in self.user_values()]
         return wire.RunState(
             records=records, recordsAreChanges=changed is not None, order=list(s.order),
             last=s.last_node(), next=s.next_node(), finished=s.finished, failed=s.failed,
             failure=s.failure, stopNote=s.stop_note, outputCheck=self.output_check,
             depth=s.depth, inputs=self.specs, seed=self.seed, inputValues=self.input_values,
             steppedInto=self._frame())
+
+    def user_values(self) -> list:
+        """The values of the placeholders the person gives (the window's input bar): all of them
+        for a live GraphModule."""
+        return self.stepper.inputs
+
+    def run_mode(self):
+        """The grad mode commands run in: a module's forward checked under no_grad."""
+        return torch.no_grad()
 
     def executed_path(self) -> wire.PathState:
         # A torch.fx graph has no branches or loops: what ran is the graph itself.
@@ -344,6 +353,9 @@ class Session:
 class LiveEngine:
     """Serves one Session over a connected socket until the peer closes it."""
 
+    NAME = "live engine"  # in the sentences the window shows
+    AGAIN = "call fxview.show again to open a new window"  # what to do when it ended
+
     def __init__(self, session: Session, sock: socket.socket):
         self.session, self.sock = session, sock
         self.requests: queue.Queue = queue.Queue()
@@ -371,15 +383,18 @@ class LiveEngine:
         except OSError:
             pass
         finally:
+            self.interrupted.set()  # the window is gone: a run in progress stops at its next node
             self.requests.put(None)
+
+    def hello(self) -> wire.EngineHello:
+        return wire.EngineHello(pid=os.getpid(), live=True, runtime=_runtime(),
+                                confinement="it runs in your own Python process "
+                                            f"(pid {os.getpid()}), as your code does")
 
     def serve(self) -> None:
         """Answers requests until the window goes (it closed, or the socket broke)."""
-        hello = wire.EngineHello(pid=os.getpid(), live=True, runtime=_runtime(),
-                                 confinement="it runs in your own Python process "
-                                             f"(pid {os.getpid()}), as your code does")
         try:
-            self.send(wire.HELLO, wire.encode(hello))
+            self.send(wire.HELLO, wire.encode(self.hello()))
             threading.Thread(target=self._read, name="fxview reader", daemon=True).start()
             threading.Thread(target=self._watch, name="fxview watch", daemon=True).start()
             while (request := self.requests.get()) is not None:
@@ -406,9 +421,8 @@ class LiveEngine:
         session: the window is told why, and so is this process, in one line each."""
         if not self.unreadable:
             return
-        sentence = (f"The live engine could not read a message from the window "
-                    f"({self.unreadable}), so it ended the session; call fxview.show again to "
-                    "open a new window.")
+        sentence = (f"The {self.NAME} could not read a message from the window "
+                    f"({self.unreadable}), so it ended the session; {self.AGAIN}.")
         print(f"fxview: {sentence}", file=sys.stderr)
         try:
             self.send(wire.FAILED, wire.encode(sentence))
@@ -490,7 +504,7 @@ class LiveEngine:
         except Exception as error:  # noqa: BLE001 - one sentence, the session stays
             line = (str(error).strip().splitlines() or ["no message"])[0]
             self.send(wire.FAILED, wire.encode(
-                f"The live engine stopped on an unexpected error ({type(error).__name__}: "
+                f"The {self.NAME} stopped on an unexpected error ({type(error).__name__}: "
                 f"{line}); the model stays open, Reset (Ctrl+Shift+F5) to run again."))
 
     def command(self, request: wire.CommandRequest) -> None:
@@ -503,7 +517,7 @@ class LiveEngine:
                     wire.RUN_TO: lambda: stepper.run_to(request.node)}
         if request.command not in commands:
             raise wire.WireError("an unknown run command")
-        with torch.no_grad():
+        with self.session.run_mode():
             commands[request.command]()
             if request.command in (wire.STEP, wire.STEP_INTO) and not stepper.failed:
                 stepper.check_watch()  # Play steps one node at a time: the watch stops it too

@@ -82,9 +82,24 @@ def _stats(t: torch.Tensor, s: wire.ValueSummary, detail: bool) -> None:
     s.histogramSample = values.numel()
 
 
+def physical(value):
+    """A value made inside torch.vmap (a BatchedTensor, at any depth) as the batch it stands for,
+    as fxview-engine shows it (core/run/Functorch's physicalValue): its statistics would be
+    data-dependent control flow under vmap. Other values as they are."""
+    if isinstance(value, torch.Tensor):
+        functorch = getattr(torch._C, "_functorch", None)
+        while functorch is not None and functorch.is_batchedtensor(value):
+            value = functorch.get_unwrapped(value)
+        return value
+    if isinstance(value, tuple):
+        return tuple(physical(v) for v in value)
+    return value
+
+
 def summarize(value, with_stats: bool = True, detail: bool = True) -> wire.ValueSummary:
     """`value` as the window sees it: with_stats=False leaves out every statistic, detail=False
     only std and the histogram (hasDetail says whether they are there)."""
+    value = physical(value)
     s = wire.ValueSummary()
     if isinstance(value, torch.Tensor):
         s.type = "Tensor"

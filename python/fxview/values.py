@@ -11,7 +11,7 @@ import torch
 
 from . import wire
 from .fxgraph import dtype_name
-from .summary import summarize
+from .summary import physical, summarize
 
 # At most this many elements travel in one slice (ValueSlice.h's kMaxSliceElements).
 MAX_SLICE_ELEMENTS = 1 << 22
@@ -53,7 +53,7 @@ def _item(value, item: list):
 
 
 def _tensor(value, item: list) -> torch.Tensor:
-    value, path = _item(value, item)
+    value, path = _item(physical(value), item)
     if not isinstance(value, torch.Tensor):
         raise LookupError(f"{'its item ' + path if path else 'it'} is a "
                           f"{summarize(value).type}, not a tensor")

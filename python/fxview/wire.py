@@ -13,7 +13,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 8
+WIRE_VERSION = 9
 MAGIC = b"FXVE"
 HEADER = struct.Struct("=4sHHI")  # magic, version, kind, payload length: this machine's order
 MAX_PAYLOAD = 1 << 30
@@ -145,7 +145,8 @@ class EngineHello:
 @_struct
 class OpenRequest:
     FIELDS = [("source", "str", ""), ("inputs", ("vec", InputSpec), list), ("seed", "int", 0),
-              ("origin", "str", ""), ("opLibraries", ("vec", "str"), list)]
+              ("origin", "str", ""), ("opLibraries", ("vec", "str"), list),
+              ("imports", ("vec", "str"), list), ("device", "str", "")]
 
 
 @_struct
@@ -157,7 +158,7 @@ class ProgressNote:
 class OpenedModel:
     FIELDS = [("className", "str", ""), ("graph", Graph, Graph), ("graphText", "str", ""),
               ("inputs", ("vec", InputSpec), list), ("seed", "int", 0), ("inputNote", "str", ""),
-              ("inputError", "str", ""), ("note", "str", "")]
+              ("inputError", "str", ""), ("note", "str", ""), ("schemas", "str", "")]
 
 
 @_struct

@@ -83,8 +83,13 @@ int EngineClient::load(const QString& source, const std::vector<InputSpec>& inpu
                        const QString& origin, std::optional<std::set<std::string>> openScopes) {
     cancelLoad();
     loading_ = std::make_shared<LoadTicket>(++loads_);
-    OpenRequest request{source.toStdString(), inputs, seed, origin.toStdString(),
-                        sharedSettings().opLibraries};
+    OpenRequest request{source.toStdString(),
+                        inputs,
+                        seed,
+                        origin.toStdString(),
+                        sharedSettings().opLibraries,
+                        sharedSettings().imports,
+                        sharedSettings().device};
     post([request, font = layoutFont_, ticket = loading_, openScopes](EngineWorker& w) {
         w.load(request, font, ticket, openScopes);
     });

@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QFileInfo>
 #include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
@@ -11,6 +12,7 @@
 
 #include "Confinement.h"
 #include "Wire.h"
+#include "engineclient/PythonEngine.h"
 
 namespace fxview {
 
@@ -51,12 +53,22 @@ QString EngineProcess::programPath(const char* variable, const QString& name,
     return built;
 }
 
+QString EngineProcess::name() const {
+    if (attached_)
+        return "The live Python engine";
+    if (commandEngine_)
+        return "The engine `" + settings_.engineCommand.join(' ') + "`";
+    return "LibTorch";
+}
+
 QString EngineProcess::enginePath() {
     return programPath("FXVIEW_ENGINE", "fxview-engine", QStringLiteral(FXVIEW_ENGINE_BUILT));
 }
 
 void EngineProcess::start() {
     alive_ = true;
+    if (!settings_.engineCommand.isEmpty())
+        return startCommand(settings_.engineCommand);
     if (settings_.inProcess) {
         if (!inProcessServer.serve)
             return ended("could not start in-process (this executable does not link the engine; "
@@ -102,6 +114,47 @@ void EngineProcess::start() {
     pid_ = process_->processId();
 }
 
+void EngineProcess::startCommand(const QStringList& command) {
+    // Its stdin and stdout are both one end of a socket pair: frames both ways, and an Interrupt
+    // written from any thread under writing_, as to a live engine; its stderr is the window's.
+    commandEngine_ = true;
+    std::signal(SIGPIPE, SIG_IGN);
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+        return ended("could not be started (socketpair failed)");
+    socket_ = pair[0];
+    process_ = new QProcess(this);
+    process_->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    process_->setStandardInputFile(QProcess::nullDevice());
+    process_->setStandardOutputFile(QProcess::nullDevice());
+    process_->setChildProcessModifier([fd = pair[1]] {
+        ::dup2(fd, STDIN_FILENO); // dup2 leaves the copies open across exec
+        ::dup2(fd, STDOUT_FILENO);
+        ::setsid(); // its own process group: a kill ends what it started too (a shell's children)
+    });
+    connect(process_, &QProcess::started, this, [this] { pid_ = process_->processId(); });
+    connect(process_, &QProcess::errorOccurred, this, [this, command](QProcess::ProcessError e) {
+        if (e == QProcess::FailedToStart)
+            ended("could not be started (" + command.front() + ": " + process_->errorString() +
+                  ")");
+    });
+    connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+        while (alive_ && readSocketOnce()) // what it wrote before it ended
+            ;
+        ended(status == QProcess::CrashExit
+                  ? QString("crashed (%1)").arg(QString::fromStdString(signalName(code)))
+                  : QString("exited (code %1)").arg(code));
+    });
+    process_->setProcessEnvironment(pythonEngineEnvironment());
+    process_->start(command.front(), command.mid(1));
+    ::close(pair[1]);
+    // A child of its own may keep the socket open after it ends: reading never waits.
+    ::fcntl(socket_, F_SETFL, ::fcntl(socket_, F_GETFL) | O_NONBLOCK);
+    pid_ = process_->processId();
+    notifier_ = new QSocketNotifier(socket_, QSocketNotifier::Read, this);
+    connect(notifier_, &QSocketNotifier::activated, this, &EngineProcess::readSocket);
+}
+
 QProcessEnvironment EngineProcess::engineEnvironment() {
     // glibc's malloc backs its heap with transparent huge pages (glibc.malloc.hugetlb=1): reading
     // a 29 MB .pt2 program builds millions of small JSON objects, and with 4 KiB pages the page
@@ -127,13 +180,22 @@ void EngineProcess::attach(int fd) {
 }
 
 void EngineProcess::readSocket() {
+    readSocketOnce();
+}
+
+bool EngineProcess::readSocketOnce() {
     char bytes[65536];
     ssize_t got = ::read(socket_, bytes, sizeof bytes);
+    if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return false; // nothing yet (a command engine's socket does not block)
     if (got <= 0) {
         notifier_->setEnabled(false);
-        return ended(killed_ ? "was detached" : "ended");
+        if (!commandEngine_) // a command engine's process's end says how it ended
+            ended(killed_ ? "was detached" : "ended");
+        return false;
     }
     received(QByteArray(bytes, static_cast<int>(got)));
+    return true;
 }
 
 void EngineProcess::writeSocket(EngineMessage kind, const std::string& payload) {
@@ -159,11 +221,11 @@ void EngineProcess::send(EngineMessage kind, const std::string& payload, bool ow
     owed_.push_back(owed);
     if (!alive_)
         return; // died() (already sent or on its way) finishes it
-    if (process_) {
+    if (socket_ >= 0) {
+        writeSocket(kind, payload);
+    } else if (process_) {
         std::string frame = encodeFrame(static_cast<std::uint16_t>(kind), payload);
         process_->write(frame.data(), static_cast<qint64>(frame.size()));
-    } else if (socket_ >= 0) {
-        writeSocket(kind, payload);
     }
 }
 
@@ -175,12 +237,14 @@ void EngineProcess::kill() {
 void EngineProcess::cutOff() {
     if (attached_ && socket_ >= 0)
         ::shutdown(socket_, SHUT_RDWR); // the person's process goes on; the session ends
+    else if (qint64 pid = pid_.load(); pid > 0 && commandEngine_)
+        ::kill(-static_cast<pid_t>(pid), SIGKILL); // its process group (setsid in startCommand)
     else if (qint64 pid = pid_.load(); pid > 0)
         ::kill(static_cast<pid_t>(pid), SIGKILL);
 }
 
 void EngineProcess::interrupt() {
-    if (attached_)
+    if (attached_ || commandEngine_)
         writeSocket(EngineMessage::Interrupt, {});
     else if (qint64 pid = pid_.load(); pid > 0)
         ::kill(static_cast<pid_t>(pid), SIGUSR1);
@@ -200,6 +264,10 @@ void EngineProcess::received(const QByteArray& bytes) {
                     throw WireError("a second hello");
                 decode(frame.payload, hello_);
                 helloSeen_ = true;
+                // Another program's engine (a Python engine; later one on another machine)
+                // names nothing the window removes.
+                if (commandEngine_)
+                    hello_.tempDir.clear();
                 if (!hello_.tempDir.empty() && !isEngineTempDir(hello_.tempDir)) {
                     std::string dir = hello_.tempDir;
                     hello_.tempDir.clear();

@@ -28,6 +28,17 @@ struct EngineSettings {
     // Libraries of custom ops (--ops, File > Load Op Library), loaded by the engine before the
     // model: read at each load, so that one added later applies to the next.
     std::vector<std::string> opLibraries;
+    // fxview --engine COMMAND, --python PATH (PythonEngine.h): an engine started as this command
+    // line (program first), spoken to over its stdin/stdout only, instead of fxview-engine. Empty:
+    // fxview-engine, or where this fxview has none (built without LibTorch), python3 -m
+    // fxview.engine of the first Python on PATH with PyTorch.
+    QStringList engineCommand;
+    // Why there is no engine at all (a window-only build that found no Python with PyTorch): the
+    // sentence a load fails with.
+    QString noEngine;
+    // --import MODULE and --device D: sent with each Open, for a Python engine.
+    std::vector<std::string> imports;
+    std::string device;
 };
 
 // The engine's server run on a thread for --in-process. Only an executable that links LibTorch
@@ -49,13 +60,18 @@ public:
     // A live engine: the model lives in another program, which this window cannot kill or
     // restart; kill() detaches from it (closes the socket), interrupt() sends Interrupt.
     bool attached() const { return attached_; }
+    // Started from an --engine or --python command line (a Python engine).
+    bool commandEngine() const { return commandEngine_; }
+    // The engine as a sentence names it: "LibTorch" (fxview-engine), "The live Python engine",
+    // or "The engine `COMMAND`".
+    QString name() const;
     // `owed`: the request finishes one of the EngineClient's jobs when it is Done (or the engine
     // dies).
     void send(EngineMessage kind, const std::string& payload, bool owed);
     // SIGKILL now (a live engine: detach); died() follows. Thread-safe.
     void kill();
-    // SIGUSR1 (a live engine: an Interrupt frame): a run stops before its next node.
-    // Thread-safe.
+    // SIGUSR1 to fxview-engine, an Interrupt frame to any other engine: a run stops before its
+    // next node. Thread-safe.
     void interrupt();
     bool alive() const { return alive_; }
     qint64 pid() const { return pid_.load(); } // 0 in-process or once it has ended
@@ -81,18 +97,21 @@ signals:
     void died(const QString& how);
 
 private:
+    void startCommand(const QStringList& command);
     void received(const QByteArray& bytes);
     void ended(const QString& how);
     EngineSettings settings_;
     QProcess* process_ = nullptr;
     void readSocket();
-    void cutOff(); // SIGKILL, or a live engine's socket shut: kill() without asking for it
+    bool readSocketOnce(); // whether it read anything
+    void cutOff();         // SIGKILL, or a live engine's socket shut: kill() without asking for it
     void writeSocket(EngineMessage kind, const std::string& payload);
     // --in-process: the server thread and this side's end of its socket pair; --attach: the
     // live engine's socket.
     std::thread server_;
     int socket_ = -1;
     bool attached_ = false;
+    bool commandEngine_ = false; // started from settings_.engineCommand, on socket_
     std::mutex writing_; // a live engine's Interrupt (GUI thread) and requests (worker) share it
     QSocketNotifier* notifier_ = nullptr;
     std::string buffer_;

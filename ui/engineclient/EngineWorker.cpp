@@ -29,6 +29,14 @@ QString qs(const std::string& s) {
     return QString::fromStdString(s);
 }
 
+// The first line where two texts part, 1-based, for the sentence that says so.
+int firstDifferingLine(const std::string& a, const std::string& b) {
+    int line = 1;
+    for (std::size_t i = 0; i < a.size() && i < b.size() && a[i] == b[i]; ++i)
+        line += a[i] == '\n';
+    return line;
+}
+
 } // namespace
 
 void EngineWorker::shutdown() {
@@ -53,15 +61,11 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
     // that serves them, the person's Python: no other engine could reach them.
     const bool ownGraph = current_ && current_->attached() && current_->alive() &&
                           !current_->killed() && request.source.rfind("python:", 0) == 0;
-    if (!ownGraph && EngineProcess::enginePath().isEmpty()) {
-        // A window-only build (no LibTorch) has no fxview-engine beside it.
+    if (!ownGraph && !settings_.noEngine.isEmpty()) {
         ticket_ = t;
-        if (ticket_->fail()) {
-            QString sentence = QString("This fxview was built without LibTorch, so it has no "
-                                       "engine of its own to open %1 with.")
-                                   .arg(QFileInfo(qs(request.source)).fileName());
-            emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
-        }
+        if (ticket_->fail())
+            emitDone(
+                [e = engine_, sentence = settings_.noEngine] { emit e->loadFailed(sentence); });
         return;
     }
     EngineProcess* engine = ownGraph ? current_ : takeSpare();
@@ -110,6 +114,9 @@ void EngineWorker::stopReading() {
         reader_ = nullptr;
     }
     readKey_.clear();
+    // A walk stopped: what its engine said meanwhile goes with it (retire() settles its jobs).
+    walking_ = false;
+    afterWalk_.clear();
 }
 
 void EngineWorker::drawAhead(const OpenRequest& request, ProgramReading reading) {
@@ -239,6 +246,12 @@ EngineProcess* EngineWorker::liveCurrent() {
 }
 
 void EngineWorker::received(EngineProcess* engine, EngineMessage kind, const std::string& payload) {
+    // What a Python engine says after Opened (its first State, Done) waits for the window's walk
+    // of the program: the model it speaks of is not the window's yet.
+    if (walking_ && engine == loading_) {
+        afterWalk_.push_back({kind, payload});
+        return;
+    }
     if (kind == EngineMessage::Hello) {
         const EngineHello& hello = engine->hello();
         // A live model runs in the person's own process, as their code does: nothing to say.
@@ -292,8 +305,52 @@ void EngineWorker::fromLoading(EngineMessage kind, const std::string& payload) {
 }
 
 void EngineWorker::opened(OpenedModel m) {
+    if (!m.schemas.empty() && m.graph.nodeCount(true) == 0)
+        return walkProgram(std::move(m));
+    openedWithGraph(std::move(m));
+}
+
+void EngineWorker::walkProgram(OpenedModel m) {
+    stopReading();
+    walking_ = true;
+    reader_ = new ReaderProcess(this);
+    auto message = std::make_shared<OpenedModel>(std::move(m));
+    const std::string schemas = message->schemas;
+    reader_->start(
+        loadRequest_.source,
+        [this, message](std::optional<ProgramReading> reading, const QString& why) {
+            reader_->deleteLater();
+            reader_ = nullptr;
+            EngineProcess* engine = loading_;
+            std::vector<std::pair<EngineMessage, std::string>> after;
+            after.swap(afterWalk_);
+            walking_ = false;
+            if (!loading_ || ticket_->cancelled())
+                return;
+            if (!reading || !reading->drawn) {
+                QString sentence =
+                    QString("The Python engine loaded %1, but fxview could not draw its program "
+                            "(%2); please report it with the file.")
+                        .arg(QFileInfo(qs(loadRequest_.source)).fileName(),
+                             reading ? qs(reading->why) : why);
+                if (ticket_->fail())
+                    emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
+                dropLoading();
+                return;
+            }
+            message->graph = std::move(reading->graph);
+            openedWithGraph(std::move(*message));
+            for (const auto& [kind, payload] : after)
+                received(engine, kind, payload);
+        },
+        schemas);
+}
+
+void EngineWorker::openedWithGraph(OpenedModel m) {
     // A reader still at work draws nothing now; what it found of the file keys the cache.
     const std::string readKey = readKey_;
+    // A Python engine's PyTorch printed the program itself; fxview walked it.
+    const bool walkedHere = !m.schemas.empty();
     stopReading();
     // The layout happens here, on this thread, with the scene's font.
     LoadedModel model;
@@ -306,7 +363,7 @@ void EngineWorker::opened(OpenedModel m) {
         // The engine's graph is the one that runs, so it is the one shown. From the program, a
         // difference is a bug of fxview's (one walk makes both); a graph kept from the last open
         // may be out of date in a way its key did not see (another torchvision), and is replaced.
-        if (drawnAhead_ && drawnFromProgram_) {
+        if (drawnAhead_ && drawnFromProgram_ && !walkedHere) {
             model.note = "The graph drawn while the engine started differed from the engine's: "
                          "the engine's is shown (a bug in fxview; please report it with the file).";
             qWarning("fxview: %s", qPrintable(model.note));
@@ -314,7 +371,19 @@ void EngineWorker::opened(OpenedModel m) {
         model.graph = std::move(m.graph);
         draw(model);
         model.graphText = std::move(m.graphText);
-        if (!loading_->hello().live) // drawn at once when this file is opened again
+        // Another PyTorch's schemas may place a call's arguments otherwise than the built-in
+        // table's: the drawing ahead then gives way without a word. The engine's PyTorch's own
+        // print is the oracle of the walk.
+        if (walkedHere && formatGraph(model.graph) != model.graphText) {
+            model.note = QString("fxview's drawing of the program differs from print(ep.graph) of "
+                                 "the engine's PyTorch from line %1 on: the text view shows "
+                                 "PyTorch's (a bug in fxview; please report it with the file).")
+                             .arg(firstDifferingLine(formatGraph(model.graph), model.graphText));
+            qWarning("fxview: %s", qPrintable(model.note));
+        }
+        // Drawn at once when this file is opened again; a Python engine's graph depends on its
+        // PyTorch, which the cache's key does not name.
+        if (!loading_->hello().live && !walkedHere)
             keepGraph(loadRequest_.source, readKey, loadRequest_.opLibraries, model.graph);
     }
     drawnAhead_.reset();
@@ -490,11 +559,14 @@ void EngineWorker::died(EngineProcess* engine, const QString& how) {
         retire(spare_);
     } else if (engine == loading_) {
         if (!engine->killed() && ticket_->fail()) {
+            // fxview-engine's death is the file's doing; another program's may be its own.
             QString sentence =
-                QString("%1 %2 while loading %3; the window is fine and the open model "
-                        "stays; %3 may be damaged.")
-                    .arg(engine->attached() ? "The live Python engine" : "LibTorch", how,
-                         QFileInfo(qs(loadRequest_.source)).fileName());
+                QString(engine->commandEngine()
+                            ? "%1 %2 while loading %3; the window is fine and the open model "
+                              "stays."
+                            : "%1 %2 while loading %3; the window is fine and the open model "
+                              "stays; %3 may be damaged.")
+                    .arg(engine->name(), how, QFileInfo(qs(loadRequest_.source)).fileName());
             emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
         }
         dropLoading();
@@ -511,14 +583,14 @@ void EngineWorker::died(EngineProcess* engine, const QString& how) {
     } else if (engine == current_ && !engine->killed()) {
         QString where = running_.empty() ? QString("while running the model")
                                          : QString("while running node `%1`").arg(qs(running_));
-        QString sentence = QString("LibTorch %1 %2; the window is fine; the model may be "
+        QString sentence = QString("%1 %2 %3; the window is fine; the model may be "
                                    "damaged. Reset (Ctrl+Shift+F5) runs it again in a fresh "
                                    "engine.")
-                               .arg(how, where);
+                               .arg(engine->name(), how, where);
         if (reloading_)
-            sentence = QString("LibTorch %1 while reopening the model; the window is fine; "
+            sentence = QString("%1 %2 while reopening the model; the window is fine; "
                                "the model may be damaged.")
-                           .arg(how);
+                           .arg(engine->name(), how);
         emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
         startSpare();
     }

@@ -67,7 +67,7 @@ public:
     }
 
     void startSpare() {
-        if (!spare_ && !EngineProcess::enginePath().isEmpty()) // a window-only build has none
+        if (!spare_ && settings_.noEngine.isEmpty())
             spare_ = makeProcess();
     }
 
@@ -198,12 +198,19 @@ private:
     void fromLoading(EngineMessage kind, const std::string& payload);
 
     void opened(OpenedModel m);
+    // A Python engine's Opened carries no graph, only its PyTorch's schemas: the window walks the
+    // program itself, in fxview-reader, as fxview-engine walks it with LibTorch's.
+    void walkProgram(OpenedModel m);
+    void openedWithGraph(OpenedModel m);
 
     // The file read by fxview-reader (ReaderProcess.h), never by the window itself, while its
     // engine starts; `draw`: the first model of this window, drawn from that reading.
     void readAhead(const OpenRequest& request, bool draw);
     void stopReading(); // a reader still at work is killed, its answer never heard
     ReaderProcess* reader_ = nullptr;
+    // A Python engine's program being walked (walkProgram): its engine's later messages wait.
+    bool walking_ = false;
+    std::vector<std::pair<EngineMessage, std::string>> afterWalk_;
     std::string readKey_; // the file's cache key, once its reader has answered
     // The first model of this window drawn while its engine starts: a .pt2 from its program, as
     // the reader walked it, another archive from the graph an engine made of it before

@@ -22,7 +22,7 @@ QString ReaderProcess::readerPath() {
                                       QStringLiteral(FXVIEW_READER_BUILT));
 }
 
-void ReaderProcess::start(const std::string& path, Done done) {
+void ReaderProcess::start(const std::string& path, Done done, const std::string& schemas) {
     kill();
     done_ = std::move(done);
     answer_.clear();
@@ -59,7 +59,13 @@ void ReaderProcess::start(const std::string& path, Done done) {
             }
         });
     timer_.start(kTimeLimitMs);
-    process_->start(readerPath(), {QString::fromStdString(path)});
+    if (schemas.empty()) {
+        process_->start(readerPath(), {QString::fromStdString(path)});
+        return;
+    }
+    process_->start(readerPath(), {"--schemas", QString::fromStdString(path)});
+    process_->write(schemas.data(), static_cast<qint64>(schemas.size()));
+    process_->closeWriteChannel();
 }
 
 void ReaderProcess::finish(std::optional<ProgramReading> reading, const QString& why) {

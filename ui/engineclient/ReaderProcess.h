@@ -25,7 +25,9 @@ public:
     explicit ReaderProcess(QObject* parent = nullptr);
     ~ReaderProcess() override;
 
-    void start(const std::string& path, Done done);
+    // `schemas`, when not empty, is a Python engine's schema table, which the reader walks the
+    // program with before its built-in one (fxview-reader --schemas).
+    void start(const std::string& path, Done done, const std::string& schemas = {});
     // Ends the reader, and with it its answer.
     void kill();
     bool running() const { return process_ != nullptr; }

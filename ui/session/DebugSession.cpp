@@ -16,6 +16,9 @@ namespace {
 QString outputCheckNote(const OutputCheck& check, bool compiled) {
     switch (check.verdict) {
     case OutputCheck::Verdict::Equal:
+        // A Python engine names its reference ("outputs equal to ep.module()").
+        if (!check.message.empty())
+            return ", " + QString::fromStdString(check.message);
         return compiled ? ", output equal to the compiled code's" : ", output equal to forward";
     case OutputCheck::Verdict::Differs:
         return compiled ? ", OUTPUT DIFFERS FROM THE COMPILED CODE'S"

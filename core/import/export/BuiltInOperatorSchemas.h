@@ -28,4 +28,10 @@ std::size_t builtInOperatorSchemaCount();
 // ExportGraphWalk::run.
 Graph walkedWithBuiltInSchemas(const ExportedProgram& program, std::vector<std::string>& unknown);
 
+// The same walk with an engine's own schemas first (`engineSchemas`: schema-table lines, as a
+// Python engine sends those of its PyTorch for the program it loaded, Python-registered ops
+// included), the table's for the ops it does not name.
+Graph walkedWithSchemas(const ExportedProgram& program, std::string_view engineSchemas,
+                        std::vector<std::string>& unknown);
+
 } // namespace fxview

@@ -1,0 +1,294 @@
+"""The Python engine (python3 -m fxview.engine) as the window meets it: a process of this root's
+PyTorch speaking the protocol on its stdin/stdout.
+
+1. Every .pt2 fixture this root's PyTorch wrote (FIXTURE DIRS: NAME.pt2 beside NAME.pt2.txt or
+   NAME.graph.txt, that PyTorch's print(ep.graph)) opens: the engine's graphText is that print,
+   the window's walk of the program (fxview-reader --schemas with the schemas the engine sent,
+   printed by wire_peer print-reading) prints it too, and Continue ends with "outputs equal to
+   ep.module()".
+2. A program calling an operator registered in Python with torch.library (a module written
+   here) is refused, naming --import, until the engine imports the module; then it runs equal.
+3. Files it cannot open get one sentence each: a TorchScript archive, a file that is no zip, a
+   missing file, an --import that fails.
+4. Step, a breakpoint, Reset and Interrupt; the engine ends when its stdin closes.
+5. Headless, the same code: `python3 -m fxview graph` prints each fixture as its PyTorch did, and
+   `python3 -m fxview run --input file:IN.pt --save-outputs OUT.pt` on the inputs the fixture was
+   written with saves outputs torch.equal to that PyTorch's ep.module() on them.
+
+Environment: FXVIEW_READER, WIRE_PEER, FXVIEW_TEST_OPS (tests/fixtures/ops' library, which
+some fixtures call). Exits 1 with one FAIL line per failed check."""
+
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+
+from fxview import wire
+
+READER = os.environ["FXVIEW_READER"]
+PEER = os.environ["WIRE_PEER"]
+PACKAGE = str(Path(__file__).resolve().parents[2] / "python")
+failures = []
+checks = [0]
+
+
+def check(condition, message):
+    checks[0] += 1
+    if not condition:
+        failures.append(message)
+        print("FAIL:", message)
+
+
+class Engine:
+    """python3 -m fxview.engine on pipes, as the window starts it."""
+
+    def __init__(self, *args, env=None):
+        environment = dict(os.environ, PYTHONPATH=PACKAGE)
+        environment.update(env or {})
+        self.process = subprocess.Popen([sys.executable, "-m", "fxview.engine", *args],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        env=environment)
+        kind, payload = wire.read_frame(self.process.stdout)
+        assert kind == wire.HELLO
+        self.hello = wire.decode(payload, wire.EngineHello)
+
+    def send(self, kind, message=None, payload_type=None):
+        payload = b"" if message is None else wire.encode(message, payload_type)
+        self.process.stdin.write(wire.frame(kind, payload))
+        self.process.stdin.flush()
+
+    def answers(self):
+        """The messages up to Done, as {kind: [decoded, ...]}."""
+        got = {}
+        while True:
+            frame = wire.read_frame(self.process.stdout)
+            if frame is None or frame[0] == wire.DONE:
+                return got
+            kind, payload = frame
+            payload_type = wire.PAYLOADS[kind]
+            got.setdefault(kind, []).append(
+                wire.decode(payload, payload_type) if payload_type else None)
+
+    def request(self, kind, message=None, payload_type=None):
+        self.send(kind, message, payload_type)
+        return self.answers()
+
+    def open(self, path, **fields):
+        return self.request(wire.OPEN, wire.OpenRequest(source=str(path), **fields))
+
+    def command(self, command, node=""):
+        return self.request(wire.COMMAND, wire.CommandRequest(command=command, node=node))
+
+    def close(self):
+        self.process.stdin.close()
+        return self.process.wait(timeout=60)
+
+
+def walked_text(path, schemas):
+    """The window's graph of the program: fxview-reader walks it with the engine's schemas."""
+    read = subprocess.run([READER, "--unconfined", "--schemas", str(path)],
+                          input=schemas.encode(), capture_output=True, timeout=60)
+    printed = subprocess.run([PEER, "print-reading"], input=read.stdout, capture_output=True,
+                             timeout=60)
+    if printed.returncode != 0:
+        return "<not drawn: " + printed.stderr.decode().strip() + ">"
+    return printed.stdout.decode()
+
+
+def fixtures(dirs):
+    for folder in dirs:
+        for pt2 in sorted(Path(folder).glob("*.pt2")):
+            for text in (pt2.with_name(pt2.name + ".txt"), pt2.with_suffix(".graph.txt")):
+                if text.is_file():
+                    yield pt2, text.read_text().rstrip("\n") + "\n"
+
+
+def runs_every_fixture(dirs):
+    engine = Engine()
+    count = 0
+    # The fixtures calling fxview's test ops (tests/fixtures/ops) load their library (--ops).
+    libraries = [os.environ["FXVIEW_TEST_OPS"]] if os.environ.get("FXVIEW_TEST_OPS") else []
+    for pt2, printed in fixtures(dirs):
+        count += 1
+        got = engine.open(pt2, opLibraries=libraries)
+        if wire.OPEN_FAILED in got:
+            check(False, f"{pt2.name}: {got[wire.OPEN_FAILED][0]}")
+            continue
+        opened = got[wire.OPENED][0]
+        check(opened.graphText == printed, f"{pt2.name}: the engine's graphText is not "
+                                           "print(ep.graph) of the PyTorch that wrote it")
+        check(opened.graph.nodes == [], f"{pt2.name}: the engine made a graph of its own")
+        walked = walked_text(pt2, opened.schemas)
+        check(walked == printed, f"{pt2.name}: the walk with the engine's schemas prints "
+                                 f"otherwise:\n{walked}\n---\n{printed}")
+        ran = engine.command(wire.RUN_TO_END)
+        if wire.STATE not in ran:
+            check(False, f"{pt2.name}: Continue answered {ran}")
+            continue
+        state = ran[wire.STATE][-1]
+        check(state.finished and not state.failed, f"{pt2.name}: the run failed: {state.failure}")
+        check(state.outputCheck.verdict == wire.EQUAL
+              and state.outputCheck.message == "outputs equal to ep.module()",
+              f"{pt2.name}: {state.outputCheck}")
+    check(count >= 10, f"only {count} fixtures were found in {dirs}")
+    check(engine.close() == 0, "the engine did not end cleanly when its stdin closed")
+    print(f"{count} fixtures opened, walked and run")
+
+
+OPS_MODULE = '''
+import torch
+
+@torch.library.custom_op("fxview_test::scaled_tanh", mutates_args=())
+def scaled_tanh(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return torch.tanh(x) * scale
+
+@scaled_tanh.register_fake
+def _(x, scale):
+    return torch.empty_like(x)
+'''
+
+
+def python_registered_op(folder):
+    """A program calling torch.ops.fxview_test.scaled_tanh, registered by a module of the
+    person's own: refused naming --import without it, equal to ep.module() with it."""
+    (folder / "my_ops.py").write_text(OPS_MODULE)
+    sys.path.insert(0, str(folder))
+    import my_ops  # noqa: F401
+
+    class UsesOp(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(4, 4)
+
+        def forward(self, x):
+            return torch.ops.fxview_test.scaled_tanh(self.fc(x), 0.5) + 1
+
+    torch.manual_seed(0)
+    path = folder / "uses_op.pt2"
+    torch.export.save(torch.export.export(UsesOp(), (torch.randn(2, 4),)), str(path))
+    engine = Engine(env={"PYTHONPATH": PACKAGE + os.pathsep + str(folder)})
+    failed = engine.open(path).get(wire.OPEN_FAILED, [""])[0]
+    check("--import MODULE" in failed, f"an unknown Python op: {failed!r}")
+    got = engine.open(path, imports=["my_ops"])
+    check(wire.OPENED in got, f"with --import my_ops: {got}")
+    if wire.OPENED in got:
+        schemas = got[wire.OPENED][0].schemas
+        check("fxview_test::scaled_tanh x scale ->1" in schemas, f"its schema: {schemas!r}")
+        state = engine.command(wire.RUN_TO_END)[wire.STATE][-1]
+        check(state.outputCheck.message == "outputs equal to ep.module()", str(state.outputCheck))
+        walked = walked_text(path, schemas)
+        check("torch.ops.fxview_test.scaled_tanh.default" in walked, f"walked:\n{walked}")
+    engine.close()
+
+
+def refusals(folder):
+    engine = Engine()
+    script = folder / "scripted.pt"
+    torch.jit.save(torch.jit.script(torch.nn.Linear(2, 2)), str(script))
+    junk = folder / "junk.pt2"
+    junk.write_bytes(b"not a zip at all")
+    sentences = {
+        script: "is a TorchScript archive",
+        junk: "is not a zip archive",
+        folder / "missing.pt2": "There is no file",
+    }
+    for path, expected in sentences.items():
+        said = engine.open(path).get(wire.OPEN_FAILED, [""])[0]
+        check(expected in said, f"{path.name}: {said!r}")
+    program = folder / "uses_op.pt2"  # written by python_registered_op
+    said = engine.open(program, imports=["no_such_module_anywhere"]).get(wire.OPEN_FAILED, [""])[0]
+    check(said.startswith("--import no_such_module_anywhere failed"), f"a bad --import: {said!r}")
+    said = engine.request(wire.EXECUTED_PATH).get(wire.FAILED, [""])[0]
+    check(said == "No file is open in the Python engine.", f"a request before Open: {said!r}")
+    engine.close()
+
+
+def stepping(pt2):
+    """Step, a breakpoint that stops Continue, Reset, and Interrupt of a long run."""
+    engine = Engine()
+    engine.open(pt2)
+    first = engine.command(wire.STEP)[wire.STATE][-1]
+    check(first.last and not first.finished, f"Step: {first.last!r}")
+    order = engine.command(wire.RUN_TO_END)[wire.STATE][-1].order
+    engine.command(wire.RESET)
+    target = order[len(order) // 2]
+    engine.request(wire.SET_BREAKPOINT, wire.BreakpointRequest(node=target, on=True))
+    stopped = engine.command(wire.RUN_TO_END)[wire.STATE][-1]
+    check(stopped.next == target and not stopped.finished,
+          f"a breakpoint at {target}: stopped before {stopped.next!r}")
+    engine.request(wire.SET_BREAKPOINT, wire.BreakpointRequest(node=target, on=False))
+    engine.command(wire.RESET)
+    # An Interrupt sent while Continue runs stops it before a node: the engine answers.
+    engine.send(wire.COMMAND, wire.CommandRequest(command=wire.RUN_TO_END))
+    engine.send(wire.INTERRUPT)
+    state = engine.answers()[wire.STATE][-1]
+    check(not state.failed, f"after Interrupt: {state.failure}")
+    check(engine.close() == 0, "the engine did not end when its stdin closed")
+
+
+def references(pt2):
+    """(arguments, outputs) pairs of ep.module() calls the fixture's writer made: NAME.inputs.pt
+    and NAME.outputs.pt (lists, tests/fixtures/pt2_archive_models.py), or NAME_pt2_input[_K].pt
+    and NAME_pt2_reference[_K].pt (tests/fixtures/export_models.py)."""
+    stem = pt2.with_suffix("")
+    if Path(f"{stem}.inputs.pt").is_file() and Path(f"{stem}.outputs.pt").is_file():
+        return list(zip(torch.load(f"{stem}.inputs.pt"), torch.load(f"{stem}.outputs.pt")))
+    pairs = []
+    for suffix in ("", "_1", "_2"):
+        given = Path(f"{stem}_pt2_input{suffix}.pt")
+        expected = Path(f"{stem}_pt2_reference{suffix}.pt")
+        if given.is_file() and expected.is_file():
+            pairs.append((torch.load(given), torch.load(expected)))
+    return pairs
+
+
+def headless(dirs, folder):
+    from fxview.summary import exactly_equal
+
+    environment = dict(os.environ, PYTHONPATH=PACKAGE)
+    ran = 0
+    for pt2, printed in fixtures(dirs):
+        shown = subprocess.run([sys.executable, "-m", "fxview", "graph", str(pt2)] +
+                               libraries_for(pt2),
+                               capture_output=True, text=True, env=environment, timeout=300)
+        check(shown.stdout == printed, f"python3 -m fxview graph {pt2.name}: {shown.stderr}")
+        for k, (arguments, outputs) in enumerate(references(pt2)):
+            given, saved = folder / "in.pt", folder / "out.pt"
+            torch.save(tuple(arguments), given)
+            result = subprocess.run(
+                [sys.executable, "-m", "fxview", "run", str(pt2), "--input", f"file:{given}",
+                 "--save-outputs", str(saved)] + libraries_for(pt2),
+                capture_output=True, text=True, env=environment, timeout=300)
+            ran += 1
+            check(result.returncode == 0 and
+                  "Outputs equal to ep.module(): True" in result.stdout,
+                  f"python3 -m fxview run {pt2.name} ({k}): {result.returncode}\n"
+                  f"{result.stdout[-400:]}{result.stderr[-600:]}")
+            if result.returncode == 0:
+                check(exactly_equal(torch.load(saved), outputs),
+                      f"{pt2.name} ({k}): the outputs saved differ from its writer's ep.module()")
+    check(ran >= 10, f"only {ran} headless runs had references")
+    print(f"{ran} headless runs checked")
+
+
+def libraries_for(pt2):
+    ops = os.environ.get("FXVIEW_TEST_OPS")
+    return ["--ops", ops] if ops else []
+
+
+def main(dirs):
+    runs_every_fixture(dirs)
+    with tempfile.TemporaryDirectory() as folder:
+        python_registered_op(Path(folder))
+        refusals(Path(folder))
+        headless(dirs, Path(folder))
+    stepping(next(iter(fixtures(dirs)))[0])
+    print(f"{checks[0]} checks, {len(failures)} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,64 @@
+#include "engineclient/PythonEngine.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QProcess>
+
+namespace fxview {
+
+QStringList pythonEngineCommand(const QString& python) {
+    return {python, "-m", "fxview.engine"};
+}
+
+QStringList engineCommandLine(const QString& command, QString& error) {
+    QStringList words = QProcess::splitCommand(command);
+    if (words.isEmpty()) {
+        error = "--engine names no command to start";
+        return {};
+    }
+    if (words.front().startsWith("~/"))
+        words.front() = QDir::homePath() + words.front().mid(1);
+    return words;
+}
+
+QString findPythonWithTorch(QString& error) {
+    QStringList looked;
+    const QStringList folders =
+        qEnvironmentVariable("PATH").split(QLatin1Char(':'), Qt::SkipEmptyParts);
+    for (const QString& folder : folders) {
+        const QString python = folder + "/python3";
+        if (!QFileInfo(python).isExecutable() || looked.contains(python))
+            continue;
+        looked << python;
+        QProcess probe;
+        probe.start(python, {"-c", "import importlib.util, sys; "
+                                   "sys.exit(importlib.util.find_spec('torch') is None)"});
+        if (probe.waitForFinished(10000) && probe.exitStatus() == QProcess::NormalExit &&
+            probe.exitCode() == 0)
+            return python;
+    }
+    error = looked.isEmpty() ? QString("there is no python3 on PATH")
+                             : "no python3 on PATH has PyTorch (" + looked.join(", ") + ")";
+    return {};
+}
+
+QString pythonPackageDir() {
+    const QString given = qEnvironmentVariable("FXVIEW_PYTHON_PACKAGE");
+    if (!given.isEmpty())
+        return given;
+    const QString installed = QCoreApplication::applicationDirPath() + "/../share/fxview/python";
+    if (QFileInfo(installed + "/fxview/engine.py").isFile())
+        return QDir(installed).canonicalPath();
+    return QStringLiteral(FXVIEW_PYTHON_SOURCE);
+}
+
+QProcessEnvironment pythonEngineEnvironment() {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    const QString path = env.value("PYTHONPATH");
+    env.insert("PYTHONPATH", path.isEmpty() ? pythonPackageDir() : pythonPackageDir() + ":" + path);
+    env.insert("PYTHONUNBUFFERED", "1");
+    return env;
+}
+
+} // namespace fxview

@@ -30,9 +30,11 @@ inline void press(fxview::MainWindow& window, QKeySequence key) {
     QTest::keySequence(&window, key);
 }
 
-// Opens a fixture (or an example) and waits for its first run state.
+// Opens a fixture (or an example, or a file by its absolute path) and waits for its first run
+// state.
 inline bool open(fxview::MainWindow& window, const std::string& file) {
     QSignalSpy shown(&window, SIGNAL(runShown()));
-    window.openModel(QString::fromStdString(file.rfind("example:", 0) == 0 ? file : fixture(file)));
+    const bool asIs = file.rfind("example:", 0) == 0 || file.rfind('/', 0) == 0;
+    window.openModel(QString::fromStdString(asIs ? file : fixture(file)));
     return shown.wait(60000) && settle(window);
 }

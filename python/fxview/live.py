@@ -49,6 +49,34 @@ def _first_random(gm) -> str:
     return ""
 
 
+def make_inputs(specs: list, seed: int, placeholders: list, given: list, device):
+    """The placeholders' values the specs describe (a missing spec is `example`), or (None, the
+    sentence why not): `example` is the value given; a shape is torch.randn after
+    torch.manual_seed(seed) (integers in [0, 10), bools 0/1) on `device`; file:F is torch.load(F)."""
+    torch.manual_seed(seed)
+    made = []
+    for i, p in enumerate(placeholders):
+        spec = specs[i] if i < len(specs) else wire.InputSpec(example=True)
+        if spec.example:
+            made.append(given[i])
+        elif spec.file:
+            try:
+                made.append(torch.load(spec.file, map_location=device))
+            except Exception as error:  # noqa: BLE001
+                return None, f"Cannot read {spec.file} for {p.name}: {error}."
+        else:
+            dtype = getattr(torch, spec.dtype, None)
+            if not isinstance(dtype, torch.dtype):
+                return None, f"{spec.dtype} is not a dtype PyTorch knows (for {p.name})."
+            if dtype.is_floating_point:
+                made.append(torch.randn(spec.shape, dtype=dtype).to(device))
+            elif dtype == torch.bool:
+                made.append(torch.randint(0, 2, spec.shape).to(dtype).to(device))
+            else:
+                made.append(torch.randint(0, 10, spec.shape, dtype=dtype).to(device))
+    return made, ""
+
+
 class Session:
     """The person's model as the window sees it: the view's GraphModule, the inputs (the
     arguments given to show() or specs the window asked for) and the run."""
@@ -223,29 +251,8 @@ class Session:
         if len(specs) > len(self.placeholders):
             return None, (f"{len(specs)} inputs were given, but the graph has "
                           f"{len(self.placeholders)} placeholders.")
-        device = self.stepper.device or torch.device("cpu")
-        torch.manual_seed(seed)
-        made = []
-        for i, p in enumerate(self.placeholders):
-            spec = specs[i] if i < len(specs) else wire.InputSpec(example=True)
-            if spec.example:
-                made.append(self.given[i])
-            elif spec.file:
-                try:
-                    made.append(torch.load(spec.file, map_location=device))
-                except Exception as error:  # noqa: BLE001
-                    return None, f"Cannot read {spec.file} for {p.name}: {error}."
-            else:
-                dtype = getattr(torch, spec.dtype, None)
-                if not isinstance(dtype, torch.dtype):
-                    return None, f"{spec.dtype} is not a dtype PyTorch knows (for {p.name})."
-                if dtype.is_floating_point:
-                    made.append(torch.randn(spec.shape, dtype=dtype).to(device))
-                elif dtype == torch.bool:
-                    made.append(torch.randint(0, 2, spec.shape).to(dtype).to(device))
-                else:
-                    made.append(torch.randint(0, 10, spec.shape, dtype=dtype).to(device))
-        return made, ""
+        return make_inputs(specs, seed, self.placeholders, self.given,
+                           self.stepper.device or torch.device("cpu"))
 
     def set_inputs(self, specs: list, seed: int) -> str:
         """Makes the run's inputs from the specs ("" or why not), as make_inputs does."""

@@ -19,7 +19,7 @@ import torch.fx
 import torch.utils._pytree as pytree
 
 from . import comparison, fxgraph, wire
-from .live import Session
+from .live import Session, make_inputs
 from .stepper import Stepper
 from .summary import exactly_equal
 
@@ -251,29 +251,8 @@ class ProgramSession(Session):
         if len(specs) > len(self.user_placeholders):
             return None, (f"{len(specs)} inputs were given, but the program takes "
                           f"{len(self.user_placeholders)}.")
-        device = self.device or torch.device("cpu")
-        torch.manual_seed(seed)
-        made = []
-        for i, p in enumerate(self.user_placeholders):
-            spec = specs[i] if i < len(specs) else wire.InputSpec(example=True)
-            if spec.example:
-                made.append(self.given[i])
-            elif spec.file:
-                try:
-                    made.append(torch.load(spec.file, map_location=device))
-                except Exception as error:  # noqa: BLE001
-                    return None, f"Cannot read {spec.file} for {p.name}: {error}."
-            else:
-                dtype = getattr(torch, spec.dtype, None)
-                if not isinstance(dtype, torch.dtype):
-                    return None, f"{spec.dtype} is not a dtype PyTorch knows (for {p.name})."
-                if dtype.is_floating_point:
-                    made.append(torch.randn(spec.shape, dtype=dtype).to(device))
-                elif dtype == torch.bool:
-                    made.append(torch.randint(0, 2, spec.shape).to(dtype).to(device))
-                else:
-                    made.append(torch.randint(0, 10, spec.shape, dtype=dtype).to(device))
-        return made, ""
+        return make_inputs(specs, seed, self.user_placeholders, self.given,
+                           self.device or torch.device("cpu"))
 
     def set_inputs(self, specs: list, seed: int) -> str:
         made, error = self.make_inputs(specs, seed)

@@ -39,19 +39,33 @@ class TestWindowPython : public QObject {
 private slots:
     void cleanup() { EngineClient::setSettings({}); }
 
+    // By default this root's python3 on transformer_block.pt2; FXVIEW_TEST_ENGINE (a command
+    // line), FXVIEW_TEST_PT2 and FXVIEW_TEST_PT2_TEXT (the print of the PyTorch that wrote it)
+    // name another: the window-only build runs it so with each root's Python (tests/ui).
     void continuesToOutputsEqualToEpModule() {
-        auto window = windowWith(pythonEngineCommand(FXVIEW_PYTHON_PATH));
+        QString error;
+        const QStringList command =
+            qEnvironmentVariableIsSet("FXVIEW_TEST_ENGINE")
+                ? engineCommandLine(qEnvironmentVariable("FXVIEW_TEST_ENGINE"), error)
+                : pythonEngineCommand(FXVIEW_PYTHON_PATH);
+        const std::string pt2 = qEnvironmentVariableIsSet("FXVIEW_TEST_PT2")
+                                    ? qEnvironmentVariable("FXVIEW_TEST_PT2").toStdString()
+                                    : fixture("transformer_block.pt2");
+        const std::string text = qEnvironmentVariableIsSet("FXVIEW_TEST_PT2_TEXT")
+                                     ? qEnvironmentVariable("FXVIEW_TEST_PT2_TEXT").toStdString()
+                                     : fixture("transformer_block.pt2.txt");
+        QVERIFY2(!command.isEmpty(), qPrintable(error));
+        auto window = windowWith(command);
         QSignalSpy failed(window->engine(), &EngineClient::loadFailed);
-        const bool opened = open(*window, "transformer_block.pt2");
-        QVERIFY2(opened, failed.isEmpty() ? "no sentence"
-                                          : qPrintable(failed.front().value(0).toString()));
+        const bool opened = open(*window, pt2);
+        QVERIFY2(opened,
+                 failed.isEmpty() ? "no sentence" : qPrintable(failed.front().value(0).toString()));
         QVERIFY2(window->bannerText().isEmpty() ||
                      !window->bannerText().contains("differs from print(ep.graph)"),
                  qPrintable(window->bannerText()));
         // The window's walk of the program, with the schemas of the engine's PyTorch, prints as
         // that PyTorch printed it when it wrote the file.
-        QCOMPARE(graphTextOf(*window).trimmed(),
-                 QString::fromUtf8(readFile(fixture("transformer_block.pt2.txt"))).trimmed());
+        QCOMPARE(graphTextOf(*window).trimmed(), QString::fromUtf8(readFile(text)).trimmed());
         QSignalSpy shown(window.get(), SIGNAL(runShown()));
         press(*window, QKeySequence(Qt::Key_F5));
         QVERIFY(settle(*window) && !shown.isEmpty());
@@ -72,8 +86,10 @@ private slots:
                                 << "sent a broken message";
         QTest::newRow("garbage") << "head -c 4096 /dev/zero | tr '\\0' x; sleep 30"
                                  << "sent a broken message";
-        QTest::newRow("death mid-frame") << "printf 'FXVE'; exit 3" << "exited (code 3)";
-        QTest::newRow("crash") << "kill -SEGV $$" << "crashed (SIGSEGV)";
+        QTest::newRow("death mid-frame") << "printf 'FXVE'; exit 3"
+                                         << "exited (code 3)";
+        QTest::newRow("crash") << "kill -SEGV $$"
+                               << "crashed (SIGSEGV)";
     }
 
     void childrenThatAreNoEngineGetASentence() {

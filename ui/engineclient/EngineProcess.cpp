@@ -148,8 +148,6 @@ void EngineProcess::startCommand(const QStringList& command) {
     process_->setProcessEnvironment(pythonEngineEnvironment());
     process_->start(command.front(), command.mid(1));
     ::close(pair[1]);
-    // A child of its own may keep the socket open after it ends: reading never waits.
-    ::fcntl(socket_, F_SETFL, ::fcntl(socket_, F_GETFL) | O_NONBLOCK);
     pid_ = process_->processId();
     notifier_ = new QSocketNotifier(socket_, QSocketNotifier::Read, this);
     connect(notifier_, &QSocketNotifier::activated, this, &EngineProcess::readSocket);
@@ -185,9 +183,12 @@ void EngineProcess::readSocket() {
 
 bool EngineProcess::readSocketOnce() {
     char bytes[65536];
-    ssize_t got = ::read(socket_, bytes, sizeof bytes);
+    // A command engine's child may keep the socket open after the engine ended: reading it never
+    // waits (writes, whole frames, still do).
+    ssize_t got = commandEngine_ ? ::recv(socket_, bytes, sizeof bytes, MSG_DONTWAIT)
+                                 : ::read(socket_, bytes, sizeof bytes);
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
-        return false; // nothing yet (a command engine's socket does not block)
+        return false; // nothing yet
     if (got <= 0) {
         notifier_->setEnabled(false);
         if (!commandEngine_) // a command engine's process's end says how it ended

@@ -191,8 +191,11 @@ class Run:
 
     @staticmethod
     def _read_all(sock, into: bytearray) -> None:
-        while chunk := sock.recv(1 << 16):
-            into += chunk
+        try:
+            while chunk := sock.recv(1 << 16):
+                into += chunk
+        except ConnectionResetError:
+            pass  # the engine ended the session with frames of ours unread: allowed
 
     @staticmethod
     def _frames(data: bytes):

@@ -18,7 +18,7 @@ import torch
 import torch.fx
 import torch.utils._pytree as pytree
 
-from . import comparison, fxgraph, wire
+from . import comparison, fxgraph, program_hints, wire
 from .live import Session, make_inputs
 from .stepper import Stepper
 from .summary import exactly_equal
@@ -129,10 +129,13 @@ def load_program(path: str, imports: list[str], libraries: list[str] = ()):
         return torch.export.load(path)
     except Exception as error:  # noqa: BLE001 - what PyTorch says, as a sentence
         line = (str(error).strip().splitlines() or [type(error).__name__])[0]
+        # What the archive names that this Python lacks says more than PyTorch's message.
+        lacking = program_hints.missing(path)
+        why = ("; ".join(lacking) if lacking else
+               f"{type(error).__name__}: {line}; if the program calls operators or classes your "
+               "own code registers, name its module with --import MODULE")
         raise ProgramError(f"torch.export.load could not load {name} in this Python's PyTorch "
-                           f"{torch.__version__} ({type(error).__name__}: {line}); if the "
-                           "program calls operators or classes your own code registers, name "
-                           "its module with --import MODULE.") from error
+                           f"{torch.__version__}: {why}.") from error
 
 
 class _ProgramStepper(Stepper):

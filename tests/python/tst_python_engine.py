@@ -6,8 +6,9 @@ PyTorch speaking the protocol on its stdin/stdout.
    the window's walk of the program (fxview-reader --schemas with the schemas the engine sent,
    printed by wire_peer print-reading) prints it too, and Continue ends with "outputs equal to
    ep.module()".
-2. A program calling an operator registered in Python with torch.library (a module written
-   here) is refused, naming --import, until the engine imports the module; then it runs equal.
+2. A program calling an operator registered in Python with torch.library, or returning a pytree
+   class (modules written here), is refused naming the module to --import (read from the
+   archive), until the engine imports it; then it runs equal.
 3. Files it cannot open get one sentence each: a TorchScript archive, a file that is no zip, a
    missing file, an --import that fails.
 4. Step, a breakpoint, Reset and Interrupt; the engine ends when its stdin closes.
@@ -142,6 +143,35 @@ def scaled_tanh(x: torch.Tensor, scale: float) -> torch.Tensor:
 @scaled_tanh.register_fake
 def _(x, scale):
     return torch.empty_like(x)
+
+
+class UsesOp(torch.nn.Module):  # registers and calls it, as transformers' MoE does
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return torch.ops.fxview_test.scaled_tanh(self.fc(x), 0.5) + 1
+'''
+
+OUTPUTS_MODULE = '''
+import torch
+import torch.utils._pytree as pytree
+
+
+class Pair:
+    def __init__(self, first, second):
+        self.first, self.second = first, second
+
+
+pytree.register_pytree_node(Pair, lambda p: ([p.first, p.second], None),
+                            lambda children, _: Pair(*children),
+                            serialized_type_name="my_outputs.Pair")
+
+
+class ReturnsPair(torch.nn.Module):
+    def forward(self, x):
+        return Pair(x + 1, x * 2)
 '''
 
 
@@ -150,22 +180,16 @@ def python_registered_op(folder):
     person's own: refused naming --import without it, equal to ep.module() with it."""
     (folder / "my_ops.py").write_text(OPS_MODULE)
     sys.path.insert(0, str(folder))
-    import my_ops  # noqa: F401
-
-    class UsesOp(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc = torch.nn.Linear(4, 4)
-
-        def forward(self, x):
-            return torch.ops.fxview_test.scaled_tanh(self.fc(x), 0.5) + 1
+    import my_ops
 
     torch.manual_seed(0)
     path = folder / "uses_op.pt2"
-    torch.export.save(torch.export.export(UsesOp(), (torch.randn(2, 4),)), str(path))
+    torch.export.save(torch.export.export(my_ops.UsesOp(), (torch.randn(2, 4),)), str(path))
     engine = Engine(env={"PYTHONPATH": PACKAGE + os.pathsep + str(folder)})
     failed = engine.open(path).get(wire.OPEN_FAILED, [""])[0]
-    check("--import MODULE" in failed, f"an unknown Python op: {failed!r}")
+    # The program's stack trace names the module that called the op.
+    check("it calls torch.ops.fxview_test.scaled_tanh.default" in failed and
+          "--import my_ops" in failed, f"an unknown Python op: {failed!r}")
     got = engine.open(path, imports=["my_ops"])
     check(wire.OPENED in got, f"with --import my_ops: {got}")
     if wire.OPENED in got:
@@ -175,6 +199,27 @@ def python_registered_op(folder):
         check(state.outputCheck.message == "outputs equal to ep.module()", str(state.outputCheck))
         walked = walked_text(path, schemas)
         check("torch.ops.fxview_test.scaled_tanh.default" in walked, f"walked:\n{walked}")
+    engine.close()
+
+
+def python_pytree_class(folder):
+    """A program returning a pytree class of the person's own module: refused naming the class
+    and --import its module, then equal to ep.module() with it."""
+    (folder / "my_outputs.py").write_text(OUTPUTS_MODULE)
+    sys.path.insert(0, str(folder))
+    import my_outputs
+
+    path = folder / "returns_pair.pt2"
+    torch.export.save(torch.export.export(my_outputs.ReturnsPair(), (torch.randn(3),)), str(path))
+    engine = Engine(env={"PYTHONPATH": PACKAGE + os.pathsep + str(folder)})
+    failed = engine.open(path).get(wire.OPEN_FAILED, [""])[0]
+    check("my_outputs.Pair" in failed and "--import my_outputs" in failed,
+          f"an unregistered pytree class: {failed!r}")
+    got = engine.open(path, imports=["my_outputs"])
+    check(wire.OPENED in got, f"with --import my_outputs: {got}")
+    if wire.OPENED in got:
+        state = engine.command(wire.RUN_TO_END)[wire.STATE][-1]
+        check(state.outputCheck.message == "outputs equal to ep.module()", str(state.outputCheck))
     engine.close()
 
 
@@ -281,6 +326,7 @@ def main(dirs):
         return run_groups([
             ("every fixture", runs_every_fixture, (dirs,)),
             ("a Python-registered op", python_registered_op, (Path(folder),)),
+            ("a pytree class of the person's", python_pytree_class, (Path(folder),)),
             ("refusals", refusals, (Path(folder),)),
             ("headless", headless, (dirs, Path(folder))),
             ("stepping", stepping, (next(iter(fixtures(dirs)))[0],)),

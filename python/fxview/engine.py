@@ -50,23 +50,28 @@ def _runtime() -> str:
 
 
 def serve(channel: StdioChannel, imports: list[str], device: str) -> None:
+    python = f"This Python ({sys.executable}, Python {sys.version.split()[0]})"
     try:
-        import torch  # noqa: F401
+        import torch
     except Exception as error:  # noqa: BLE001 - this Python cannot be an engine: say why
-        _serve_without_torch(channel, error)
-        return
+        return _serve_refusing(channel, f"{python} has no PyTorch ({type(error).__name__}: "
+                                        f"{error}): start fxview with --python PATH naming a "
+                                        "Python that has it.")
+    # Before anything of fxview's that needs a newer PyTorch is imported.
+    if not (hasattr(torch, "export") and hasattr(torch.export, "load")):
+        return _serve_refusing(channel, f"{python} has PyTorch {torch.__version__}, which has no "
+                                        "torch.export (PyTorch 2.1 added it): start fxview with "
+                                        "--python PATH naming a Python whose PyTorch is 2.1 or "
+                                        "newer.")
     from .engine_files import FileEngine
 
     FileEngine(channel, imports, device, _runtime()).serve()
 
 
-def _serve_without_torch(channel: StdioChannel, error: BaseException) -> None:
+def _serve_refusing(channel: StdioChannel, sentence: str) -> None:
     """Hello, then every request answered with the sentence why this Python runs nothing."""
     from . import wire
 
-    sentence = (f"This Python ({sys.executable}, Python {sys.version.split()[0]}) has no "
-                f"PyTorch ({type(error).__name__}: {error}): start fxview with --python PATH "
-                "naming a Python that has it.")
     channel.sendall(wire.frame(wire.HELLO, wire.encode(wire.EngineHello(
         pid=os.getpid(), runtime=_runtime(), confinement="it runs unconfined, in your Python"))))
     stream = channel.makefile("rb")

@@ -40,10 +40,10 @@ PACKAGE = str(Path(__file__).resolve().parents[2] / "python")
 class Engine:
     """python3 -m fxview.engine on pipes, as the window starts it."""
 
-    def __init__(self, *args, env=None):
+    def __init__(self, *args, env=None, start=("-m", "fxview.engine")):
         environment = dict(os.environ, PYTHONPATH=PACKAGE)
         environment.update(env or {})
-        self.process = subprocess.Popen([sys.executable, "-m", "fxview.engine", *args],
+        self.process = subprocess.Popen([sys.executable, *start, *args],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         env=environment)
         kind, payload = wire.read_frame(self.process.stdout)
@@ -243,6 +243,13 @@ def refusals(folder):
     said = engine.request(wire.EXECUTED_PATH).get(wire.FAILED, [""])[0]
     check(said == "No file is open in the Python engine.", f"a request before Open: {said!r}")
     engine.close()
+    # A Python in which torch does not import: the engine says hello, then why it opens nothing.
+    without = Engine(start=("-c", "import runpy, sys; sys.modules['torch'] = None; "
+                                  "runpy.run_module('fxview.engine', run_name='__main__')"))
+    said = without.open(program).get(wire.OPEN_FAILED, [""])[0]
+    check(said.startswith("This Python (") and "has no PyTorch" in said and
+          "--python PATH" in said, f"a Python without torch: {said!r}")
+    check(without.close() == 0, "an engine without torch did not end with its stdin")
 
 
 def stepping(pt2):

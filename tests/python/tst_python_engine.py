@@ -8,7 +8,8 @@ PyTorch speaking the protocol on its stdin/stdout.
    ep.module()".
 2. A program calling an operator registered in Python with torch.library, or returning a pytree
    class (modules written here), is refused naming the module to --import (read from the
-   archive), until the engine imports it; then it runs equal.
+   archive), until the engine imports it; then it runs equal. So does transformers' own GPT-2
+   output class, where the root has transformers (sid's).
 3. Files it cannot open get one sentence each: a TorchScript archive, a file that is no zip, a
    missing file, an --import that fails.
 4. Step, a breakpoint, Reset and Interrupt; the engine ends when its stdin closes.
@@ -223,6 +224,36 @@ def python_pytree_class(folder):
     engine.close()
 
 
+def hugging_face_output(folder):
+    """transformers' own output class (sid's root has transformers 5): a GPT-2 of a small config
+    returns CausalLMOutputWithCrossAttentions, which torch.export.load refuses until
+    transformers.modeling_outputs is imported; the engine says so, then runs it equal."""
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is None:
+        print("this root has no transformers: its Hugging Face check runs in sid's")
+        return
+    from transformers import GPT2Config, GPT2LMHeadModel
+
+    torch.manual_seed(0)
+    config = GPT2Config(n_layer=1, n_head=2, n_embd=16, vocab_size=50, n_positions=32,
+                        bos_token_id=0, eos_token_id=0)
+    model = GPT2LMHeadModel(config).eval()
+    path = folder / "gpt2.pt2"
+    ids = torch.randint(0, 50, (1, 8))
+    torch.export.save(torch.export.export(model, (ids,), kwargs={"use_cache": False}), str(path))
+    engine = Engine()
+    failed = engine.open(path).get(wire.OPEN_FAILED, [""])[0]
+    check("transformers.modeling_outputs.CausalLMOutputWithCrossAttentions" in failed and
+          failed.endswith("--import transformers.modeling_outputs."), f"GPT-2: {failed!r}")
+    got = engine.open(path, imports=["transformers.modeling_outputs"])
+    check(wire.OPENED in got, f"GPT-2 with --import: {got}")
+    if wire.OPENED in got:
+        state = engine.command(wire.RUN_TO_END)[wire.STATE][-1]
+        check(state.outputCheck.message == "outputs equal to ep.module()", str(state.outputCheck))
+    engine.close()
+
+
 def refusals(folder):
     engine = Engine()
     script = folder / "scripted.pt"
@@ -334,6 +365,7 @@ def main(dirs):
             ("every fixture", runs_every_fixture, (dirs,)),
             ("a Python-registered op", python_registered_op, (Path(folder),)),
             ("a pytree class of the person's", python_pytree_class, (Path(folder),)),
+            ("a Hugging Face output", hugging_face_output, (Path(folder),)),
             ("refusals", refusals, (Path(folder),)),
             ("headless", headless, (dirs, Path(folder))),
             ("stepping", stepping, (next(iter(fixtures(dirs)))[0],)),

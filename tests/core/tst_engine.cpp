@@ -115,7 +115,7 @@ void TestEngine::wireRefusesBrokenFrames() {
     std::string alien = "GET / HTTP/1.1\r\n";
     QVERIFY_THROWS_EXCEPTION(fxview::WireError, fxview::takeFrame(alien, taken));
     std::string otherVersion = frame;
-    otherVersion[4] = 9;
+    otherVersion[4] = static_cast<char>(fxview::kWireVersion + 1); // a newer peer's
     QVERIFY_THROWS_EXCEPTION(fxview::WireError, fxview::takeFrame(otherVersion, taken));
     fxview::RunState state;
     // A length past the payload's end is refused, not allocated.

@@ -147,6 +147,10 @@ class Session:
             depth=s.depth, inputs=self.specs, seed=self.seed, inputValues=self.input_values,
             steppedInto=self._frame())
 
+    def _stepper(self, made: list) -> Stepper:
+        """A fresh run on the values the person gives (every placeholder's, here)."""
+        return Stepper(self.gm, made)
+
     def user_values(self) -> list:
         """The values of the placeholders the person gives (the window's input bar): all of them
         for a live GraphModule."""
@@ -262,7 +266,7 @@ class Session:
         self.specs = list(specs) + [wire.InputSpec(example=True)] * (len(made) - len(specs))
         self.seed = seed
         old = self.stepper
-        self.stepper = Stepper(self.gm, made)
+        self.stepper = self._stepper(made)
         self.graph_code = self.code_of_graph()
         self.input_values = None
         self.stepper.breakpoints = old.breakpoints

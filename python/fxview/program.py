@@ -257,20 +257,6 @@ class ProgramSession(Session):
         return make_inputs(specs, seed, self.user_placeholders, self.given,
                            self.device or torch.device("cpu"))
 
-    def set_inputs(self, specs: list, seed: int) -> str:
-        made, error = self.make_inputs(specs, seed)
-        if error:
-            return error
-        self.specs = list(specs) + [wire.InputSpec(example=True)] * (len(made) - len(specs))
-        self.seed = seed
-        old = self.stepper
-        self.stepper = self._stepper(made)
-        self.input_values = None
-        self.stepper.breakpoints = old.breakpoints
-        self.stepper.break_on_non_finite = old.break_on_non_finite
-        self.output_check = wire.OutputCheck()
-        return ""
-
     def compare(self, r: wire.CompareRequest, before_node) -> wire.ComparisonAnswer:
         """Another .pt2 (run B) on the same user inputs, or this one on another device, dtype or
         input, as Session.compare does."""

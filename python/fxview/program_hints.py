@@ -111,13 +111,17 @@ def missing(path: str) -> list[str]:
     said = []
     try:
         programs = _programs(path)
-    except (zipfile.BadZipFile, OSError):
+    except (zipfile.BadZipFile, OSError, RecursionError):  # JSON nested past Python's limit
         return said
     for program in programs:
         signatures = [call.get("signature") or {}
                       for call in _graph_module(program).get("module_call_graph", []) or []]
         specs = [s.get(key) for s in signatures for key in ("in_spec", "out_spec") if s.get(key)]
-        for name in dict.fromkeys(t for spec in specs for t in _spec_types(spec)):
+        try:
+            types = list(dict.fromkeys(t for spec in specs for t in _spec_types(spec)))
+        except RecursionError:  # a spec nested past Python's limit names nothing to import
+            types = []
+        for name in types:
             if name in pytree.SERIALIZED_TYPE_TO_PYTHON_TYPE or name.startswith("builtins.") \
                     or name.startswith("collections."):
                 continue

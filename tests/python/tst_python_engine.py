@@ -359,6 +359,23 @@ def libraries_for(pt2):
     return ["--ops", ops] if ops else []
 
 
+def new_inputs(dirs):
+    """Input bar's Apply: transformer_block (exported for a batch of 2) on random inputs of a
+    seed of their own runs to outputs equal to ep.module() on those inputs."""
+    pt2 = Path(dirs[0]) / "transformer_block.pt2"
+    engine = Engine()
+    engine.open(pt2)
+    got = engine.request(wire.SET_INPUTS, wire.InputsRequest(
+        inputs=[wire.InputSpec(shape=[2, 8, 32], dtype="float32")], seed=7))
+    check(wire.INPUTS_APPLIED in got, f"Apply 2x8x32: {got}")
+    state = engine.command(wire.RUN_TO_END)[wire.STATE][-1]
+    check(state.inputValues and state.inputValues[0].shape == [2, 8, 32],
+          f"the run's input: {state.inputValues} {state.finished} {state.failure}")
+    check(state.outputCheck.message == "outputs equal to ep.module()",
+          f"{state.outputCheck} {state.finished} {state.failure} {state.stopNote}")
+    engine.close()
+
+
 def main(dirs):
     with tempfile.TemporaryDirectory() as folder:
         return run_groups([
@@ -368,6 +385,7 @@ def main(dirs):
             ("a Hugging Face output", hugging_face_output, (Path(folder),)),
             ("refusals", refusals, (Path(folder),)),
             ("headless", headless, (dirs, Path(folder))),
+            ("new inputs", new_inputs, (dirs,)),
             ("stepping", stepping, (next(iter(fixtures(dirs)))[0],)),
         ])
 

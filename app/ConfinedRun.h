@@ -1,6 +1,6 @@
 #pragma once
 // fxtrace's engine: the command's work runs in a child process confined as the app's engines are
-// (core/engine/Confinement.h), while this process only waits, so that a model that crashes,
+// (core/confinement/Confinement.h), while this process only waits, so that a model that crashes,
 // loops or allocates without end ends in one sentence and exit code 1, never a signal. Files the
 // command writes go to the child's temporary folder first and are moved where they were asked
 // for once it has ended: the child can write nowhere else.

@@ -1,5 +1,5 @@
 // fxtrace compare: run A and run B of a model side by side (another input, another precision or
-// another file) and print how far apart each matched node's values are (core/run/Comparison.h).
+// another file) and print how far apart each matched node's values are (core/records/Comparison.h).
 
 #include <cmath>
 #include <cstdlib>
@@ -7,6 +7,7 @@
 
 #include "ConfinedRun.h"
 #include "Fxtrace.h"
+#include "ModelComparison.h"
 #include "RunComparison.h"
 
 namespace fxview::fxtrace {

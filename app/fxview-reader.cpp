@@ -5,7 +5,7 @@
 // happens here, confined as the engine is (no writes anywhere, no network, a memory and a CPU
 // cap) and killed by the window when it overruns its time. Any bug a file finds costs the
 // window a picture drawn later, never itself. It answers with one frame on stdout
-// (core/engine/ProgramReading.h) and exits; the file's own sentences stay the engine's to say.
+// (core/protocol/ProgramReading.h) and exits; the file's own sentences stay the engine's to say.
 // With --schemas it first reads a schema table on stdin (a Python engine's, of its own PyTorch's
 // operators) and walks the program with it before the built-in one.
 //

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "Importer.h"
 #include "Interpreter.h"
 #include "ModelPrivate.h"
 

@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "Importer.h"
 #include "Interpreter.h"
 #include "TestSupport.h"
 

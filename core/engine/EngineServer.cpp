@@ -8,9 +8,9 @@
 #include "Confinement.h"
 #include "FxText.h"
 #include "Interpreter.h"
-#include "Model.h"
+#include "ModelComparison.h"
 #include "RunComparison.h"
-#include "Tracer.h"
+#include "Importer.h"
 #include "Wire.h"
 
 namespace fxview {

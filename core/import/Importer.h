@@ -5,20 +5,28 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
-#include "Graph.h"
 #include "Model.h"
+#include "TraceResult.h"
 
 namespace fxview {
 
-struct ExecutionPlan; // how to run each node; opaque outside core (PlanPrivate.h)
-
-struct TraceResult {
-    Graph graph;
-    std::shared_ptr<const ExecutionPlan> plan;
-    std::string error; // one sentence when the model's code can't be followed
-    bool ok() const { return error.empty(); }
+// A model or the one sentence that says why there is none and what to do about it.
+struct LoadResult {
+    std::shared_ptr<Model> model;
+    std::string error;
+    // Said about the file, not wrong with it: which program of several was opened, or "".
+    std::string note;
+    bool ok() const { return model != nullptr; }
 };
+
+// Opens `source`: a TorchScript archive (.pt/.pth/.zip from torch.jit.save), a torch.export
+// program (.pt2) or "example:NAME", after loading the op libraries `opLibraries` (a person's own
+// ops, as torch.ops.load_library). torchvision's and torchaudio's ops are loaded when the model
+// calls them. Never throws; anything that is not a loadable model comes back as `error`.
+// ModelLoading.cpp.
+LoadResult loadModel(const std::string& source, const std::vector<std::string>& opLibraries = {});
 
 class GraphImporter {
 public:

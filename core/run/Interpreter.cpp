@@ -22,7 +22,6 @@
 #include "PlanPrivate.h"
 #include "TorchSave.h"
 #include "TorchValues.h"
-#include "TracerPrivate.h"
 
 namespace fxview {
 
@@ -156,9 +155,8 @@ StopReason Interpreter::stepInto() {
     // A call_module's module, or a call_function's own graph (torch.fx.wrap'ped functions,
     // F.* written in Python), its arguments as placeholders.
     const bool module = s.kind == Step::Kind::CallModule;
-    TraceResult traced =
-        module ? traceModule(s.module, s.name) : traceFunction(*s.function, s.name);
-    if (!traced.ok())
+    TraceResult traced = d->plan->traceCallee ? d->plan->traceCallee(s) : TraceResult{};
+    if (!d->plan->traceCallee || !traced.ok())
         return d->advance(); // its inside cannot be shown: run it whole
     auto childModel = std::make_shared<Model>(std::make_unique<Model::Private>(Model::Private{
         d->model->source() + ":" + s.name, module ? s.module : d->model->d().module, nullptr}));

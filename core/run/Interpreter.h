@@ -16,7 +16,7 @@
 #include "Model.h"
 #include "OutputCheck.h"
 #include "RunRecord.h"
-#include "Tracer.h"
+#include "TraceResult.h"
 #include "ValueSlice.h"
 
 namespace fxview {

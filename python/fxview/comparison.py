@@ -1,7 +1,7 @@
 """Two runs of a GraphModule compared node by node, in the person's own PyTorch: run A as given,
 run B the same model on another device or in another dtype (or on other inputs, or another
 GraphModule, its nodes paired as fxtrace pairs them). The metrics, matching and JSON are those of
-core/run/Comparison.cpp and RunComparison.cpp, which `fxtrace compare` and fxview-engine use
+core/records/Comparison.cpp and RunComparison.cpp, which `fxtrace compare` and fxview-engine use
 (docs/comparison.md defines them); the live engine answers the window's Compare with them.
 
     >>> result = fxview.compare(gm, (x,), dtype=torch.bfloat16)

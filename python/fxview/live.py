@@ -22,7 +22,7 @@ from . import comparison, fxgraph, values, wire
 from .stepper import Stepper, bind_inputs, finish_outputs, unflatten_inputs
 from .summary import exactly_equal, summarize
 
-# Targets whose result is random: two runs need not agree (as core/run/OutputCheck.cpp's list).
+# Targets whose result is random: two runs need not agree (as core/records/OutputCheck.cpp's list).
 _RANDOM = ("dropout", "rand", "bernoulli", "multinomial", "normal", "uniform", "empty")
 
 

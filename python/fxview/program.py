@@ -70,7 +70,7 @@ def _members(path: str) -> list[str]:
 
 
 def _schema_line(op) -> str:
-    """The schema-table line of an operator overload (core/import/export/OperatorSchema.h):
+    """The schema-table line of an operator overload (core/program/OperatorSchema.h):
     `ns::name.overload arg *kwarg_only default= ->returns`."""
     schema = op._schema
     name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")

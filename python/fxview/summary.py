@@ -1,5 +1,5 @@
 """What a value looks like to the window (the protocol's ValueSummary), computed as the C++
-engine computes it (core/run/TorchValues.cpp): shape, stride, dtype, device; min, max and mean
+engine computes it (core/plan/TorchValues.cpp): shape, stride, dtype, device; min, max and mean
 over the finite values; NaN and Inf counts; and, with `detail`, the unbiased std over the finite
 values and a 24-bin histogram of all values or, for a big tensor, of 64 evenly spaced runs of 64.
 
@@ -84,7 +84,7 @@ def _stats(t: torch.Tensor, s: wire.ValueSummary, detail: bool) -> None:
 
 def physical(value):
     """A value made inside torch.vmap (a BatchedTensor, at any depth) as the batch it stands for,
-    as fxview-engine shows it (core/run/Functorch's physicalValue): its statistics would be
+    as fxview-engine shows it (core/plan/Functorch's physicalValue): its statistics would be
     data-dependent control flow under vmap. Other values as they are."""
     if isinstance(value, torch.Tensor):
         functorch = getattr(torch._C, "_functorch", None)
@@ -139,7 +139,7 @@ def summarize(value, with_stats: bool = True, detail: bool = True) -> wire.Value
 
 def exactly_equal(a, b) -> bool:
     """torch.equal item by item, dtype and shape included, a NaN equal to a NaN in the same
-    place (as core/run/TorchValues.cpp's exactlyEqual: a model whose output holds NaN still ran
+    place (as core/plan/TorchValues.cpp's exactlyEqual: a model whose output holds NaN still ran
     exactly as forward when they match); == for the rest."""
     if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
         if not (isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)

@@ -1,4 +1,4 @@
-"""The engine protocol's Python side: the same frames and messages as core/engine/Wire.h and
+"""The engine protocol's Python side: the same frames and messages as core/protocol/Wire.h and
 EngineProtocol.h, field for field (docs/protocol.md is the one specification; tests/tst_wire.py
 round-trips every message through the C++ implementation both ways).
 

@@ -2,6 +2,8 @@
 // and its output on torch.randn(3, 4) equal what PyTorch computed (tinynet_reference.json).
 
 // LibTorch first: Qt's `slots` macro would break its headers.
+#include "ExampleModules.h"
+#include "Importer.h"
 #include "ModelPrivate.h"
 #include "TorchValues.h"
 

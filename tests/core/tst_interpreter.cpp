@@ -15,6 +15,7 @@
 
 #include "FxText.h"
 #include "Interpreter.h"
+#include "ModelComparison.h"
 #include "RunComparison.h"
 #include "TestSession.h"
 

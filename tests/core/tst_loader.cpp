@@ -7,7 +7,7 @@
 
 #include "ArchiveCheck.h"
 #include "BuiltInOperatorSchemas.h"
-#include "Model.h"
+#include "Importer.h"
 #include "OpLibraries.h"
 #include "QuantizedDecomposed.h"
 #include "StorageCheck.h"

@@ -24,7 +24,7 @@ LIMIT = 4 << 20
 
 
 def comparisons() -> dict:
-    """fxview.comparison documents as core/run/Comparison.cpp writes them."""
+    """fxview.comparison documents as core/records/Comparison.cpp writes them."""
     def node(name, rel, **more):
         row = {"node": name, "node_b": name, "op": "call_module", "target": name,
                "match": "name", "compared": True, "mismatch": False, "note": "",

@@ -23,6 +23,7 @@
 #include <functional>
 #include <set>
 
+#include "Importer.h"
 #include "Interpreter.h"
 #include "WindowSupport.h"
 #include "panels/InputBar.h"

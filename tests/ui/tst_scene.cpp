@@ -8,6 +8,7 @@
 #include <QSvgRenderer>
 #include <QTemporaryDir>
 
+#include "Importer.h"
 #include "Interpreter.h"
 #include "TestSupport.h"
 #include "export/SceneExport.h"

@@ -3,7 +3,7 @@
 // model, set inputs, step, run to a node, reset, breakpoints); results come back as signals
 // carrying plain data (the traced graph, a snapshot of the run, one sentence on failure).
 //
-// The model runs in an fxview-engine process of its own, confined (core/engine/Confinement.h),
+// The model runs in an fxview-engine process of its own, confined (core/confinement/Confinement.h),
 // one per open model: a model that crashes, loops or eats memory takes only its engine down. A
 // worker thread of this process talks to the engines and lays graphs out, so the GUI thread never
 // waits; stop() ends a busy engine at once and a fresh one reloads the model. One spare engine is

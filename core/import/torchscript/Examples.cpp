@@ -6,6 +6,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "ExampleModules.h"
 #include "Examples.h"
 #include "ModelPrivate.h"
 

@@ -93,6 +93,11 @@ TraceResult Tracer::traceGraph(const jit::Graph& graph, const c10::FunctionSchem
 
     graph_.recomputeUsers();
     hideWorkThatOnlyFeedsGuards();
+    // Step Into opens a call_module's module or a call_function's own graph with this tracer.
+    plan_->traceCallee = [](const Step& s) {
+        return s.kind == Step::Kind::CallModule ? traceModule(s.module, s.name)
+                                                : traceFunction(*s.function, s.name);
+    };
     TraceResult traced;
     traced.graph = std::move(graph_);
     traced.plan = std::move(plan_);

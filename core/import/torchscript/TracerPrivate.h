@@ -1,5 +1,6 @@
 #pragma once
-// Core-internal: tracing any TorchScript module (the interpreter steps into submodules with it).
+// Import-internal: tracing any TorchScript module or function (a plan the tracer makes opens its
+// call_module and call_function steps with them: ExecutionPlan::traceCallee).
 
 #include "ModelPrivate.h"
 #include "Tracer.h"

@@ -105,7 +105,7 @@ c10::IValue readTorchSave(std::unique_ptr<BytesReader> bytes, const std::string&
         auto object = c10::ivalue::Object::create(type, 1);
         c10::IValue data = args.isTuple() ? args.toTupleRef().elements().at(0) : args;
         // _rebuild_parameter(data, requires_grad, hooks): the parameter requires grad as saved,
-        // as torch.load's does (a run's kernels may depend on it: core/run/EagerGrad.h).
+        // as torch.load's does (a run's kernels may depend on it: core/plan/EagerGrad.h).
         if (args.isTuple() && args.toTupleRef().elements().size() > 1 &&
             args.toTupleRef().elements()[1].isBool() && args.toTupleRef().elements()[1].toBool() &&
             data.isTensor() && !data.toTensor().requires_grad()) {

@@ -1,4 +1,8 @@
-#include "Model.h"
+// Opening a file as a Model: what it is (ArchiveCheck), then LibTorch's loader for a TorchScript
+// archive, the .pt2 reader for a torch.export program, or a built-in example; one sentence for
+// anything else.
+
+#include "Importer.h"
 
 #include <regex>
 #include <set>
@@ -8,6 +12,7 @@
 #include <torch/csrc/jit/serialization/import.h>
 
 #include "ArchiveCheck.h"
+#include "ExampleModules.h"
 #include "Examples.h"
 #include "ExportedModel.h"
 #include "ModelPrivate.h"
@@ -16,38 +21,6 @@
 #include "Versions.h"
 
 namespace fxview {
-
-Model::Model(std::unique_ptr<Private> d) : d_(std::move(d)) {}
-Model::~Model() = default;
-
-const std::string& Model::source() const {
-    return d_->source;
-}
-
-std::string Model::className() const {
-    if (d_->exported)
-        return "torch.export program";
-    return d_->module.type()->name()->qualifiedName();
-}
-
-std::string firstLineOf(const std::exception& e) {
-    auto* torchError = dynamic_cast<const c10::Error*>(&e);
-    std::string what = torchError ? torchError->what_without_backtrace() : e.what();
-    // Errors raised inside a TorchScript method come wrapped: a TorchScript backtrace, then
-    // the original "RuntimeError: ..." line, which is the one a person needs.
-    const std::string marker = "Error: ";
-    if (what.find("The following operation failed in the TorchScript interpreter") !=
-        std::string::npos) {
-        std::size_t at = what.rfind(marker);
-        if (at != std::string::npos)
-            what = what.substr(at + marker.size());
-    }
-    what.erase(0, what.find_first_not_of(" \n"));
-    std::string line = what.substr(0, what.find('\n'));
-    while (!line.empty() && (line.back() == ' ' || line.back() == '.' || line.back() == ':'))
-        line.pop_back();
-    return line;
-}
 
 namespace {
 

@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "TraceResult.h"
+
 namespace fxview {
 
 // Where an operand comes from: a constant, the value of an earlier node (its slot), or a list,
@@ -155,6 +157,10 @@ struct ExecutionPlan {
     // holds, as ep.module() takes it, into the user inputs; "" or a sentence. Empty otherwise.
     using Flatten = std::function<std::string(const c10::IValue&, std::vector<c10::IValue>&)>;
     Flatten flattenInputs;
+    // How Step Into opens a CallModule or Function step: the module's (the function's) own graph
+    // and plan, made by the importer that made this one (the TorchScript tracer). Unset: such
+    // steps run whole.
+    std::function<TraceResult(const Step&)> traceCallee;
 };
 
 } // namespace fxview

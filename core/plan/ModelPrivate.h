@@ -24,7 +24,4 @@ namespace fxview {
 // The first line of an exception's message, without LibTorch's C++ backtrace.
 std::string firstLineOf(const std::exception& e);
 
-// Builds the built-in example NAME (see Examples.h); throws std::invalid_argument if unknown.
-torch::jit::Module buildExample(const std::string& name);
-
 } // namespace fxview

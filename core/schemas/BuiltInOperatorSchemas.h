@@ -2,7 +2,7 @@
 // The operator-schema table made at build time (fxview-schema-table, from the LibTorch fxview is
 // built on, its own native ops and torchvision's and torchaudio's where the build's root has
 // them): what the window, which never loads LibTorch, places a .pt2 call's arguments with. Its
-// own library, fxview::schema_table: the program writing it links fxview::core.
+// own library, fxview::schemas: the program writing it links fxview::import.
 
 #include <cstddef>
 #include <string>

@@ -1,6 +1,7 @@
 // fxview-engine: the process that opens and runs one model for the fxview window. It confines
 // itself first (core/confinement/Confinement.h), then answers the window's requests on stdin/stdout
-// (core/protocol/EngineProtocol.h). The model's own prints go to stderr: stdout carries only frames.
+// (core/protocol/EngineProtocol.h). The model's own prints go to stderr: stdout carries only
+// frames.
 //
 //   fxview-engine [--memory-limit SIZE] [--unconfined]
 

@@ -7,10 +7,10 @@
 
 #include "Confinement.h"
 #include "FxText.h"
+#include "Importer.h"
 #include "Interpreter.h"
 #include "ModelComparison.h"
 #include "RunComparison.h"
-#include "Importer.h"
 #include "Wire.h"
 
 namespace fxview {

@@ -1,6 +1,6 @@
 #pragma once
-// A loaded model (a TorchScript module or a torch.export program), opaque outside core: LibTorch types stay behind the pimpl so that
-// including this header costs nothing.
+// A loaded model (a TorchScript module or a torch.export program), opaque outside core: LibTorch
+// types stay behind the pimpl so that including this header costs nothing.
 
 #include <memory>
 #include <string>

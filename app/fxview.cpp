@@ -17,6 +17,7 @@
 #include "EngineConnection.h"
 #include "InputSpec.h"
 #include "OpenTime.h"
+#include "RunReport.h"
 #include "Versions.h"
 #include "engineclient/EngineProcess.h"
 #include "engineclient/PythonEngine.h"
@@ -86,6 +87,9 @@ struct CommandLine {
     QCommandLineOption reportFirstStep{
         "report-first-step-time",
         "as --report-open-time, then step once and print the time that step ended, then quit"};
+    QCommandLineOption reportRun{"report-run",
+                                 "open the model offscreen, Continue to the end, print the run's "
+                                 "time and the output check, then quit"};
 
     CommandLine() {
         parser.setApplicationDescription("See a PyTorch model's graph the way torch.fx sees it "
@@ -109,6 +113,7 @@ struct CommandLine {
         parser.addOption(device);
         parser.addOption(reportOpenTime);
         parser.addOption(reportFirstStep);
+        parser.addOption(reportRun);
     }
 };
 
@@ -122,14 +127,12 @@ bool asksForHelpOrVersion(int argc, char** argv) {
     return false;
 }
 
-#ifndef FXVIEW_IN_PROCESS_BUILD
 bool asksFor(int argc, char** argv, const char* option) {
     for (int i = 1; i < argc; ++i)
         if (!std::strcmp(argv[i], option))
             return true;
     return false;
 }
-#endif
 
 // --engine, --python, --import and --device; without them, in a window built without LibTorch,
 // the first Python on PATH that has PyTorch. "" or why the command line cannot be followed.
@@ -192,6 +195,9 @@ int main(int argc, char** argv) {
             std::printf("%s\n", fxview::versionText("fxview", qVersion()).c_str());
         return 0;
     }
+    // --report-run measures the window where no display is (a benchmark, an SSH session).
+    if (asksFor(argc, argv, "--report-run") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
     nameApplication();
     CommandLine commandLine;
@@ -248,6 +254,8 @@ int main(int argc, char** argv) {
     window.show();
     if (parser.isSet(reportOpenTime) || parser.isSet(commandLine.reportFirstStep))
         fxview::reportOpenTime(window, parser.isSet(commandLine.reportFirstStep));
+    if (parser.isSet(commandLine.reportRun))
+        fxview::reportRun(window);
     window.openModel(model, inputs);
     return QApplication::exec();
 }

@@ -163,7 +163,8 @@ void samples() {
     put(EngineMessage::Values, encode(slice));
     put(EngineMessage::DetailRequest, encode(v));
     put(EngineMessage::Detail, encode(slice));
-    put(EngineMessage::ValueSaved, encode(SavedValue{"path", "error"}));
+    put(EngineMessage::ValueSaved,
+        encode(SavedValue{std::string("\x80PK\0\x03", 5), true, "error"}));
     CompareRequest compare;
     compare.modelB = "modelB";
     compare.dtype = "dtype";

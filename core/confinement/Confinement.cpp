@@ -213,12 +213,6 @@ std::string signalName(int signal) {
     return name ? std::string("SIG") + name : "signal " + std::to_string(signal);
 }
 
-bool isEngineTempDir(const std::string& dir) {
-    const std::string prefix = engineTempPrefix();
-    return dir.size() == prefix.size() + 6 && dir.compare(0, prefix.size(), prefix) == 0 &&
-           dir.find_first_of("/.", prefix.size()) == std::string::npos;
-}
-
 void removeTree(const std::string& dir) {
     std::error_code ignored;
     if (!dir.empty())

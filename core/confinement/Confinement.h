@@ -41,13 +41,10 @@ std::string memoryLimitHint(const std::string& failure, std::int64_t limit);
 Confinement confineProcess(const std::string& writableDir, std::int64_t memoryLimit);
 
 // A private temporary folder for an engine ($TMPDIR/fxview-engine-XXXXXX), "" if none could be
-// made; and its removal with everything in it.
+// made; and its removal with everything in it (the window removes only one it made itself).
 std::string makeEngineTempDir();
-// Whether `dir` is a name makeEngineTempDir gives (in this process's temp folder): the window
-// removes the folder its engine says is its own only then, never a path it was merely told.
-bool isEngineTempDir(const std::string& dir);
+void removeTree(const std::string& dir);
 // "SIGSEGV": how the sentence about an engine that died names its signal.
 std::string signalName(int signal);
-void removeTree(const std::string& dir);
 
 } // namespace fxview

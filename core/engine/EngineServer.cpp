@@ -3,6 +3,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <memory>
 
 #include "Confinement.h"
@@ -103,7 +104,7 @@ public:
             case EngineMessage::SaveValue: {
                 SaveValueRequest m;
                 decode(request.payload, m);
-                send(EngineMessage::ValueSaved, encode(saveValue(m)));
+                saveValue(m);
                 break;
             }
             case EngineMessage::Compare: {
@@ -325,7 +326,9 @@ private:
         send(EngineMessage::Comparison, encode(answer));
     }
 
-    SavedValue saveValue(const SaveValueRequest& request) {
+    // The file is written in the engine's own folder (the only one it may write), then sent in
+    // pieces and removed: the window writes it where the person asked.
+    void saveValue(const SaveValueRequest& request) {
         SavedValue saved;
         if (!interpreter_) {
             saved.error = "No model is open, so there is no value to save.";
@@ -333,13 +336,35 @@ private:
             saved.error = "This engine has no folder it may write, so it cannot save values.";
         } else {
             bool npy = request.format == ValueFileFormat::Npy;
-            saved.path =
+            std::string path =
                 tempDir_ + "/value-" + std::to_string(++savedValues_) + (npy ? ".npy" : ".pt");
-            saved.error = interpreter_->saveNodeValue(request, saved.path);
-            if (!saved.error.empty())
-                saved.path.clear();
+            saved.error = interpreter_->saveNodeValue(request, path);
+            if (saved.error.empty()) {
+                sendFile(path);
+                return;
+            }
+            std::remove(path.c_str());
         }
-        return saved;
+        send(EngineMessage::ValueSaved, encode(saved));
+    }
+
+    void sendFile(const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        SavedValue piece;
+        piece.data.resize(kSavedValuePiece);
+        for (;;) {
+            in.read(piece.data.data(), static_cast<std::streamsize>(kSavedValuePiece));
+            piece.data.resize(static_cast<std::size_t>(in.gcount()));
+            piece.more = in.good() && in.peek() != std::char_traits<char>::eof();
+            if (in.bad())
+                piece = SavedValue{{}, false, "The engine could not read back the value it wrote."};
+            send(EngineMessage::ValueSaved, encode(piece));
+            if (!piece.more)
+                break;
+            piece.data.resize(kSavedValuePiece);
+        }
+        in.close();
+        std::remove(path.c_str());
     }
 
     // The innermost module Step Into is in.

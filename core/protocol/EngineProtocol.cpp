@@ -59,7 +59,8 @@ template <typename Io> void walk(Io& io, WatchRequest& m) {
     io(m.breakOnNonFinite);
 }
 template <typename Io> void walk(Io& io, SavedValue& m) {
-    io(m.path);
+    io(m.data);
+    io(m.more);
     io(m.error);
 }
 template <typename Io> void walk(Io& io, ValueSliceRequest& m) {

@@ -133,12 +133,16 @@ struct WatchRequest {
     bool breakOnNonFinite = false;
 };
 
-// A node's value written to a file in the engine's own folder (the only one it may write): the
-// window moves it where the person asked.
+// A node's value as a file's bytes (torch.save's or .npy's), sent in pieces of at most
+// kSavedValuePiece bytes, `more` on every piece but the last: the window writes them where the
+// person asked. The engine names no file: the window would act on nothing it names (it may be
+// another machine's).
 struct SavedValue {
-    std::string path;  // the file written, or ""
-    std::string error; // why not, one sentence
+    std::string data;  // the next piece of the file
+    bool more = false; // another ValueSaved follows with the next piece
+    std::string error; // why there is no file, one sentence (in the only piece)
 };
+constexpr std::size_t kSavedValuePiece = std::size_t(16) << 20;
 
 // The module Step Into is inside, as plain data (laid out by the window).
 struct FrameState {

@@ -93,8 +93,6 @@ class Session:
         self.graph_code = self.code_of_graph()
         self.input_values: list | None = None  # the inputs' summaries, made once per input
         self.output_check = wire.OutputCheck()
-        self.temp_dir: str | None = None  # where saved values wait for the window to move them
-        self.saved = 0
 
     # --- what the window is sent ------------------------------------------------------------
     def opened(self) -> wire.OpenedModel:
@@ -233,19 +231,31 @@ class Session:
         at.records[r.node].value = summary
         return wire.ValueSlice(request=r, summary=summary)
 
-    def save_value(self, r: wire.SaveValueRequest) -> wire.SavedValue:
+    def save_value(self, r: wire.SaveValueRequest):
+        """The value's file (torch.save's or .npy's) as SavedValue pieces of at most
+        wire.SAVED_VALUE_PIECE bytes, `more` on all but the last; or one piece with the
+        sentence why there is none. The window writes the file: no path crosses the wire."""
         value, error, _ = self.value_named(r.value)
         if error:
-            return wire.SavedValue(error=error)
-        if self.temp_dir is None:
-            self.temp_dir = tempfile.mkdtemp(prefix="fxview-live-")
-        self.saved += 1
+            yield wire.SavedValue(error=error)
+            return
         npy = r.format == wire.NPY
-        path = os.path.join(self.temp_dir, f"value-{self.saved}{'.npy' if npy else '.pt'}")
         what = (f"'{r.value.node}.{r.value.weight}'" if r.value.weight
                 else f"the value of '{r.value.node}'")
-        error = values.save_value(value, list(r.value.item), npy, path, what)
-        return wire.SavedValue(error=error) if error else wire.SavedValue(path=path)
+        with tempfile.TemporaryDirectory(prefix="fxview-value-") as folder:
+            path = os.path.join(folder, "value.npy" if npy else "value.pt")
+            error = values.save_value(value, list(r.value.item), npy, path, what)
+            if error:
+                yield wire.SavedValue(error=error)
+                return
+            with open(path, "rb") as f:
+                piece = f.read(wire.SAVED_VALUE_PIECE)
+                while True:
+                    after = f.read(wire.SAVED_VALUE_PIECE)
+                    yield wire.SavedValue(data=piece, more=bool(after))
+                    if not after:
+                        return
+                    piece = after
 
     # --- what the window asks ---------------------------------------------------------------
     def make_inputs(self, specs: list, seed: int):
@@ -499,7 +509,8 @@ class LiveEngine:
                 request = wire.decode(payload, wire.SaveValueRequest)
                 if request.format > wire.NPY:
                     raise wire.WireError("an unknown value file format")
-                self.send(wire.VALUE_SAVED, wire.encode(s.save_value(request)))
+                for piece in s.save_value(request):
+                    self.send(wire.VALUE_SAVED, wire.encode(piece))
             elif kind == wire.COMPARE:
                 request = wire.decode(payload, wire.CompareRequest)
                 self.send(wire.COMPARISON, wire.encode(s.compare(request, self._before_node)))

@@ -179,7 +179,6 @@ class ProgramSession(Session):
         self.graph_code = None
         self.input_values = None
         self.output_check = wire.OutputCheck()
-        self.temp_dir, self.saved = None, 0
         self.schemas = schema_table(self.gm)
 
     def _on_device(self, value):

@@ -4,7 +4,8 @@ round-trips every message through the C++ implementation both ways).
 
 Each struct lists its fields once, in wire order, as (name, type); one encoder and one decoder
 walk those lists, as the C++ side's `walk` functions do. Types: "bool" and "enum" (one byte),
-"int" (i64), "float" (f64), "str" (u32 length + UTF-8), ("vec", T), ("map", T) (by string key),
+"int" (i64), "float" (f64), "str" (u32 length + UTF-8), "bytes" (u32 length + the bytes, as a
+C++ std::string holds them), ("vec", T), ("map", T) (by string key),
 ("opt", T) (present flag + T), or a struct class.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 9
+WIRE_VERSION = 10
 MAGIC = b"FXVE"
 HEADER = struct.Struct("=4sHHI")  # magic, version, kind, payload length: this machine's order
 MAX_PAYLOAD = 1 << 30
@@ -189,7 +190,10 @@ class WatchRequest:
 
 @_struct
 class SavedValue:
-    FIELDS = [("path", "str", ""), ("error", "str", "")]
+    FIELDS = [("data", "bytes", b""), ("more", "bool", False), ("error", "str", "")]
+
+
+SAVED_VALUE_PIECE = 16 << 20  # kSavedValuePiece: a saved value's file goes in pieces this big
 
 
 @_struct
@@ -285,6 +289,8 @@ def _write(out: bytearray, kind, value, depth=1) -> None:
     elif kind == "str":
         data = value.encode("utf-8", "surrogateescape")
         out += _U32.pack(len(data)) + data
+    elif kind == "bytes":
+        out += _U32.pack(len(value)) + value
     elif isinstance(kind, tuple):
         shape, item = kind
         if shape == "vec":
@@ -340,6 +346,8 @@ class _Reader:
             return _F64.unpack(self.take(8))[0]
         if kind == "str":
             return bytes(self.take(self.count(1))).decode("utf-8", "surrogateescape")
+        if kind == "bytes":
+            return bytes(self.take(self.count(1)))
         if isinstance(kind, tuple):
             shape, item = kind
             if shape == "vec":

@@ -13,6 +13,7 @@
 Run by CTest as python_values (FXTRACE names the built fxtrace).
 """
 
+import io
 import os
 import subprocess
 import sys
@@ -163,6 +164,11 @@ def check_nan_outputs_equal_forward():
     print("done outputs holding NaN where forward's do, against forward")
 
 
+class Doubled(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
 class Engine:
     """fxview-engine spoken to as the window speaks to it (python/fxview/wire.py)."""
 
@@ -171,7 +177,6 @@ class Engine:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)
         kind, payload = wire.read_frame(self.proc.stdout)
         assert kind == wire.HELLO
-        self.temp_dir = wire.decode(payload, wire.EngineHello).tempDir
 
     def ask(self, kind, message=None):
         """The answers to one request, up to its Done: [(kind, payload)]."""
@@ -181,6 +186,14 @@ class Engine:
         while (got := wire.read_frame(self.proc.stdout))[0] != wire.DONE:
             answers.append(got)
         return answers
+
+    def saved_file(self, request):
+        """A SaveValue's answer: the file its pieces make, or the error sentence (bytes, str)."""
+        pieces = [wire.decode(payload, wire.SavedValue)
+                  for kind, payload in self.ask(wire.SAVE_VALUE, request)
+                  if kind == wire.VALUE_SAVED]
+        assert pieces and all(p.more for p in pieces[:-1]) and not pieces[-1].more, pieces
+        return b"".join(p.data for p in pieces), pieces[-1].error
 
     def answer(self, kind, message, wanted, payload_type):
         for got_kind, payload in self.ask(kind, message):
@@ -259,13 +272,37 @@ def check_value_slices():
                              wire.ValueSlice)
         check("no node 'nothing'" in gone.error, f"a missing node: {gone.error!r}")
         # Saved as .npy, read by NumPy's own reader; bfloat16 refused with a sentence.
-        saved_npy = engine.answer(wire.SAVE_VALUE, wire.SaveValueRequest(
-            value=wire.ValueSliceRequest(node="layer1_0_conv1"), format=wire.NPY),
-            wire.VALUE_SAVED, wire.SavedValue)
-        check(not saved_npy.error, f".npy: {saved_npy.error}")
-        if not saved_npy.error:
+        data, error = engine.saved_file(wire.SaveValueRequest(
+            value=wire.ValueSliceRequest(node="layer1_0_conv1"), format=wire.NPY))
+        check(not error, f".npy: {error}")
+        if not error:
             import numpy
-            check(same(torch.from_numpy(numpy.load(saved_npy.path)), v), ".npy differs")
+            check(same(torch.from_numpy(numpy.load(io.BytesIO(data))), v), ".npy differs")
+        data, error = engine.saved_file(wire.SaveValueRequest(
+            value=wire.ValueSliceRequest(node="layer1_0_conv1")))
+        check(not error and same(torch.load(io.BytesIO(data)), v), f"torch.save: {error}")
+        missing, error = engine.saved_file(wire.SaveValueRequest(
+            value=wire.ValueSliceRequest(node="nothing")))
+        check(not missing and "nothing" in error, f"a missing node saved: {error!r}")
+    finally:
+        engine.close()
+    # A value bigger than one piece (16 MB) comes in several, which make torch.save's file.
+    big, big_input = WORK / "doubled.pt", WORK / "doubled_input.pt"
+    x = torch.randn(5_000_000)
+    torch.jit.trace(Doubled(), x).save(str(big))
+    torch.save(x, big_input)
+    engine = Engine()
+    try:
+        engine.ask(wire.OPEN, wire.OpenRequest(source=str(big),
+                                               inputs=[wire.InputSpec(file=str(big_input))]))
+        engine.ask(wire.COMMAND, wire.CommandRequest(command=wire.RUN_TO_END))
+        pieces = [wire.decode(p, wire.SavedValue) for k, p in engine.ask(
+            wire.SAVE_VALUE, wire.SaveValueRequest(value=wire.ValueSliceRequest(node="mul")))
+            if k == wire.VALUE_SAVED]
+        check(len(pieces) == 2 and pieces[0].more and not pieces[1].more,
+              f"20 MB in {len(pieces)} pieces")
+        got = torch.load(io.BytesIO(b"".join(p.data for p in pieces)))
+        check(same(got, Doubled()(x)), "the 20 MB value saved in pieces differs from forward's")
     finally:
         engine.close()
     print("done value slices: fxview-engine and the live engine against torch.fx's values")

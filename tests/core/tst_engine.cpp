@@ -139,12 +139,6 @@ void TestEngine::wireRefusesBrokenFrames() {
 void TestEngine::confinedWritesOnlyItsFolder() {
     std::string dir = fxview::makeEngineTempDir();
     QVERIFY(!dir.empty());
-    // The window removes only a folder of this shape, whatever an engine's hello names.
-    QVERIFY(fxview::isEngineTempDir(dir));
-    const std::string prefix = dir.substr(0, dir.size() - 6);
-    for (const std::string& other : {std::string("/home"), prefix + "..", prefix + "ab/cde",
-                                     prefix + "abcdefg", dir + "/x", std::string()})
-        QVERIFY2(!fxview::isEngineTempDir(other), other.c_str());
     std::string outside = std::string(FXVIEW_FIXTURE_DIR) + "/confinement_probe.txt";
     QFile::remove(QString::fromStdString(outside));
     int code = inConfinedChild(dir, [&] {

@@ -145,7 +145,7 @@ class Run:
         session = live.Session(self.gm, (self.x,), {}, fxgraph.choose_view(self.gm, (self.x,),
                                                                           {}, None),
                                "python:fuzz")
-        session.save_value = lambda request: wire.SavedValue(error="not written while fuzzing")
+        session.save_value = lambda request: iter([wire.SavedValue(error="not written while fuzzing")])
         ours, theirs = socket.socketpair()
         engine = live.LiveEngine(session, theirs)
         errors: list[str] = []

@@ -98,6 +98,7 @@ private slots:
     void cleanup();
     void resetStopsAnEndlessLoopWithinASecond();
     void crashKeepsTheWindow();
+    void theWindowRemovesTheFoldersItMadeForItsEngines();
     void engineMallocsOnHugePages();
     void readsAProgramWithoutLibTorch();
     void aProgramNestedTooDeepIsRefused();
@@ -494,6 +495,33 @@ void TestWindowEngine::crashKeepsTheWindow() {
     QVERIFY(shown.wait(scaled(10000)));
     QVERIFY(window_->engine()->enginePid() != pid);
     QVERIFY(usable(*window_));
+}
+
+// Each fxview-engine's TMPDIR is a folder the window made (the engine writes only inside it);
+// the window removes it however the engine ends, killed or closed, and acts on no folder an
+// engine's Hello names.
+void TestWindowEngine::theWindowRemovesTheFoldersItMadeForItsEngines() {
+    QTemporaryDir temp;
+    const QByteArray before = qgetenv("TMPDIR");
+    qputenv("TMPDIR", QFile::encodeName(temp.path()));
+    window_.reset();
+    window_ = std::make_unique<MainWindow>();
+    window_->show();
+    auto folders = [&] {
+        return QDir(temp.path()).entryList({"fxview-engine-*"}, QDir::Dirs | QDir::Hidden);
+    };
+    const bool opened = open(*window_, "endless_loop.pt");
+    qputenv("TMPDIR", before);
+    QVERIFY(opened);
+    QVERIFY(!folders().isEmpty());
+    press(*window_, QKeySequence(Qt::Key_F5));
+    QTest::qWait(500);
+    QSignalSpy failed(window_->engine(), &EngineClient::engineFailed);
+    ::kill(static_cast<pid_t>(window_->engine()->enginePid()), SIGKILL); // cleans up nothing
+    QVERIFY(failed.wait(scaled(5000)));
+    QVERIFY(settle(*window_, scaled(5000)));
+    window_.reset();
+    QTRY_VERIFY_WITH_TIMEOUT(folders().isEmpty(), scaled(5000));
 }
 
 void TestWindowEngine::failingNodesGiveTheirSentence_data() {

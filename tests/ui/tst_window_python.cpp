@@ -5,7 +5,13 @@
 // as it was (issue 49).
 
 #include <QApplication>
+#include <QDir>
+#include <QFile>
 #include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include <algorithm>
+#include <cstring>
 
 #include "WindowSupport.h"
 #include "engineclient/EngineClient.h"
@@ -30,6 +36,35 @@ std::unique_ptr<MainWindow> windowWith(const QStringList& command) {
 
 QString graphTextOf(const MainWindow& window) {
     return QString::fromStdString(window.session()->model().graphText);
+}
+
+// A value saved through the window: (destination, the sentence or "") once the window wrote it.
+std::pair<QString, QString> saved(MainWindow& window, const SaveValueRequest& request,
+                                  const QString& destination) {
+    QSignalSpy done(window.engine(), &EngineClient::valueSaved);
+    window.session()->saveValue(request, destination);
+    if (!done.wait(scaled(30000)))
+        return {QString(), "no answer"};
+    return {done.front().value(0).toString(), done.front().value(1).toString()};
+}
+
+// A float32 .npy's shape and values (NumPy's format 1.0, little-endian, C order).
+bool readNpy(const QByteArray& npy, std::vector<std::int64_t>& shape, std::vector<float>& data) {
+    if (!npy.startsWith("\x93NUMPY") || npy.size() < 10)
+        return false;
+    const int headerSize = static_cast<unsigned char>(npy[8]) | static_cast<unsigned char>(npy[9])
+                                                                    << 8;
+    const QByteArray header = npy.mid(10, headerSize);
+    if (!header.contains("'descr': '<f4'") || !header.contains("'fortran_order': False"))
+        return false;
+    const int open = header.indexOf("'shape': (") + 10, close = header.indexOf(')', open);
+    for (const QByteArray& n : header.mid(open, close - open).split(','))
+        if (!n.trimmed().isEmpty())
+            shape.push_back(n.trimmed().toLongLong());
+    const QByteArray body = npy.mid(10 + headerSize);
+    data.resize(static_cast<std::size_t>(body.size()) / sizeof(float));
+    std::memcpy(data.data(), body.constData(), data.size() * sizeof(float));
+    return true;
 }
 
 } // namespace
@@ -77,6 +112,43 @@ private slots:
         press(*window, QKeySequence(Qt::Key_F10));
         QVERIFY(settle(*window));
         QVERIFY2(!window->currentNode().isEmpty(), "no node ran");
+    }
+
+    // A value saved from the Values dock comes over the wire in pieces and the window writes it:
+    // the .npy holds the node's shape and the values its summary describes; a folder that
+    // cannot be written gets a sentence, and the engine is fine after it.
+    void savesAValueWhereAsked() {
+        auto window = windowWith(pythonEngineCommand(FXVIEW_PYTHON_PATH));
+        QVERIFY(open(*window, fixture("tinynet.pt2")));
+        press(*window, QKeySequence(Qt::Key_F5));
+        QVERIFY(settle(*window));
+        const NodeRecord* linear = window->session()->recordOf("linear");
+        QVERIFY(linear && linear->value.hasStats);
+        QTemporaryDir folder;
+        SaveValueRequest request;
+        request.value.node = "linear";
+        request.format = ValueFileFormat::Npy;
+        auto [npyPath, npyError] = saved(*window, request, folder.filePath("linear.npy"));
+        QVERIFY2(npyError.isEmpty(), qPrintable(npyError));
+        QFile npy(npyPath);
+        QVERIFY(npy.open(QIODevice::ReadOnly));
+        std::vector<std::int64_t> shape;
+        std::vector<float> data;
+        QVERIFY(readNpy(npy.readAll(), shape, data));
+        QCOMPARE(shape, linear->value.shape);
+        QCOMPARE(static_cast<std::int64_t>(data.size()), linear->value.numel);
+        QCOMPARE(double(*std::min_element(data.begin(), data.end())), linear->value.min);
+        QCOMPARE(double(*std::max_element(data.begin(), data.end())), linear->value.max);
+        request.format = ValueFileFormat::TorchSave;
+        auto [ptPath, ptError] = saved(*window, request, folder.filePath("linear.pt"));
+        QVERIFY2(ptError.isEmpty(), qPrintable(ptError));
+        QFile pt(ptPath);
+        QVERIFY(pt.open(QIODevice::ReadOnly) && pt.read(2) == "PK"); // torch.save's zip
+        auto [nowhere, error] = saved(*window, request, folder.filePath("no/such/linear.pt"));
+        QVERIFY2(error.startsWith("Cannot write") && !QFile::exists(nowhere), qPrintable(error));
+        QCOMPARE(QDir(folder.path()).entryList(QDir::Files | QDir::Hidden).size(), 2);
+        press(*window, QKeySequence(Qt::Key_F10)); // the engine goes on
+        QVERIFY(settle(*window));
     }
 
     void childrenThatAreNoEngineGetASentence_data() {

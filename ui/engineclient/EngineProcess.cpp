@@ -39,7 +39,7 @@ EngineProcess::~EngineProcess() {
     }
     if (server_.joinable())
         server_.detach(); // a model stuck in a loop keeps its thread: --in-process cannot kill it
-    removeTree(hello_.tempDir);
+    removeTree(folder_);
 }
 
 QString EngineProcess::programPath(const char* variable, const QString& name,
@@ -109,7 +109,16 @@ void EngineProcess::start() {
                   ? QString("crashed (%1)").arg(QString::fromStdString(signalName(code)))
                   : QString("exited (code %1)").arg(code));
     });
-    process_->setProcessEnvironment(engineEnvironment());
+    // A folder of the window's own making, the engine's TMPDIR: the engine makes the one it may
+    // write inside it, and the window removes this one when the engine ends, however it ends.
+    // The window acts on no folder an engine names (a Hello's tempDir is the engine's word).
+    folder_ = makeEngineTempDir();
+    if (folder_.empty())
+        return ended("could not be started (no temporary folder could be made in $TMPDIR or "
+                     "/tmp: free some space or set TMPDIR)");
+    QProcessEnvironment env = engineEnvironment();
+    env.insert("TMPDIR", QString::fromStdString(folder_));
+    process_->setProcessEnvironment(env);
     process_->start(enginePath(), args);
     pid_ = process_->processId();
 }
@@ -259,21 +268,11 @@ void EngineProcess::received(const QByteArray& bytes) {
     try {
         while (alive_ && takeFrame(buffer_, frame)) {
             if (frame.kind == static_cast<std::uint16_t>(EngineMessage::Hello)) {
-                // Once, first, naming a folder of ours: the engine runs a model's code, and the
-                // window (unconfined) removes that folder when the engine ends.
+                // Once, first: who the engine is and how it is confined.
                 if (helloSeen_)
                     throw WireError("a second hello");
                 decode(frame.payload, hello_);
                 helloSeen_ = true;
-                // Another program's engine (a Python engine; later one on another machine)
-                // names nothing the window removes.
-                if (commandEngine_)
-                    hello_.tempDir.clear();
-                if (!hello_.tempDir.empty() && !isEngineTempDir(hello_.tempDir)) {
-                    std::string dir = hello_.tempDir;
-                    hello_.tempDir.clear();
-                    throw WireError("a temporary folder that is not an engine's: " + dir);
-                }
             } else if (!helloSeen_) {
                 throw WireError("no hello first");
             }
@@ -292,7 +291,8 @@ void EngineProcess::ended(const QString& how) {
         return;
     alive_ = false;
     pid_ = 0;
-    removeTree(hello_.tempDir);
+    removeTree(folder_);
+    folder_.clear();
     emit died(how);
 }
 

@@ -118,6 +118,7 @@ private:
     std::deque<bool> owed_;
     EngineHello hello_;
     bool helloSeen_ = false;
+    std::string folder_; // fxview-engine's TMPDIR: made by the window, removed when it ends
     std::atomic<qint64> pid_{0};
     std::atomic<bool> killed_{false};
     bool alive_ = false;

@@ -9,6 +9,7 @@
 
 #include <QFileInfo>
 #include <QMetaObject>
+#include <QSaveFile>
 #include <utility>
 
 #include "FxText.h"
@@ -487,24 +488,9 @@ void EngineWorker::fromCurrent(EngineMessage kind, const std::string& payload) {
         emitDone([e = engine_, detail] { emit e->detailReady(detail); });
         break;
     }
-    case EngineMessage::ValueSaved: {
-        SavedValue saved = decoded<SavedValue>(payload);
-        QString destination = saveDestinations_.empty() ? QString() : saveDestinations_.front();
-        if (!saveDestinations_.empty())
-            saveDestinations_.pop_front();
-        QString error = qs(saved.error);
-        if (error.isEmpty()) {
-            // Moved out of the engine's folder: a copy (another file system), then removed.
-            QFile::remove(destination);
-            if (!QFile::copy(qs(saved.path), destination))
-                error = QString("Cannot write '%1': check that its folder exists and is "
-                                "writable.")
-                            .arg(destination);
-            QFile::remove(qs(saved.path));
-        }
-        emitDone([e = engine_, destination, error] { emit e->valueSaved(destination, error); });
+    case EngineMessage::ValueSaved:
+        takeSavedPiece(decoded<SavedValue>(payload));
         break;
-    }
     case EngineMessage::Path: {
         ExecutedView view;
         static_cast<PathState&>(view) = decoded<PathState>(payload);
@@ -544,8 +530,51 @@ void EngineWorker::state(RunState r) {
     emitDone([e = engine_, s] { emit e->runUpdated(s); });
 }
 
+// A saved value's file comes in pieces (SavedValue::more), written as they come into a QSaveFile
+// beside the destination and put in its place with the last: a person's file is replaced whole
+// or not at all.
+void EngineWorker::takeSavedPiece(const SavedValue& piece) {
+    if (saveDestinations_.empty())
+        return; // a value nobody asked for (after a Reset of the engine)
+    const QString destination = saveDestinations_.front();
+    QString error = qs(piece.error);
+    if (error.isEmpty() && !saving_) {
+        saving_ = std::make_unique<QSaveFile>(destination);
+        if (!saving_->open(QIODevice::WriteOnly))
+            savingError_ = QString("Cannot write '%1': check that its folder exists and is "
+                                   "writable.")
+                               .arg(destination);
+    }
+    if (error.isEmpty() && savingError_.isEmpty() &&
+        saving_->write(piece.data.data(), static_cast<qint64>(piece.data.size())) !=
+            static_cast<qint64>(piece.data.size()))
+        savingError_ = QString("Cannot write '%1': %2.").arg(destination, saving_->errorString());
+    if (piece.more && error.isEmpty())
+        return;
+    if (error.isEmpty())
+        error = savingError_;
+    if (error.isEmpty() && !saving_->commit())
+        error = QString("Cannot write '%1': %2.").arg(destination, saving_->errorString());
+    saving_.reset(); // uncommitted: its temporary file is removed, the destination untouched
+    savingError_.clear();
+    saveDestinations_.pop_front();
+    emitDone([e = engine_, destination, error] { emit e->valueSaved(destination, error); });
+}
+
 void EngineWorker::died(EngineProcess* engine, const QString& how) {
     engine_->finishedLater(engine->owedJobs());
+    if (engine == current_ && !saveDestinations_.empty()) {
+        // Its pieces will not come: what was written of a value is dropped.
+        saving_.reset();
+        savingError_.clear();
+        for (const QString& destination : saveDestinations_) {
+            QString error = QString("The engine ended before '%1' was saved; the file was not "
+                                    "written.")
+                                .arg(destination);
+            emitDone([e = engine_, destination, error] { emit e->valueSaved(destination, error); });
+        }
+        saveDestinations_.clear();
+    }
     if (engine == loading_ && engine == current_) {
         // The live session went while opening another of its graphs: that load fails, and
         // the session ends below.

@@ -4,6 +4,7 @@
 
 #include <QFont>
 #include <QObject>
+#include <QSaveFile>
 #include <QString>
 #include <deque>
 #include <memory>
@@ -126,7 +127,8 @@ public:
         engine_->finishedLater(1);
     }
 
-    // The engine writes the file in its own folder; the answer's file is moved to `destination`.
+    // The engine sends the file's bytes in pieces (takeSavedPiece): the window writes
+    // `destination`, the engine nothing of the person's.
     void saveValue(const SaveValueRequest& request, const QString& destination) {
         if (EngineProcess* engine = liveCurrent()) {
             saveDestinations_.push_back(destination);
@@ -161,6 +163,8 @@ private:
     std::unordered_map<std::string, BreakCondition> breakpoints_; // replayed on a reload
     WatchRequest watch_;                                          // so is Break on NaN/Inf
     std::deque<QString> saveDestinations_; // where each SaveValue asked goes, in order
+    std::unique_ptr<QSaveFile> saving_;    // the first's file, while its pieces come
+    QString savingError_;                  // why its pieces are not written, once one failed
     bool reloading_ = false;
     bool saidUnconfined_ = false;
     QFont font_;
@@ -228,6 +232,7 @@ private:
 
     void state(RunState r);
 
+    void takeSavedPiece(const SavedValue& piece);
     void died(EngineProcess* engine, const QString& how);
 };
 

@@ -3,6 +3,7 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QObject>
+#include <QTimer>
 #include <cstdio>
 
 #include "engineclient/EngineClient.h"
@@ -34,19 +35,16 @@ private:
             if ((!run.finished && !run.failed && run.last.empty()) || ms_ >= 0)
                 return; // the model at its start (the open's reset), not the Continue
             ms_ = clock_.nsecsElapsed() / 1e6;
-            verdict_ = run.outputCheck.verdict;
-            failed_ = run.failed || !run.finished;
-        });
-        // The status line is the window's once it has shown the run.
-        connect(&window_, &MainWindow::runShown, this, [this] {
-            if (ms_ < 0 || reported_)
-                return;
-            reported_ = true;
-            std::printf("run: %.0f ms, %s\n", ms_, window_.statusText().toUtf8().constData());
-            std::fflush(stdout);
-            const bool wrong = failed_ || verdict_ == OutputCheck::Verdict::Differs ||
-                               verdict_ == OutputCheck::Verdict::ForwardFailed;
-            QApplication::exit(wrong ? 1 : 0);
+            const bool wrong = run.failed || !run.finished ||
+                               run.outputCheck.verdict == OutputCheck::Verdict::Differs ||
+                               run.outputCheck.verdict == OutputCheck::Verdict::ForwardFailed;
+            // The status line is the window's once it has shown the run (its session takes
+            // the run first, this after).
+            QTimer::singleShot(0, this, [this, wrong] {
+                std::printf("run: %.0f ms, %s\n", ms_, window_.statusText().toUtf8().constData());
+                std::fflush(stdout);
+                QApplication::exit(wrong ? 1 : 0);
+            });
         });
         clock_.start();
         window_.engine()->command(RunCommand::RunToEnd);
@@ -54,9 +52,8 @@ private:
 
     MainWindow& window_;
     QElapsedTimer clock_;
-    bool started_ = false, reported_ = false, failed_ = false;
+    bool started_ = false;
     double ms_ = -1;
-    OutputCheck::Verdict verdict_ = OutputCheck::Verdict::NotChecked;
 };
 
 } // namespace

@@ -45,6 +45,8 @@ def filled(kind, name="", depth=0, counter=[0]):
         return counter[0] + 0.25
     if kind == "str":
         return name
+    if kind == "bytes":  # any bytes at all, not only UTF-8
+        return name.encode() + b"\x00\xff\x80"
     if isinstance(kind, tuple):
         shape, item = kind
         if depth > 2:

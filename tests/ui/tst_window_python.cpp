@@ -2,7 +2,8 @@
 // the root's own Python and PyTorch as the Python engine (python3 -m fxview.engine) opens, draws
 // and Continues a .pt2 to "outputs equal to ep.module()"; children that are no engine (a banner
 // on stdout, garbage, a stall, a death mid-frame) each end in one sentence and leave the window
-// as it was (issue 49).
+// as it was; a value saved comes over the wire and the window writes it; the window removes no
+// folder an engine names (issue 49).
 
 #include <QApplication>
 #include <QDir>
@@ -13,7 +14,9 @@
 #include <algorithm>
 #include <cstring>
 
+#include "EngineProtocol.h"
 #include "WindowSupport.h"
+#include "Wire.h"
 #include "engineclient/EngineClient.h"
 #include "engineclient/EngineProcess.h"
 #include "engineclient/PythonEngine.h"
@@ -176,6 +179,44 @@ private slots:
                      sentence.contains("the window is fine"),
                  qPrintable(sentence));
         QVERIFY(window->isVisible());
+    }
+
+    // fxview-engine's Hello names the folder it writes in: the window removes none it is named,
+    // only the TMPDIR it made for that engine (here a Hello naming another engine's folder,
+    // then the engine's end).
+    void aFolderAnEngineNamesIsNotRemoved() {
+        QTemporaryDir folder;
+        QVERIFY(QDir(folder.path()).mkpath("fxview-engine-AbCdEf"));
+        const QString precious = folder.filePath("fxview-engine-AbCdEf");
+        EngineHello hello;
+        hello.pid = 1;
+        hello.tempDir = precious.toStdString();
+        QFile frames(folder.filePath("hello.bin"));
+        QVERIFY(frames.open(QIODevice::WriteOnly));
+        const std::string bytes =
+            encodeFrame(static_cast<std::uint16_t>(EngineMessage::Hello), encode(hello));
+        frames.write(bytes.data(), static_cast<qint64>(bytes.size()));
+        frames.close();
+        QFile engine(folder.filePath("engine"));
+        QVERIFY(engine.open(QIODevice::WriteOnly));
+        engine.write(QString("#!/bin/sh\ncat '%1'\nexit 0\n").arg(frames.fileName()).toUtf8());
+        engine.close();
+        engine.setPermissions(QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        const QByteArray before = qgetenv("FXVIEW_ENGINE"), tmp = qgetenv("TMPDIR");
+        qputenv("FXVIEW_ENGINE", QFile::encodeName(engine.fileName()));
+        qputenv("TMPDIR", QFile::encodeName(folder.path()));
+        auto window = windowWith({});
+        QSignalSpy failed(window->engine(), &EngineClient::loadFailed);
+        window->openModel(QString::fromStdString(fixture("tinynet_scripted.pt")));
+        const bool said = failed.wait(scaled(20000));
+        qputenv("FXVIEW_ENGINE", before);
+        qputenv("TMPDIR", tmp);
+        QVERIFY(said);
+        window.reset();
+        QVERIFY2(QFileInfo(precious).isDir(), "the folder the engine named was removed");
+        // The one the window made for it is gone.
+        QTRY_COMPARE_WITH_TIMEOUT(QDir(folder.path()).entryList({"fxview-engine-*"}, QDir::Dirs),
+                                  QStringList{"fxview-engine-AbCdEf"}, scaled(5000));
     }
 
     // An engine that never answers: the load waits (the file drawn ahead meanwhile), Cancel ends

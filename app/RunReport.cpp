@@ -35,24 +35,39 @@ private:
             if ((!run.finished && !run.failed && run.last.empty()) || ms_ >= 0)
                 return; // the model at its start (the open's reset), not the Continue
             ms_ = clock_.nsecsElapsed() / 1e6;
-            const bool wrong = run.failed || !run.finished ||
-                               run.outputCheck.verdict == OutputCheck::Verdict::Differs ||
-                               run.outputCheck.verdict == OutputCheck::Verdict::ForwardFailed;
-            // The status line is the window's once it has shown the run (its session takes
-            // the run first, this after).
-            QTimer::singleShot(0, this, [this, wrong] {
-                std::printf("run: %.0f ms, %s\n", ms_, window_.statusText().toUtf8().constData());
-                std::fflush(stdout);
-                QApplication::exit(wrong ? 1 : 0);
-            });
+            wrong_ = run.failed || !run.finished ||
+                     run.outputCheck.verdict == OutputCheck::Verdict::Differs ||
+                     run.outputCheck.verdict == OutputCheck::Verdict::ForwardFailed;
+            report();
+        });
+        // The status line is final once the engine has ended the request (its Done may come
+        // after the run's state) and the window has taken both.
+        connect(window_.engine(), &EngineClient::busyChanged, this, [this](bool busy) {
+            if (!busy && ms_ >= 0)
+                report();
         });
         clock_.start();
         window_.engine()->command(RunCommand::RunToEnd);
     }
 
+    // Once the engine is idle and the window has taken what it sent; a request the window makes
+    // after the run (the Values dock's) is waited for too: busyChanged(false) comes again.
+    void report() {
+        if (reported_ || window_.engine()->busy())
+            return;
+        QTimer::singleShot(0, this, [this] {
+            if (reported_ || window_.engine()->busy())
+                return;
+            reported_ = true;
+            std::printf("run: %.0f ms, %s\n", ms_, window_.statusText().toUtf8().constData());
+            std::fflush(stdout);
+            QApplication::exit(wrong_ ? 1 : 0);
+        });
+    }
+
     MainWindow& window_;
     QElapsedTimer clock_;
-    bool started_ = false;
+    bool started_ = false, reported_ = false, wrong_ = false;
     double ms_ = -1;
 };
 

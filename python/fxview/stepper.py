@@ -1,6 +1,7 @@
 """A GraphModule run node by node the way a debugger steps, each node by
 torch.fx.Interpreter.run_node on the real module: the Python twin of core/run/Interpreter (the
-same commands and the same stops: step, step into a call_module's own traced graph, step out,
+same commands and the same stops: step, step into a call_module's own traced graph or the
+subgraph a higher-order op runs once (torch.cond's branch, invoke_subgraph), step out,
 run to a node, run to the end or a breakpoint, reset)."""
 
 from __future__ import annotations
@@ -19,6 +20,19 @@ from .summary import summarize
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OWN_DIR = os.path.dirname(__file__) + os.sep
+
+
+def _higher_order_op(name: str):
+    """torch.ops.higher_order.NAME, or None where this PyTorch has none."""
+    try:
+        return getattr(torch.ops.higher_order, name)
+    except Exception:  # noqa: BLE001 - older PyTorch: no such namespace or op
+        return None
+
+
+# Higher-order ops Step Into opens: each runs one of its subgraphs once.
+_COND = _higher_order_op("cond")
+_ONE_CALL_HOPS = tuple(op for op in (_COND, _higher_order_op("invoke_subgraph")) if op is not None)
 
 
 def _where(error: BaseException) -> str:
@@ -208,6 +222,8 @@ class Stepper:
     # --- stepping into a module or a function -----------------------------------------------
     def _inner_graph(self, node: torch.fx.Node):
         """The node's own traced graph and its inputs, or None when it has none to show."""
+        if node.op == "call_function" and node.target in _ONE_CALL_HOPS:
+            return self._hop_callee(node)
         if node.op == "call_module":
             root = self.gm.get_submodule(node.target)
         elif node.op == "call_function" and inspect.isfunction(node.target) \
@@ -227,6 +243,25 @@ class Stepper:
             if p.op == "placeholder":
                 inputs.append(bound.arguments.get(p.target.lstrip("*")))
         return inner, inputs
+
+    def _hop_callee(self, node: torch.fx.Node):
+        """A higher-order op that runs one subgraph once on operands it is given, as its dense
+        implementation does (torch/_higher_order_ops/): torch.cond the branch its predicate
+        takes, invoke_subgraph its subgraph; the subgraph and its operands, or None."""
+        args, _ = self.interpreter.fetch_args_kwargs_from_env(node)
+        try:
+            if node.target is _COND:  # cond(pred, true_fn, false_fn, operands)
+                pred, true_gm, false_gm, operands = args
+                inner = true_gm if bool(pred) else false_gm
+            else:  # invoke_subgraph(subgraph, identifier, *operands); 2.6: a list of them
+                inner, operands = args[0], args[2:]
+                if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+                    operands = operands[0]
+        except Exception:  # noqa: BLE001 - a shape of its arguments not known here: runs whole
+            return None
+        if not isinstance(inner, torch.fx.GraphModule):
+            return None
+        return inner, list(operands)
 
     def _step_child(self, into: bool) -> None:
         self.child.step_into() if into else self.child.step()

@@ -306,6 +306,43 @@ def stepping(pt2):
     check(engine.close() == 0, "the engine did not end when its stdin closed")
 
 
+def step_into_hops(dirs):
+    """Step Into a higher-order op that runs one subgraph once: torch.cond's branch its predicate
+    takes, invoke_subgraph's subgraph, stepped node by node in a frame of its own (the frame's
+    graph the subgraph's); Step Out returns to the op, whose value the Continue after it uses:
+    the outputs stay equal to ep.module()."""
+    hops = {"cond.pt2": "cond", "hop_invoke_subgraph.pt2": "invoke_subgraph"}
+    seen = 0
+    for pt2, _ in fixtures(dirs):
+        hop = hops.get(pt2.name)
+        if hop is None:
+            continue
+        seen += 1
+        engine = Engine()
+        engine.open(pt2)
+        order = engine.command(wire.RUN_TO_END)[wire.STATE][-1].order
+        engine.command(wire.RESET)
+        before = order[order.index(hop) - 1]
+        engine.command(wire.RUN_TO, before)
+        inside = engine.command(wire.STEP_INTO)[wire.STATE][-1]
+        frame = inside.steppedInto
+        check(frame is not None and frame.node == hop and inside.depth == 1 and
+              inside.last.startswith(hop + "."),
+              f"{pt2.name}: Step Into {hop} gave depth {inside.depth}, last {inside.last!r}")
+        if frame is not None:
+            names = [n.name for n in frame.graph.nodes]
+            check(frame.last in names and any(n.op == 3 for n in frame.graph.nodes),
+                  f"{pt2.name}: the frame's graph {names} has no node {frame.last!r} or no call")
+        out = engine.command(wire.STEP_OUT)[wire.STATE][-1]
+        check(out.depth == 0 and out.last == hop and out.steppedInto is None,
+              f"{pt2.name}: Step Out left depth {out.depth}, last {out.last!r}")
+        end = engine.command(wire.RUN_TO_END)[wire.STATE][-1]
+        check(end.finished and end.outputCheck.verdict == wire.EQUAL,
+              f"{pt2.name}: after Step Into {hop}: {end.failure or end.outputCheck.message}")
+        engine.close()
+    check(seen > 0, "no fixture with a cond or an invoke_subgraph")
+
+
 def references(pt2):
     """(arguments, outputs) pairs of ep.module() calls the fixture's writer made: NAME.inputs.pt
     and NAME.outputs.pt (lists, tests/fixtures/pt2_archive_models.py), or NAME_pt2_input[_K].pt
@@ -387,6 +424,7 @@ def main(dirs):
             ("headless", headless, (dirs, Path(folder))),
             ("new inputs", new_inputs, (dirs,)),
             ("stepping", stepping, (next(iter(fixtures(dirs)))[0],)),
+            ("step into a higher-order op", step_into_hops, (dirs,)),
         ])
 
 

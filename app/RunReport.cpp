@@ -22,10 +22,12 @@ public:
                     if (!model.drawnAhead && !started_)
                         start();
                 });
-        connect(window.engine(), &EngineClient::loadFailed, this, [](const QString& sentence) {
-            std::fprintf(stderr, "%s\n", sentence.toUtf8().constData());
-            QApplication::exit(1);
-        });
+        // A model that does not open, or an engine that dies during the run: its sentence.
+        for (auto failed : {&EngineClient::loadFailed, &EngineClient::engineFailed})
+            connect(window.engine(), failed, this, [](const QString& sentence) {
+                std::fprintf(stderr, "%s\n", sentence.toUtf8().constData());
+                QApplication::exit(1);
+            });
     }
 
 private:

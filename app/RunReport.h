@@ -9,7 +9,8 @@ class MainWindow;
 // prints "run: N ms, STATUS" (the wall time from the Continue to the run shown, and the status
 // line: "finished, outputs equal to ep.module()"), then quits: 0 when the run finished with
 // outputs no check found wrong, 1 when it failed, stopped before the end, or its outputs differ
-// from their reference; a model that does not open prints its sentence and quits with 1.
+// from their reference; a model that does not open, or an engine that dies, prints its sentence
+// and quits with 1.
 void reportRun(MainWindow& window);
 
 } // namespace fxview

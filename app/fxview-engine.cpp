@@ -16,14 +16,6 @@
 #include "Confinement.h"
 #include "EngineServer.h"
 
-namespace {
-
-void interrupt(int) {
-    fxview::engineInterruptFlag() = true;
-}
-
-} // namespace
-
 int main(int argc, char** argv) {
     // The window gone (even killed) ends its engine, however busy it is.
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -43,7 +35,6 @@ int main(int argc, char** argv) {
     }
     int channel = dup(STDOUT_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);
-    std::signal(SIGUSR1, interrupt);
     std::signal(SIGPIPE, SIG_IGN);
 
     fxview::EngineHello hello;

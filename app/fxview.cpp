@@ -169,7 +169,7 @@ std::string chooseEngine(const CommandLine& commandLine, fxview::EngineSettings&
 
 int main(int argc, char** argv) {
 #ifdef FXVIEW_IN_PROCESS_BUILD
-    fxview::EngineProcess::setInProcessServer({fxview::serveEngine, fxview::engineInterruptFlag});
+    fxview::EngineProcess::setInProcessServer({fxview::serveEngine});
 #else
     // fxview never loads LibTorch (its engine processes do); --in-process is the same app with the
     // engine linked in, which replaces this process.

@@ -2,9 +2,15 @@
 
 #include <cctype>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 #include <fstream>
+#include <limits>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "Confinement.h"
 #include "FxText.h"
@@ -14,12 +20,9 @@
 #include "RunComparison.h"
 #include "Wire.h"
 
-namespace fxview {
+#include <sys/socket.h>
 
-std::atomic<bool>& engineInterruptFlag() {
-    static std::atomic<bool> flag{false};
-    return flag;
-}
+namespace fxview {
 
 namespace {
 
@@ -37,13 +40,97 @@ std::string joined(const std::vector<InputSpec>& specs) {
     return text;
 }
 
+// The window's frames, read on a thread of their own so that an Interrupt (Pause) reaches a
+// request while it runs. An Interrupt stops every request that came before it (the one running,
+// at its next node, and those waiting behind it) and none that comes after, as the Python
+// engines' reader does (python/fxview/live.py): requests are numbered as they come.
+class RequestQueue {
+public:
+    explicit RequestQueue(int in) : in_(in), reader_([state = state_, in] { read(*state, in); }) {}
+    ~RequestQueue() {
+        // The reader returns when the channel ends, which a socket's shutdown makes happen now;
+        // a pipe (fxview-engine run by hand) cannot be ended from this side, and the reader,
+        // owning its state, is left to end with the process.
+        bool ended;
+        {
+            std::lock_guard<std::mutex> lock(state_->mutex);
+            ended = state_->ended;
+        }
+        if (ended || ::shutdown(in_, SHUT_RD) == 0)
+            reader_.join();
+        else
+            reader_.detach();
+    }
+
+    // Whether the request being handled has been interrupted: it stops before its next node.
+    bool interrupted() const { return state_->current <= state_->interruptUpTo; }
+
+    // The next request, or nothing once the channel has ended (error() says why, if broken).
+    std::optional<Frame> next() {
+        State& s = *state_;
+        std::unique_lock<std::mutex> lock(s.mutex);
+        s.arrived.wait(lock, [&s] { return !s.requests.empty() || s.ended; });
+        if (s.requests.empty())
+            return std::nullopt;
+        auto [number, frame] = std::move(s.requests.front());
+        s.requests.pop_front();
+        s.current = number;
+        return std::move(frame);
+    }
+
+    std::string error() {
+        std::lock_guard<std::mutex> lock(state_->mutex);
+        return state_->error;
+    }
+
+private:
+    struct State {
+        std::mutex mutex;
+        std::condition_variable arrived;
+        std::deque<std::pair<std::int64_t, Frame>> requests;
+        std::int64_t received = 0; // requests read so far: the last one's number
+        bool ended = false;
+        std::string error;
+        std::atomic<std::int64_t> current{0};       // the number of the request being handled
+        std::atomic<std::int64_t> interruptUpTo{0}; // the last request an Interrupt reached
+    };
+
+    static void read(State& s, int in) {
+        Frame frame;
+        std::string error;
+        try {
+            while (readFrame(in, frame)) {
+                std::lock_guard<std::mutex> lock(s.mutex);
+                if (frame.kind == static_cast<std::uint16_t>(EngineMessage::Interrupt)) {
+                    s.interruptUpTo = s.received;
+                    continue;
+                }
+                s.requests.emplace_back(++s.received, std::move(frame));
+                s.arrived.notify_one();
+            }
+        } catch (const WireError& e) {
+            error = e.what();
+        }
+        std::lock_guard<std::mutex> lock(s.mutex);
+        s.error = error;
+        s.ended = true;
+        // The window is gone: a run in progress stops at its next node.
+        s.interruptUpTo = std::numeric_limits<std::int64_t>::max();
+        s.arrived.notify_one();
+    }
+
+    std::shared_ptr<State> state_ = std::make_shared<State>();
+    int in_;
+    std::thread reader_;
+};
+
 class Server {
 public:
-    Server(int out, const EngineHello& hello)
-        : out_(out), memoryLimit_(hello.memoryLimit), tempDir_(hello.tempDir) {}
+    Server(int out, const EngineHello& hello, const RequestQueue& requests)
+        : out_(out), memoryLimit_(hello.memoryLimit), tempDir_(hello.tempDir), requests_(requests) {
+    }
 
     void handle(const Frame& request) {
-        engineInterruptFlag() = false;
         try {
             switch (static_cast<EngineMessage>(request.kind)) {
             case EngineMessage::Open: {
@@ -116,8 +203,6 @@ public:
             case EngineMessage::ExecutedPath:
                 executedPath();
                 break;
-            case EngineMessage::Interrupt:
-                return; // between requests there is nothing to stop (SIGUSR1 stops a run)
             default:
                 throw WireError("an unknown request " + std::to_string(request.kind));
             }
@@ -139,6 +224,7 @@ private:
     std::int64_t
         memoryLimit_;     // the cap this process runs under, for a failed allocation's sentence
     std::string tempDir_; // the one folder it may write: saved values go there
+    const RequestQueue& requests_; // whether Pause has reached the request running
     int savedValues_ = 0;
     WatchRequest watch_;
     std::unique_ptr<Interpreter> interpreter_;
@@ -241,7 +327,7 @@ private:
             lastRunning_ = now;
             send(EngineMessage::Running, encode(next));
         }
-        return !engineInterruptFlag().exchange(false);
+        return !requests_.interrupted();
     }
 
     void setInputs(const InputsRequest& request) {
@@ -428,13 +514,18 @@ private:
 
 int serveEngine(int in, int out, const EngineHello& hello) {
     writeFrame(out, static_cast<std::uint16_t>(EngineMessage::Hello), encode(hello));
-    Server server(out, hello);
-    Frame request;
+    RequestQueue requests(in);
+    Server server(out, hello, requests);
     try {
-        while (readFrame(in, request))
-            server.handle(request);
+        while (std::optional<Frame> request = requests.next())
+            server.handle(*request);
     } catch (const WireError& e) {
+        // A request whose payload does not decode: the session ends.
         std::fprintf(stderr, "fxview engine: %s\n", e.what());
+        return 1;
+    }
+    if (std::string error = requests.error(); !error.empty()) {
+        std::fprintf(stderr, "fxview engine: %s\n", error.c_str());
         return 1;
     }
     return 0;

@@ -29,7 +29,7 @@ enum class EngineMessage : std::uint16_t {
     SetBreakpoint, // BreakpointRequest
     ExecutedPath,  // nothing
     // Not a request (no answer, no Done): the request running now stops before its next node.
-    // Only a live engine reads while it runs; the window interrupts fxview-engine with SIGUSR1.
+    // Read while a request runs (engines read their requests on a thread of their own): Pause.
     Interrupt,
     ValueRequest, // ValueSliceRequest: answered with Values
     SaveValue,    // SaveValueRequest: answered with ValueSaved

@@ -8,6 +8,7 @@ for show(wait=False), the caller's for wait=True), each answered and then closed
 
 from __future__ import annotations
 
+import math
 import os
 import queue
 import socket
@@ -381,7 +382,12 @@ class LiveEngine:
         self.session, self.sock = session, sock
         self.requests: queue.Queue = queue.Queue()
         self.busy = False
-        self.interrupted = threading.Event()
+        # Pause: an Interrupt stops every request that had come before it (the one running, at
+        # its next node, and those waiting behind it), none that comes after. Requests are
+        # numbered as they come; `interrupt_upto` is the last number an Interrupt reached.
+        self.received = 0
+        self.interrupt_upto = 0
+        self.current = 0
         self.at = None  # [node, when it started, said]: the node a command is running now
         self.write_lock = threading.Lock()
         self.unreadable = ""  # why the window's last frame could not be read: the session ends
@@ -395,16 +401,16 @@ class LiveEngine:
         try:
             while (got := wire.read_frame(stream)) is not None:
                 if got[0] == wire.INTERRUPT:
-                    if self.busy or not self.requests.empty():
-                        self.interrupted.set()
+                    self.interrupt_upto = self.received
                 else:
-                    self.requests.put(got)
+                    self.received += 1
+                    self.requests.put((self.received, got))
         except wire.WireError as error:
             self.unreadable = str(error)
         except OSError:
             pass
         finally:
-            self.interrupted.set()  # the window is gone: a run in progress stops at its next node
+            self.interrupt_upto = math.inf  # the window is gone: a run stops at its next node
             self.requests.put(None)
 
     def hello(self) -> wire.EngineHello:
@@ -419,15 +425,14 @@ class LiveEngine:
             threading.Thread(target=self._read, name="fxview reader", daemon=True).start()
             threading.Thread(target=self._watch, name="fxview watch", daemon=True).start()
             while (request := self.requests.get()) is not None:
+                self.current, frame = request
                 self.busy = True
                 try:
-                    self.handle(*request)
+                    self.handle(*frame)
                     self.send(wire.DONE)
                 finally:
                     self.busy = False
                     self.at = None
-                    if self.requests.empty():
-                        self.interrupted.clear()
             self._end_unreadable()
         except wire.WireError as error:
             self.unreadable = str(error)
@@ -465,10 +470,7 @@ class LiveEngine:
 
     def _before_node(self, next_name: str) -> bool:
         self.at = [next_name, time.monotonic(), False]
-        if self.interrupted.is_set():
-            self.interrupted.clear()
-            return False
-        return True
+        return self.current > self.interrupt_upto
 
     def publish(self) -> None:
         self.send(wire.STATE, wire.encode(self.session.state()))

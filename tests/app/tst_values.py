@@ -10,6 +10,9 @@
   the model's code; NaN already in the input stops at the first node, naming the input; a
   model without any runs to its end and exits 0.
 - A run whose outputs hold NaN where forward's do is equal to forward (torch.equal is not).
+- Pause reaches fxview-engine as a frame: an Interrupt sent behind a Continue stops it before a
+  node (the run neither finished nor failed, and goes on to forward's outputs); one sent while
+  nothing runs is dropped, and the next Continue runs to the end.
 Run by CTest as python_values (FXTRACE names the built fxtrace).
 """
 
@@ -180,12 +183,8 @@ class Engine:
 
     def ask(self, kind, message=None):
         """The answers to one request, up to its Done: [(kind, payload)]."""
-        self.proc.stdin.write(wire.frame(kind, wire.encode(message) if message else b""))
-        self.proc.stdin.flush()
-        answers = []
-        while (got := wire.read_frame(self.proc.stdout))[0] != wire.DONE:
-            answers.append(got)
-        return answers
+        self.send(wire.frame(kind, wire.encode(message) if message else b""))
+        return self.answers()
 
     def saved_file(self, request):
         """A SaveValue's answer: the file its pieces make, or the error sentence (bytes, str)."""
@@ -194,6 +193,18 @@ class Engine:
                   if kind == wire.VALUE_SAVED]
         assert pieces and all(p.more for p in pieces[:-1]) and not pieces[-1].more, pieces
         return b"".join(p.data for p in pieces), pieces[-1].error
+
+    def send(self, *frames):
+        """Frames written in one go, none waited for."""
+        self.proc.stdin.write(b"".join(frames))
+        self.proc.stdin.flush()
+
+    def answers(self):
+        """What comes up to the next Done: [(kind, payload)]."""
+        got = []
+        while (frame := wire.read_frame(self.proc.stdout))[0] != wire.DONE:
+            got.append(frame)
+        return got
 
     def answer(self, kind, message, wanted, payload_type):
         for got_kind, payload in self.ask(kind, message):
@@ -308,8 +319,55 @@ def check_value_slices():
     print("done value slices: fxview-engine and the live engine against torch.fx's values")
 
 
+def last_state(answers):
+    states = [wire.decode(p, wire.RunState) for k, p in answers if k == wire.STATE]
+    return states[-1]
+
+
+def check_interrupt():
+    """Pause while fxview-engine runs resnet18: the Interrupt frame, written right behind the
+    Continue, is read while the run goes (the engine reads its requests on a thread of its own)."""
+    torch.manual_seed(0)
+    model, x = torchvision.models.resnet18().eval(), torch.randn(1, 3, 64, 64)
+    archive, input_file = WORK / "resnet18_pause.pt", WORK / "resnet18_pause_input.pt"
+    torch.jit.trace(model, x).save(str(archive))
+    torch.save(x, input_file)
+    engine = Engine()
+    try:
+        engine.ask(wire.OPEN, wire.OpenRequest(source=str(archive),
+                                               inputs=[wire.InputSpec(file=str(input_file))]))
+        whole = last_state(engine.ask(wire.COMMAND, wire.CommandRequest(command=wire.RUN_TO_END)))
+        engine.ask(wire.COMMAND, wire.CommandRequest(command=wire.RESET))
+        engine.send(wire.frame(wire.COMMAND, wire.encode(
+                        wire.CommandRequest(command=wire.RUN_TO_END))),
+                    wire.frame(wire.INTERRUPT))
+        paused = last_state(engine.answers())
+        check(not paused.finished and not paused.failed and paused.next and
+              len(paused.order) < len(whole.order),
+              f"Interrupt behind Continue: finished={paused.finished} failed={paused.failed} "
+              f"next={paused.next!r}, {len(paused.order)} of {len(whole.order)} nodes ran")
+        resumed = last_state(engine.ask(wire.COMMAND,
+                                        wire.CommandRequest(command=wire.RUN_TO_END)))
+        check(resumed.finished and resumed.outputCheck.verdict == wire.EQUAL,
+              f"Continue after Pause: finished={resumed.finished} "
+              f"check={resumed.outputCheck.verdict} {resumed.outputCheck.message!r} "
+              f"{len(resumed.order)} nodes, {resumed.stopNote!r} {resumed.failure!r}")
+        # Nothing runs: the Interrupt is dropped (the ValueRequest's answer shows it was read).
+        engine.ask(wire.COMMAND, wire.CommandRequest(command=wire.RESET))
+        engine.send(wire.frame(wire.INTERRUPT))
+        engine.ask(wire.VALUE_REQUEST, request("x", [0, 0, 0, 0]))
+        after = last_state(engine.ask(wire.COMMAND, wire.CommandRequest(command=wire.RUN_TO_END)))
+        check(after.finished and len(after.order) == len(whole.order),
+              f"an Interrupt while idle stopped the next Continue after {len(after.order)} nodes")
+        print(f"done interrupt: resnet18 paused after {len(paused.order)} of "
+              f"{len(whole.order)} nodes, resumed to forward's outputs")
+    finally:
+        engine.close()
+
+
 def main():
-    return run_groups([("save-value", check_saved_values, ()),
+    return run_groups([("interrupt", check_interrupt, ()),
+                       ("save-value", check_saved_values, ()),
                        ("break-on nan", check_break_on_nan, ()),
                        ("NaN outputs", check_nan_outputs_equal_forward, ()),
                        ("value slices", check_value_slices, ())])

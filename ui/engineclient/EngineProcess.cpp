@@ -67,8 +67,11 @@ QString EngineProcess::enginePath() {
 
 void EngineProcess::start() {
     alive_ = true;
-    if (!settings_.engineCommand.isEmpty())
-        return startCommand(settings_.engineCommand);
+    if (!settings_.engineCommand.isEmpty()) {
+        commandEngine_ = true;
+        const QStringList& command = settings_.engineCommand;
+        return startChild(command.front(), command.mid(1), pythonEngineEnvironment());
+    }
     if (settings_.inProcess) {
         if (!inProcessServer.serve)
             return ended("could not start in-process (this executable does not link the engine; "
@@ -91,24 +94,9 @@ void EngineProcess::start() {
         connect(notifier_, &QSocketNotifier::activated, this, &EngineProcess::readSocket);
         return;
     }
-    process_ = new QProcess(this);
-    process_->setProcessChannelMode(QProcess::ForwardedErrorChannel);
     QStringList args;
     if (settings_.memoryLimit > 0)
         args << "--memory-limit" << QString::number(settings_.memoryLimit);
-    connect(process_, &QProcess::readyReadStandardOutput, this,
-            [this] { received(process_->readAllStandardOutput()); });
-    connect(process_, &QProcess::started, this, [this] { pid_ = process_->processId(); });
-    connect(process_, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
-        if (error == QProcess::FailedToStart)
-            ended("could not be started (" + process_->errorString() + ")");
-    });
-    connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
-        received(process_->readAllStandardOutput());
-        ended(status == QProcess::CrashExit
-                  ? QString("crashed (%1)").arg(QString::fromStdString(signalName(code)))
-                  : QString("exited (code %1)").arg(code));
-    });
     // A folder of the window's own making, the engine's TMPDIR: the engine makes the one it may
     // write inside it, and the window removes this one when the engine ends, however it ends.
     // The window acts on no folder an engine names (a Hello's tempDir is the engine's word).
@@ -118,15 +106,13 @@ void EngineProcess::start() {
                      "/tmp: free some space or set TMPDIR)");
     QProcessEnvironment env = engineEnvironment();
     env.insert("TMPDIR", QString::fromStdString(folder_));
-    process_->setProcessEnvironment(env);
-    process_->start(enginePath(), args);
-    pid_ = process_->processId();
+    startChild(enginePath(), args, env);
 }
 
-void EngineProcess::startCommand(const QStringList& command) {
-    // Its stdin and stdout are both one end of a socket pair: frames both ways, and an Interrupt
-    // written from any thread under writing_, as to a live engine; its stderr is the window's.
-    commandEngine_ = true;
+void EngineProcess::startChild(const QString& program, const QStringList& args,
+                               const QProcessEnvironment& env) {
+    // Its stdin and stdout are both one end of a socket pair: frames both ways, a Pause's
+    // Interrupt written from any thread under writing_; its stderr is the window's.
     std::signal(SIGPIPE, SIG_IGN);
     int pair[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
@@ -142,10 +128,9 @@ void EngineProcess::startCommand(const QStringList& command) {
         ::setsid(); // its own process group: a kill ends what it started too (a shell's children)
     });
     connect(process_, &QProcess::started, this, [this] { pid_ = process_->processId(); });
-    connect(process_, &QProcess::errorOccurred, this, [this, command](QProcess::ProcessError e) {
+    connect(process_, &QProcess::errorOccurred, this, [this, program](QProcess::ProcessError e) {
         if (e == QProcess::FailedToStart)
-            ended("could not be started (" + command.front() + ": " + process_->errorString() +
-                  ")");
+            ended("could not be started (" + program + ": " + process_->errorString() + ")");
     });
     connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
         while (alive_ && readSocketOnce()) // what it wrote before it ended
@@ -154,8 +139,8 @@ void EngineProcess::startCommand(const QStringList& command) {
                   ? QString("crashed (%1)").arg(QString::fromStdString(signalName(code)))
                   : QString("exited (code %1)").arg(code));
     });
-    process_->setProcessEnvironment(pythonEngineEnvironment());
-    process_->start(command.front(), command.mid(1));
+    process_->setProcessEnvironment(env);
+    process_->start(program, args);
     ::close(pair[1]);
     pid_ = process_->processId();
     notifier_ = new QSocketNotifier(socket_, QSocketNotifier::Read, this);
@@ -192,15 +177,14 @@ void EngineProcess::readSocket() {
 
 bool EngineProcess::readSocketOnce() {
     char bytes[65536];
-    // A command engine's child may keep the socket open after the engine ended: reading it never
-    // waits (writes, whole frames, still do).
-    ssize_t got = commandEngine_ ? ::recv(socket_, bytes, sizeof bytes, MSG_DONTWAIT)
-                                 : ::read(socket_, bytes, sizeof bytes);
+    // A child process's own child may keep the socket open after the engine ended: reading it
+    // never waits (writes, whole frames, still do).
+    ssize_t got = ::recv(socket_, bytes, sizeof bytes, MSG_DONTWAIT);
     if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
         return false; // nothing yet
     if (got <= 0) {
         notifier_->setEnabled(false);
-        if (!commandEngine_) // a command engine's process's end says how it ended
+        if (!process_) // a child process's end says how it ended
             ended(killed_ ? "was detached" : "ended");
         return false;
     }
@@ -231,12 +215,7 @@ void EngineProcess::send(EngineMessage kind, const std::string& payload, bool ow
     owed_.push_back(owed);
     if (!alive_)
         return; // died() (already sent or on its way) finishes it
-    if (socket_ >= 0) {
-        writeSocket(kind, payload);
-    } else if (process_) {
-        std::string frame = encodeFrame(static_cast<std::uint16_t>(kind), payload);
-        process_->write(frame.data(), static_cast<qint64>(frame.size()));
-    }
+    writeSocket(kind, payload);
 }
 
 void EngineProcess::kill() {
@@ -247,19 +226,13 @@ void EngineProcess::kill() {
 void EngineProcess::cutOff() {
     if (attached_ && socket_ >= 0)
         ::shutdown(socket_, SHUT_RDWR); // the person's process goes on; the session ends
-    else if (qint64 pid = pid_.load(); pid > 0 && commandEngine_)
-        ::kill(-static_cast<pid_t>(pid), SIGKILL); // its process group (setsid in startCommand)
     else if (qint64 pid = pid_.load(); pid > 0)
-        ::kill(static_cast<pid_t>(pid), SIGKILL);
+        ::kill(-static_cast<pid_t>(pid), SIGKILL); // its process group (setsid in startChild)
 }
 
 void EngineProcess::interrupt() {
-    if (attached_ || commandEngine_)
+    if (socket_ >= 0)
         writeSocket(EngineMessage::Interrupt, {});
-    else if (qint64 pid = pid_.load(); pid > 0)
-        ::kill(static_cast<pid_t>(pid), SIGUSR1);
-    else if (settings_.inProcess && inProcessServer.interruptFlag)
-        inProcessServer.interruptFlag() = true;
 }
 
 void EngineProcess::received(const QByteArray& bytes) {

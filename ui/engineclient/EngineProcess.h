@@ -45,7 +45,6 @@ struct EngineSettings {
 // (fxview-in-process) sets it: the window itself does not load LibTorch.
 struct InProcessServer {
     int (*serve)(int in, int out, const EngineHello& hello) = nullptr;
-    std::atomic<bool>& (*interruptFlag)() = nullptr;
 };
 
 class EngineProcess : public QObject {
@@ -70,8 +69,7 @@ public:
     void send(EngineMessage kind, const std::string& payload, bool owed);
     // SIGKILL now (a live engine: detach); died() follows. Thread-safe.
     void kill();
-    // SIGUSR1 to fxview-engine, an Interrupt frame to any other engine: a run stops before its
-    // next node. Thread-safe.
+    // An Interrupt frame: a run stops before its next node. Thread-safe.
     void interrupt();
     bool alive() const { return alive_; }
     qint64 pid() const { return pid_.load(); } // 0 in-process or once it has ended
@@ -97,7 +95,10 @@ signals:
     void died(const QString& how);
 
 private:
-    void startCommand(const QStringList& command);
+    // fxview-engine or an --engine command, spoken to on a socket pair that is its stdin and
+    // stdout, in a process group of its own.
+    void startChild(const QString& program, const QStringList& args,
+                    const QProcessEnvironment& env);
     void received(const QByteArray& bytes);
     void ended(const QString& how);
     EngineSettings settings_;
@@ -106,13 +107,13 @@ private:
     bool readSocketOnce(); // whether it read anything
     void cutOff();         // SIGKILL, or a live engine's socket shut: kill() without asking for it
     void writeSocket(EngineMessage kind, const std::string& payload);
-    // --in-process: the server thread and this side's end of its socket pair; --attach: the
-    // live engine's socket.
+    // This side's end of the engine's socket pair (a child's stdio, --in-process's server
+    // thread's) or, with --attach, the live engine's socket.
     std::thread server_;
     int socket_ = -1;
     bool attached_ = false;
-    bool commandEngine_ = false; // started from settings_.engineCommand, on socket_
-    std::mutex writing_; // a live engine's Interrupt (GUI thread) and requests (worker) share it
+    bool commandEngine_ = false; // started from settings_.engineCommand
+    std::mutex writing_; // Interrupt (GUI thread) and requests (worker thread) share the socket
     QSocketNotifier* notifier_ = nullptr;
     std::string buffer_;
     std::deque<bool> owed_;

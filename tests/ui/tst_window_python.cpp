@@ -117,6 +117,43 @@ private slots:
         QVERIFY2(!window->currentNode().isEmpty(), "no node ran");
     }
 
+    // --engine "COMMAND" is split into words as sh splits them, so that a command copied from a
+    // prompt starts the same program with the same arguments.
+    void anEngineCommandIsSplitAsShSplitsIt_data() {
+        QTest::addColumn<QString>("command");
+        QTest::addColumn<QStringList>("words");
+        QTest::newRow("blanks") << "  python3  -m fxview.engine "
+                                << QStringList{"python3", "-m", "fxview.engine"};
+        QTest::newRow("single quotes")
+            << "sh -c 'sleep 1; exit 3'" << QStringList{"sh", "-c", "sleep 1; exit 3"};
+        QTest::newRow("double quotes") << "sh -c \"echo \\\"a b\\\" \\$HOME \\x\""
+                                       << QStringList{"sh", "-c", "echo \"a b\" $HOME \\x"};
+        QTest::newRow("escaped blank")
+            << "/opt/my\\ venv/bin/python -m fxview.engine"
+            << QStringList{"/opt/my venv/bin/python", "-m", "fxview.engine"};
+        QTest::newRow("quotes inside a word")
+            << "--import=a'b c'\"d e\"" << QStringList{"--import=ab cd e"};
+        QTest::newRow("empty quotes") << "prog '' x" << QStringList{"prog", "", "x"};
+        QTest::newRow("home") << "~/venv/bin/python -m fxview.engine"
+                              << QStringList{QDir::homePath() + "/venv/bin/python", "-m",
+                                             "fxview.engine"};
+    }
+    void anEngineCommandIsSplitAsShSplitsIt() {
+        QFETCH(QString, command);
+        QFETCH(QStringList, words);
+        QString error;
+        QCOMPARE(engineCommandLine(command, error), words);
+        QVERIFY(error.isEmpty());
+    }
+    void anEngineCommandThatCannotBeSplitIsASentence() {
+        for (const QString& command :
+             {QString("sh -c 'exit 3"), QString("python3 \"-m"), QString("   ")}) {
+            QString error;
+            QVERIFY(engineCommandLine(command, error).isEmpty());
+            QVERIFY2(error.startsWith("--engine"), qPrintable(command + ": " + error));
+        }
+    }
+
     // A value saved from the Values dock comes over the wire in pieces and the window writes it:
     // the .npy holds the node's shape and the values its summary describes; a folder that
     // cannot be written gets a sentence, and the engine is fine after it.

@@ -538,7 +538,7 @@ void EngineWorker::takeSavedPiece(const SavedValue& piece) {
         return; // a value nobody asked for (after a Reset of the engine)
     const QString destination = saveDestinations_.front();
     QString error = qs(piece.error);
-    if (error.isEmpty() && !saving_) {
+    if (error.isEmpty() && !saving_ && savingError_.isEmpty()) {
         saving_ = std::make_unique<QSaveFile>(destination);
         if (!saving_->open(QIODevice::WriteOnly))
             savingError_ = QString("Cannot write '%1': check that its folder exists and is "
@@ -547,13 +547,17 @@ void EngineWorker::takeSavedPiece(const SavedValue& piece) {
     }
     if (error.isEmpty() && savingError_.isEmpty() &&
         saving_->write(piece.data.data(), static_cast<qint64>(piece.data.size())) !=
-            static_cast<qint64>(piece.data.size()))
+            static_cast<qint64>(piece.data.size())) {
         savingError_ = QString("Cannot write '%1': %2.").arg(destination, saving_->errorString());
+        // Its temporary file goes now, not with the last piece: an engine that sends pieces
+        // without end (or a value bigger than the disk) must not keep the disk full.
+        saving_.reset();
+    }
     if (piece.more && error.isEmpty())
         return;
     if (error.isEmpty())
         error = savingError_;
-    if (error.isEmpty() && !saving_->commit())
+    if (error.isEmpty() && !saving_->commit()) // savingError_ is set wherever saving_ is gone
         error = QString("Cannot write '%1': %2.").arg(destination, saving_->errorString());
     saving_.reset(); // uncommitted: its temporary file is removed, the destination untouched
     savingError_.clear();

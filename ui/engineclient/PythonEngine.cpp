@@ -12,7 +12,52 @@ QStringList pythonEngineCommand(const QString& python) {
 }
 
 QStringList engineCommandLine(const QString& command, QString& error) {
-    QStringList words = QProcess::splitCommand(command);
+    // The words as sh reads them (the person writes the command as at a prompt): blanks part
+    // words; '...' keeps everything; "..." keeps all but \" \\ \$ \`; \ keeps the next
+    // character. No expansions: the command is run, not interpreted.
+    QStringList words;
+    QString word;
+    bool inWord = false;
+    for (qsizetype i = 0; i < command.size(); ++i) {
+        const QChar c = command[i];
+        if (c == '\'') {
+            const qsizetype end = command.indexOf('\'', i + 1);
+            if (end < 0) {
+                error = "--engine's command has a ' that is never closed";
+                return {};
+            }
+            word += command.mid(i + 1, end - i - 1);
+            inWord = true;
+            i = end;
+        } else if (c == '"') {
+            qsizetype j = i + 1;
+            for (; j < command.size() && command[j] != '"'; ++j) {
+                if (command[j] == '\\' && j + 1 < command.size() &&
+                    QStringLiteral("\"\\$`").contains(command[j + 1]))
+                    ++j;
+                word += command[j];
+            }
+            if (j >= command.size()) {
+                error = "--engine's command has a \" that is never closed";
+                return {};
+            }
+            inWord = true;
+            i = j;
+        } else if (c == '\\' && i + 1 < command.size()) {
+            word += command[++i];
+            inWord = true;
+        } else if (c.isSpace()) {
+            if (inWord)
+                words << word;
+            word.clear();
+            inWord = false;
+        } else {
+            word += c;
+            inWord = true;
+        }
+    }
+    if (inWord)
+        words << word;
     if (words.isEmpty()) {
         error = "--engine names no command to start";
         return {};

@@ -12,8 +12,9 @@ namespace fxview {
 // `PYTHON -m fxview.engine`.
 QStringList pythonEngineCommand(const QString& python);
 
-// fxview --engine "COMMAND": split as a shell splits words (quotes kept together), a leading ~/
-// made the home folder. Empty with `error` set when there is no program to start.
+// fxview --engine "COMMAND": split into words as sh splits them ('...', "...", \ quoting; no
+// expansions), a leading ~/ made the home folder. Empty with `error` set when there is no
+// program to start or a quote is never closed.
 QStringList engineCommandLine(const QString& command, QString& error);
 
 // The first python3 on PATH whose import system finds torch (without importing it: a few ms

@@ -4,6 +4,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QMessageBox>
+#include <QSettings>
+#include <QTemporaryDir>
 
 #include <algorithm>
 #include <cerrno>
@@ -141,6 +143,8 @@ std::string chooseEngine(const CommandLine& commandLine, fxview::EngineSettings&
     for (const QString& module : parser.values(commandLine.importModule))
         engine.imports.push_back(module.toStdString());
     engine.device = parser.value(commandLine.device).toStdString();
+    engine.engineGiven = parser.isSet(commandLine.engine) || parser.isSet(commandLine.python) ||
+                         parser.isSet(commandLine.importModule) || parser.isSet(commandLine.device);
     if (parser.isSet(commandLine.engine) && parser.isSet(commandLine.python))
         return "--engine and --python both name an engine: give one";
     if (parser.isSet(commandLine.engine)) {
@@ -205,6 +209,12 @@ int main(int argc, char** argv) {
     const QCommandLineOption& input = commandLine.input;
     const QCommandLineOption& reportOpenTime = commandLine.reportOpenTime;
     parser.process(app);
+    // A measurement is of the file as given: the window's remembered settings (a file's inputs,
+    // scopes and engine, recent files) are neither read nor changed by it.
+    QTemporaryDir ownSettings;
+    if (parser.isSet(reportOpenTime) || parser.isSet(commandLine.reportFirstStep) ||
+        parser.isSet(commandLine.reportRun))
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, ownSettings.path());
 
     std::vector<fxview::InputSpec> inputs;
     for (const QString& text : parser.values(input)) {

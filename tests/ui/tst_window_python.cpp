@@ -8,11 +8,14 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTemporaryDir>
 
 #include <algorithm>
 #include <cstring>
+#include <unistd.h>
 
 #include "EngineProtocol.h"
 #include "WindowSupport.h"
@@ -21,6 +24,7 @@
 #include "engineclient/EngineProcess.h"
 #include "engineclient/PythonEngine.h"
 #include "session/DebugSession.h"
+#include "session/SessionSettings.h"
 #include "window/MainWindow.h"
 
 using namespace fxview;
@@ -28,9 +32,11 @@ using namespace fxview;
 namespace {
 
 // A window whose engines are `command`.
-std::unique_ptr<MainWindow> windowWith(const QStringList& command) {
+// A window whose engine is `command`, as --engine names it (empty: fxview-engine).
+std::unique_ptr<MainWindow> windowWith(const QStringList& command, bool given = true) {
     EngineSettings settings;
     settings.engineCommand = command;
+    settings.engineGiven = given;
     EngineClient::setSettings(settings);
     auto window = std::make_unique<MainWindow>();
     window->show();
@@ -115,6 +121,57 @@ private slots:
         press(*window, QKeySequence(Qt::Key_F10));
         QVERIFY(settle(*window));
         QVERIFY2(!window->currentNode().isEmpty(), "no node ran");
+    }
+
+    // A file opens in the engine it was last opened with when the command line names none
+    // (File ▸ Open, Open Recent), its --import and --device too; one the command line names wins,
+    // and fxview-engine with nothing asked of it is not remembered.
+    void aFileOpensInTheEngineItWasLastOpenedWith() {
+        const QString pt2 = QString::fromStdString(fixture("tinynet.pt2"));
+        const QStringList python = pythonEngineCommand(FXVIEW_PYTHON_PATH);
+        {
+            auto window = windowWith(python);
+            QVERIFY(open(*window, pt2.toStdString()));
+            QCOMPARE(window->session()->model().engine.command, python);
+        }
+        auto cmdline = [](MainWindow& window) {
+            QFile file(QString("/proc/%1/cmdline").arg(window.engine()->enginePid()));
+            return file.open(QIODevice::ReadOnly) ? file.readAll().replace('\0', ' ')
+                                                  : QByteArray();
+        };
+        // The command lines of this process's children (an engine still loading has no pid
+        // the client gives).
+        auto children = [] {
+            QByteArray all;
+            for (const QString& pid : QDir("/proc").entryList(QDir::Dirs)) {
+                QFile stat("/proc/" + pid + "/stat"), line("/proc/" + pid + "/cmdline");
+                if (!stat.open(QIODevice::ReadOnly) || !line.open(QIODevice::ReadOnly))
+                    continue;
+                const QList<QByteArray> fields = stat.readAll().split(')').value(1).split(' ');
+                if (fields.value(2).toLongLong() == getpid())
+                    all += line.readAll().replace('\0', ' ') + "\n";
+            }
+            return all;
+        };
+        {
+            // No engine named: the remembered one opens it, not the default.
+            auto window = windowWith({"/bin/sh", "-c", "sleep 600"}, false);
+            QVERIFY(open(*window, pt2.toStdString()));
+            QCOMPARE(window->session()->model().engine.command, python);
+            QVERIFY2(cmdline(*window).contains("fxview.engine"), cmdline(*window).constData());
+            QVERIFY(window->statusText().isEmpty() || !window->statusText().contains("sleep"));
+        }
+        {
+            // Named on the command line: that one, and it is remembered from now on.
+            auto window = windowWith({"/bin/sh", "-c", "sleep 600"});
+            window->openModel(pt2);
+            QTRY_VERIFY_WITH_TIMEOUT(children().contains("sleep 600"), scaled(10000));
+            QVERIFY(window->session()->cancelOpen() == pt2);
+        }
+        QVERIFY(settings::engineFor(pt2).has_value());
+        QCOMPARE(settings::engineFor(pt2)->command, python); // the stalled one never opened it
+        settings::rememberEngine(pt2, {});
+        QVERIFY(!settings::engineFor(pt2).has_value());
     }
 
     // --engine "COMMAND" is split into words as sh splits them, so that a command copied from a
@@ -272,5 +329,13 @@ private slots:
     }
 };
 
-QTEST_MAIN(TestWindowPython)
+int main(int argc, char** argv) {
+    QStandardPaths::setTestModeEnabled(true); // remembered files and engines go to a test place
+    QApplication app(argc, argv);
+    app.setOrganizationName("fxview-tests");
+    app.setApplicationName("tst_window_python");
+    QSettings().clear();
+    TestWindowPython test;
+    return QTest::qExec(&test, argc, argv);
+}
 #include "tst_window_python.moc"

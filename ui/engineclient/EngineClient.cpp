@@ -80,19 +80,19 @@ void EngineClient::finishedLater(int jobs) {
 }
 
 int EngineClient::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed,
-                       const QString& origin, std::optional<std::set<std::string>> openScopes) {
+                       const QString& origin, std::optional<std::set<std::string>> openScopes,
+                       const std::optional<EngineChoice>& remembered) {
     cancelLoad();
     loading_ = std::make_shared<LoadTicket>(++loads_);
-    OpenRequest request{source.toStdString(),
-                        inputs,
-                        seed,
-                        origin.toStdString(),
-                        sharedSettings().opLibraries,
-                        sharedSettings().imports,
-                        sharedSettings().device};
-    post([request, font = layoutFont_, ticket = loading_, openScopes](EngineWorker& w) {
-        w.load(request, font, ticket, openScopes);
-    });
+    const EngineSettings& given = sharedSettings();
+    const EngineChoice engine =
+        remembered && !given.engineGiven
+            ? *remembered
+            : EngineChoice{given.engineCommand, given.imports, given.device};
+    OpenRequest request{source.toStdString(), inputs,         seed,         origin.toStdString(),
+                        given.opLibraries,    engine.imports, engine.device};
+    post([request, font = layoutFont_, ticket = loading_, openScopes, command = engine.command](
+             EngineWorker& w) { w.load(request, font, ticket, openScopes, command); });
     return loading_->id;
 }
 

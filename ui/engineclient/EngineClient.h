@@ -70,10 +70,13 @@ public:
     // Loads, traces and lays out a model; returns the id that its progress and its
     // LoadedModel carry. A load still going is cancelled: the newest request wins.
     // `origin` says where given inputs come from, for the note beside them ("as given");
-    // `openScopes` the module scopes to draw open (the default for the graph's size if none).
+    // `openScopes` the module scopes to draw open (the default for the graph's size if none);
+    // `remembered` the engine the file was last opened with, used unless the command line named
+    // one (the default engine otherwise).
     int load(const QString& source, const std::vector<InputSpec>& inputs = {}, quint64 seed = 0,
              const QString& origin = "as given",
-             std::optional<std::set<std::string>> openScopes = std::nullopt);
+             std::optional<std::set<std::string>> openScopes = std::nullopt,
+             const std::optional<EngineChoice>& remembered = std::nullopt);
     // Stops the load in progress at its next stage; the open model stays. False if there is
     // none, or if it has already replaced the model (its `loaded` is then on its way).
     bool cancelLoad();

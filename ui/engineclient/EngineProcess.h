@@ -39,6 +39,9 @@ struct EngineSettings {
     // --import MODULE and --device D: sent with each Open, for a Python engine.
     std::vector<std::string> imports;
     std::string device;
+    // The command line named the engine (--engine, --python, --import, --device): it is used for
+    // every file, not the one a file was last opened with.
+    bool engineGiven = false;
 };
 
 // The engine's server run on a thread for --in-process. Only an executable that links LibTorch
@@ -61,6 +64,8 @@ public:
     bool attached() const { return attached_; }
     // Started from an --engine or --python command line (a Python engine).
     bool commandEngine() const { return commandEngine_; }
+    // The command line it was started from (empty: fxview-engine, in-process or attached).
+    const QStringList& command() const { return settings_.engineCommand; }
     // The engine as a sentence names it: "LibTorch" (fxview-engine), "The live Python engine",
     // or "The engine `COMMAND`".
     QString name() const;

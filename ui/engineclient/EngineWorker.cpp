@@ -51,13 +51,26 @@ void EngineWorker::shutdown() {
     current_ = loading_ = spare_ = nullptr;
 }
 
+void EngineWorker::useEngine(const QStringList& command) {
+    if (command == settings_.engineCommand)
+        return;
+    settings_.engineCommand = command;
+    // The command line's default may be no engine at all (no Python with PyTorch found); a file
+    // remembered with its own engine has one.
+    settings_.noEngine = command == given_.engineCommand ? given_.noEngine : QString();
+    if (spare_)
+        retire(spare_);
+}
+
 void EngineWorker::load(const OpenRequest& request, const QFont& font,
                         const std::shared_ptr<LoadTicket>& t,
-                        const std::optional<std::set<std::string>>& openScopes) {
+                        const std::optional<std::set<std::string>>& openScopes,
+                        const QStringList& command) {
     font_ = font;
     openScopes_ = openScopes;
     // A load still going was cancelled by the newer request; its engine goes.
     dropLoading();
+    useEngine(command);
     // A live session's own graphs (a compile session's, python:compile:N) open in the engine
     // that serves them, the person's Python: no other engine could reach them.
     const bool ownGraph = current_ && current_->attached() && current_->alive() &&
@@ -226,6 +239,7 @@ EngineProcess* EngineWorker::liveCurrent() {
         return current_;
     if (open_.source.empty() || current_->attached())
         return nullptr; // a live model went with its Python process: nothing can reopen it
+    useEngine(current_->command()); // the model reopens in the engine it was opened with
     EngineProcess* fresh = takeSpare();
     EngineProcess* dead = current_;
     {
@@ -398,6 +412,7 @@ void EngineWorker::openedWithGraph(OpenedModel m) {
         model.note = qs(m.note);
     model.live = loading_->hello().live;
     model.runtime = qs(loading_->hello().runtime);
+    model.engine = {loading_->command(), loadRequest_.imports, loadRequest_.device};
     // Only now does the new model replace the old one: a bad file or a Cancel leaves it.
     if (!ticket_->commit())
         return dropLoading();

@@ -29,7 +29,7 @@ class ReaderProcess;
 class EngineWorker : public QObject {
 public:
     EngineWorker(EngineClient* engine, const EngineSettings& settings)
-        : engine_(engine), settings_(settings) {}
+        : engine_(engine), settings_(settings), given_(settings) {}
 
     std::mutex lock;
 
@@ -74,8 +74,10 @@ public:
 
     void shutdown();
 
+    // `command`: the engine to open it in (EngineClient::load chose it), started unless the
+    // spare is that engine.
     void load(const OpenRequest& request, const QFont& font, const std::shared_ptr<LoadTicket>& t,
-              const std::optional<std::set<std::string>>& openScopes);
+              const std::optional<std::set<std::string>>& openScopes, const QStringList& command);
 
     void setWeightsAsNodes(bool on) {
         if (on != weightsAsNodes_)
@@ -151,7 +153,10 @@ public:
 
 private:
     EngineClient* engine_;
-    EngineSettings settings_;
+    EngineSettings settings_; // how the next engine starts: given_, with the command a file chose
+    const EngineSettings given_; // the command line's
+    // Later engines (spares, reloads) start as `command`; a spare of another engine goes.
+    void useEngine(const QStringList& command);
     EngineProcess* current_ =
         nullptr; // the open model's engine (dead until reloaded after a crash)
     EngineProcess* loading_ = nullptr; // opening a model that replaces it if it loads

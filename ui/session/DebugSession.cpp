@@ -181,7 +181,7 @@ int DebugSession::open(const QString& source, const std::vector<InputSpec>& inpu
     const bool remembered = inputs.empty() && !chosen.empty();
     seed = remembered ? settings::seedFor(source) : 0;
     return engine_->load(source, chosen, seed, remembered ? "applied last time" : "as given",
-                         settings::scopesFor(source));
+                         settings::scopesFor(source), settings::engineFor(source));
 }
 
 QString DebugSession::cancelOpen() {
@@ -209,8 +209,10 @@ void DebugSession::takeModel(const LoadedModel& model) {
     liveEnded_ = false;
     // A live model cannot be opened again from File ▸ Open Recent; one drawn ahead of its
     // engine is not open yet.
-    if (!model.live && !model.drawnAhead)
+    if (!model.live && !model.drawnAhead) {
         settings::addRecentModel(source_);
+        settings::rememberEngine(source_, model.engine);
+    }
     // Inputs that could not be made are forgotten, so that they cannot fail again at the next
     // start; the run uses the guess if there is one.
     if (model.layout.ok() && !model.inputError.isEmpty())

@@ -22,6 +22,16 @@ QString seedKey(const QString& source) {
 QString scopesKey(const QString& source) {
     return "scopes/" + source;
 }
+QString engineKey(const QString& source) {
+    return "engines/" + source;
+}
+
+QStringList qstrings(const std::vector<std::string>& strings) {
+    QStringList list;
+    for (const std::string& s : strings)
+        list << QString::fromStdString(s);
+    return list;
+}
 
 } // namespace
 
@@ -68,6 +78,28 @@ void forgetInputs(const QString& source) {
     QSettings().remove(inputsKey(source));
 }
 
+std::optional<EngineChoice> engineFor(const QString& source) {
+    const QVariantMap kept = QSettings().value(engineKey(source)).toMap();
+    if (kept.isEmpty())
+        return std::nullopt;
+    EngineChoice engine;
+    engine.command = kept.value("command").toStringList();
+    for (const QString& module : kept.value("imports").toStringList())
+        engine.imports.push_back(module.toStdString());
+    engine.device = kept.value("device").toString().toStdString();
+    return engine;
+}
+
+void rememberEngine(const QString& source, const EngineChoice& engine) {
+    QSettings settings;
+    if (engine == EngineChoice{})
+        return settings.remove(engineKey(source));
+    settings.setValue(engineKey(source),
+                      QVariantMap{{"command", engine.command},
+                                  {"imports", qstrings(engine.imports)},
+                                  {"device", QString::fromStdString(engine.device)}});
+}
+
 std::optional<std::set<std::string>> scopesFor(const QString& source) {
     QSettings settings;
     if (!settings.contains(scopesKey(source)))
@@ -79,10 +111,7 @@ std::optional<std::set<std::string>> scopesFor(const QString& source) {
 }
 
 void rememberScopes(const QString& source, const std::set<std::string>& open) {
-    QStringList list;
-    for (const std::string& s : open)
-        list << QString::fromStdString(s);
-    QSettings().setValue(scopesKey(source), list);
+    QSettings().setValue(scopesKey(source), qstrings({open.begin(), open.end()}));
 }
 
 bool weightsAsNodes() {

@@ -9,6 +9,8 @@
 #include <set>
 #include <string>
 
+#include "session/SessionTypes.h"
+
 namespace fxview::settings {
 
 // The window's size and dock layout as the person left them.
@@ -26,6 +28,11 @@ QStringList inputsFor(const QString& source);
 quint64 seedFor(const QString& source);
 void rememberInputs(const QString& source, const QStringList& specs, quint64 seed);
 void forgetInputs(const QString& source);
+
+// The engine a model file was last opened with (File ▸ Open uses it again, unless the command
+// line names one); fxview-engine with nothing asked of it is not kept.
+std::optional<EngineChoice> engineFor(const QString& source);
+void rememberEngine(const QString& source, const EngineChoice& engine);
 
 // The module scopes last drawn open for a model file, if it was opened before.
 std::optional<std::set<std::string>> scopesFor(const QString& source);

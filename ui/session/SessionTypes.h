@@ -5,6 +5,7 @@
 // (DebugSession), the window and the panels read them.
 
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <set>
 #include <string>
@@ -18,6 +19,15 @@
 #include "ScopeView.h"
 
 namespace fxview {
+
+// The engine a file is opened with: a command line (empty: fxview-engine) and what its Open asks
+// of a Python engine. File ▸ Open remembers it per file (SessionSettings).
+struct EngineChoice {
+    QStringList command;
+    std::vector<std::string> imports;
+    std::string device;
+    bool operator==(const EngineChoice&) const = default;
+};
 
 struct LoadedModel {
     int load = 0; // the id EngineClient::load returned
@@ -38,6 +48,7 @@ struct LoadedModel {
     QString note;                  // why this graph and not the one asked for, or ""
     bool live = false;             // served by the person's own Python process (--attach)
     QString runtime;               // where the model runs ("Python 3.13, PyTorch 2.6, pid 7")
+    EngineChoice engine;           // the engine it was opened with
     // Drawn by the window alone while its engine starts (a .pt2 read without LibTorch, or the
     // graph an engine made of the same file before): nothing runs until the engine's model
     // replaces it.

@@ -226,8 +226,12 @@ void EngineProcess::kill() {
 void EngineProcess::cutOff() {
     if (attached_ && socket_ >= 0)
         ::shutdown(socket_, SHUT_RDWR); // the person's process goes on; the session ends
-    else if (qint64 pid = pid_.load(); pid > 0)
-        ::kill(-static_cast<pid_t>(pid), SIGKILL); // its process group (setsid in startChild)
+    else if (qint64 pid = pid_.load(); pid > 0) {
+        // Its process group (setsid in startChild), and the process itself: one killed before
+        // its setsid has no group yet, and would go on to start what the group kill misses.
+        ::kill(-static_cast<pid_t>(pid), SIGKILL);
+        ::kill(static_cast<pid_t>(pid), SIGKILL);
+    }
 }
 
 void EngineProcess::interrupt() {

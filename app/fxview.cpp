@@ -143,8 +143,10 @@ std::string chooseEngine(const CommandLine& commandLine, fxview::EngineSettings&
     for (const QString& module : parser.values(commandLine.importModule))
         engine.imports.push_back(module.toStdString());
     engine.device = parser.value(commandLine.device).toStdString();
+    // --in-process names the engine too: the one linked into this process.
     engine.engineGiven = parser.isSet(commandLine.engine) || parser.isSet(commandLine.python) ||
-                         parser.isSet(commandLine.importModule) || parser.isSet(commandLine.device);
+                         parser.isSet(commandLine.importModule) ||
+                         parser.isSet(commandLine.device) || engine.inProcess;
     if (parser.isSet(commandLine.engine) && parser.isSet(commandLine.python))
         return "--engine and --python both name an engine: give one";
     if (parser.isSet(commandLine.engine)) {

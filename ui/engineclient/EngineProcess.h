@@ -39,8 +39,8 @@ struct EngineSettings {
     // --import MODULE and --device D: sent with each Open, for a Python engine.
     std::vector<std::string> imports;
     std::string device;
-    // The command line named the engine (--engine, --python, --import, --device): it is used for
-    // every file, not the one a file was last opened with.
+    // The command line named the engine (--engine, --python, --import, --device, --in-process):
+    // it is used for every file, not the one a file was last opened with.
     bool engineGiven = false;
 };
 

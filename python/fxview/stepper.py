@@ -1,11 +1,13 @@
 """A GraphModule run node by node the way a debugger steps, each node by
 torch.fx.Interpreter.run_node on the real module: the Python twin of core/run/Interpreter (the
 same commands and the same stops: step, step into a call_module's own traced graph or the
-subgraph a higher-order op runs once (torch.cond's branch, invoke_subgraph), step out,
-run to a node, run to the end or a breakpoint, reset)."""
+subgraphs a higher-order op runs (hops.py: torch.cond's branch, invoke_subgraph, while_loop's
+cond and body each iteration, scan's and map's block once per slice, the grad-mode and autocast
+wrappers' block), step out, run to a node, run to the end or a breakpoint, reset)."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import time
@@ -16,23 +18,11 @@ import torch.fx
 from torch.fx.graph import _PyTreeCodeGen
 
 from . import fxgraph, values, wire
+from .hops import HopError, HopRun
 from .summary import summarize
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _OWN_DIR = os.path.dirname(__file__) + os.sep
-
-
-def _higher_order_op(name: str):
-    """torch.ops.higher_order.NAME, or None where this PyTorch has none."""
-    try:
-        return getattr(torch.ops.higher_order, name)
-    except Exception:  # noqa: BLE001 - older PyTorch: no such namespace or op
-        return None
-
-
-# Higher-order ops Step Into opens: each runs one of its subgraphs once.
-_COND = _higher_order_op("cond")
-_ONE_CALL_HOPS = tuple(op for op in (_COND, _higher_order_op("invoke_subgraph")) if op is not None)
 
 
 def _where(error: BaseException) -> str:
@@ -88,6 +78,8 @@ class Stepper:
         self.last = ""
         self.child: Stepper | None = None
         self.child_node: torch.fx.Node | None = None
+        self.hop: HopRun | None = None  # the higher-order op child_node is, run block by block
+        self.hop_us = 0.0  # the time of its blocks that finished
         self.finished = self.failed = False
         self.failure = ""
         self.output = None
@@ -222,8 +214,6 @@ class Stepper:
     # --- stepping into a module or a function -----------------------------------------------
     def _inner_graph(self, node: torch.fx.Node):
         """The node's own traced graph and its inputs, or None when it has none to show."""
-        if node.op == "call_function" and node.target in _ONE_CALL_HOPS:
-            return self._hop_callee(node)
         if node.op == "call_module":
             root = self.gm.get_submodule(node.target)
         elif node.op == "call_function" and inspect.isfunction(node.target) \
@@ -244,27 +234,56 @@ class Stepper:
                 inputs.append(bound.arguments.get(p.target.lstrip("*")))
         return inner, inputs
 
-    def _hop_callee(self, node: torch.fx.Node):
-        """A higher-order op that runs one subgraph once on operands it is given, as its dense
-        implementation does (torch/_higher_order_ops/): torch.cond the branch its predicate
-        takes, invoke_subgraph its subgraph; the subgraph and its operands, or None."""
+    def _enter(self, node: torch.fx.Node, graph, inputs) -> None:
+        self.child = Stepper(graph, inputs, prefix=node.name)
+        self.child_node = node
+
+    def _enter_hop(self, node: torch.fx.Node) -> bool:
+        """Opens a higher-order op's first block; False when it runs whole (or failed)."""
+        if node.op != "call_function" or node.kwargs:
+            return False
         args, _ = self.interpreter.fetch_args_kwargs_from_env(node)
         try:
-            if node.target is _COND:  # cond(pred, true_fn, false_fn, operands)
-                pred, true_gm, false_gm, operands = args
-                inner = true_gm if bool(pred) else false_gm
-            else:  # invoke_subgraph(subgraph, identifier, *operands); 2.6: a list of them
-                inner, operands = args[0], args[2:]
-                if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-                    operands = operands[0]
-        except Exception:  # noqa: BLE001 - a shape of its arguments not known here: runs whole
-            return None
-        if not isinstance(inner, torch.fx.GraphModule):
-            return None
-        return inner, list(operands)
+            hop = HopRun.start(node.target, args)
+        except HopError as error:
+            self._fail(node, error)
+            return True
+        if hop is None:
+            return False
+        self.hop, self.hop_us = hop, 0.0
+        self._enter(node, hop.block, hop.operands)
+        self._show_block_runs(node)
+        return True
+
+    def _show_block_runs(self, node: torch.fx.Node) -> None:
+        if self.hop.block_runs is not None and self.records[node.name].blockRuns != \
+                self.hop.block_runs:
+            self.records[node.name].blockRuns = list(self.hop.block_runs)
+            self._changed(node.name)
+
+    def _child_finished(self) -> None:
+        """The child's graph ran to its output: the op's next block, or the node's value."""
+        node, child = self.child_node, self.child
+        elapsed = sum(r.timeUs for r in child.records.values())
+        if self.hop is None:
+            self.child = self.child_node = None
+            return self._done(node, child.output, elapsed)
+        self.hop_us += elapsed
+        try:
+            done = self.hop.finish(child.output)
+        except HopError as error:
+            self.child = self.child_node = self.hop = None
+            return self._fail(node, error)
+        self._show_block_runs(node)
+        if not done:
+            return self._enter(node, self.hop.block, self.hop.operands)
+        value = self.hop.value
+        self.child = self.child_node = self.hop = None
+        self._done(node, value, self.hop_us)
 
     def _step_child(self, into: bool) -> None:
-        self.child.step_into() if into else self.child.step()
+        with self.hop.context() if self.hop else contextlib.nullcontext():
+            self.child.step_into() if into else self.child.step()
         self.order.append(f"{self.child_node.name}.{self.child.last_node()}")
         if self.child.failed:
             self.failure = f"Inside '{self.child_node.name}': {self.child.failure}"
@@ -273,10 +292,7 @@ class Stepper:
             self._changed(self.child_node.name)
             self.failed = True
         elif self.child.finished:
-            node, child = self.child_node, self.child
-            self.child = self.child_node = None
-            total = sum(r.timeUs for r in child.records.values())
-            self._done(node, child.output, total)
+            self._child_finished()
 
     # --- the debugger's commands ------------------------------------------------------------
     def step(self) -> None:
@@ -290,11 +306,12 @@ class Stepper:
         if self.finished or self.failed:
             return
         node = self.nodes[self.pc]
+        if self._enter_hop(node):
+            return self._step_child(False) if self.child else None
         inner = self._inner_graph(node)
         if inner is None:
             return self._advance()
-        self.child = Stepper(inner[0], inner[1], prefix=node.name)
-        self.child_node = node
+        self._enter(node, *inner)
         self._step_child(False)
 
     def step_out(self) -> None:

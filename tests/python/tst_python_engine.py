@@ -21,6 +21,7 @@ Environment: FXVIEW_READER, WIRE_PEER, FXVIEW_TEST_OPS (tests/fixtures/ops' libr
 some fixtures call). Exits 1 with one FAIL line per failed check."""
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -306,41 +307,77 @@ def stepping(pt2):
     check(engine.close() == 0, "the engine did not end when its stdin closed")
 
 
+OPENED_HOPS = ("cond", "invoke_subgraph", "while_loop", "scan", "map_impl",
+               "wrap_with_set_grad_enabled", "wrap_with_autocast")
+
+
 def step_into_hops(dirs):
-    """Step Into a higher-order op that runs one subgraph once: torch.cond's branch its predicate
-    takes, invoke_subgraph's subgraph, stepped node by node in a frame of its own (the frame's
-    graph the subgraph's); Step Out returns to the op, whose value the Continue after it uses:
-    the outputs stay equal to ep.module()."""
-    hops = {"cond.pt2": "cond", "hop_invoke_subgraph.pt2": "invoke_subgraph"}
-    seen = 0
-    for pt2, _ in fixtures(dirs):
-        hop = hops.get(pt2.name)
-        if hop is None:
+    """Step Into every higher-order op the engine opens (python/fxview/hops.py), then Step to
+    its end block by block: each block is a frame of its own (the frame's graph the subgraph's,
+    while_loop's cond and body by turns), the op's record counts the blocks (while_loop's body
+    runs, one for each time its cond said true; scan's and map's one per slice) and says the
+    iteration it is in; once back in the program, Continue ends with outputs equal to
+    ep.module(), so the op's value made block by block is PyTorch's. torch.cond and
+    invoke_subgraph are also left by Step Out."""
+    seen = set()
+    for pt2, printed in fixtures(dirs):
+        hops = re.findall(r"%(\w+) : .*call_function\[target=torch\.ops\.higher_order\.(\w+)\]",
+                          printed)
+        hops = [(name, op) for name, op in hops if op in OPENED_HOPS]
+        if not hops:
             continue
-        seen += 1
+        name, op = hops[0]
+        seen.add(op)
         engine = Engine()
-        engine.open(pt2)
+        engine.open(pt2, opLibraries=libraries_for(pt2)[1:])
         order = engine.command(wire.RUN_TO_END)[wire.STATE][-1].order
         engine.command(wire.RESET)
-        before = order[order.index(hop) - 1]
-        engine.command(wire.RUN_TO, before)
-        inside = engine.command(wire.STEP_INTO)[wire.STATE][-1]
-        frame = inside.steppedInto
-        check(frame is not None and frame.node == hop and inside.depth == 1 and
-              inside.last.startswith(hop + "."),
-              f"{pt2.name}: Step Into {hop} gave depth {inside.depth}, last {inside.last!r}")
-        if frame is not None:
-            names = [n.name for n in frame.graph.nodes]
-            check(frame.last in names and any(n.op == 3 for n in frame.graph.nodes),
-                  f"{pt2.name}: the frame's graph {names} has no node {frame.last!r} or no call")
-        out = engine.command(wire.STEP_OUT)[wire.STATE][-1]
-        check(out.depth == 0 and out.last == hop and out.steppedInto is None,
-              f"{pt2.name}: Step Out left depth {out.depth}, last {out.last!r}")
+        engine.command(wire.RUN_TO, order[order.index(name) - 1])
+        state = engine.command(wire.STEP_INTO)[wire.STATE][-1]
+        frame = state.steppedInto
+        check(frame is not None and frame.node == name and state.depth == 1 and
+              state.last.startswith(name + "."),
+              f"{pt2.name}: Step Into {name} gave depth {state.depth}, last {state.last!r}")
+        if frame is None:
+            engine.close()
+            continue
+        if op in ("cond", "invoke_subgraph"):
+            out = engine.command(wire.STEP_OUT)[wire.STATE][-1]
+            check(out.depth == 0 and out.last == name and out.steppedInto is None,
+                  f"{pt2.name}: Step Out left depth {out.depth}, last {out.last!r}")
+        else:
+            graphs, runs, steps = [], [], 0
+            while state.depth > 0 and not state.failed and steps < 10000:
+                names = tuple(n.name for n in state.steppedInto.graph.nodes)
+                if state.steppedInto.last == names[0]:  # a block's first node: a new block
+                    graphs.append(names)
+                record = state.records.get(name)
+                if record is not None and record.blockRuns:
+                    runs.append(record.blockRuns[0])
+                state = engine.command(wire.STEP)[wire.STATE][-1]
+                steps += 1
+            check(not state.failed and state.last == name,
+                  f"{pt2.name}: stepping {name} to its end: {state.failure or state.last}")
+            record = state.records.get(name)
+            ran = record.blockRuns[0] if record is not None and record.blockRuns else None
+            kinds = sorted(set(graphs))
+            if op == "while_loop":
+                bodies = sum(1 for g in graphs if g == graphs[1]) if len(graphs) > 1 else 0
+                check(len(kinds) == (2 if ran else 1) and len(graphs) == 2 * ran + 1 and
+                      bodies == ran, f"{pt2.name}: {len(graphs)} blocks for {ran} iterations")
+            elif op in ("scan", "map_impl"):
+                check(len(kinds) == 1 and ran == len(graphs) and ran > 1 and
+                      runs == sorted(runs) and runs[-1] == ran,
+                      f"{pt2.name}: {len(graphs)} blocks, block runs {ran}, seen {runs}")
+            else:
+                check(len(graphs) == 1 and ran is None,
+                      f"{pt2.name}: {len(graphs)} blocks, block runs {ran}")
         end = engine.command(wire.RUN_TO_END)[wire.STATE][-1]
         check(end.finished and end.outputCheck.verdict == wire.EQUAL,
-              f"{pt2.name}: after Step Into {hop}: {end.failure or end.outputCheck.message}")
+              f"{pt2.name}: after Step Into {name}: {end.failure or end.outputCheck.message}")
         engine.close()
-    check(seen > 0, "no fixture with a cond or an invoke_subgraph")
+    check("cond" in seen, f"no fixture with a cond: {sorted(seen)}")
+    print(f"stepped into {', '.join(sorted(seen))}")
 
 
 def references(pt2):

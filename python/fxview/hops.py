@@ -37,6 +37,10 @@ def _results(output) -> list:
     return list(output) if isinstance(output, (tuple, list)) else [output]
 
 
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
 def _leading_length(xs: list, op: str) -> int:
     length = None
     for x in xs:
@@ -48,33 +52,37 @@ def _leading_length(xs: list, op: str) -> int:
     return length or 0
 
 
-def _one_call(inner, operands):
-    output = yield inner, list(operands), None
+def _one_call(inner, operands, block=""):
+    output = yield inner, list(operands), None, block
     return output
 
 
 def _cond(pred, true_gm, false_gm, operands):
-    return (yield from _one_call(true_gm if bool(pred) else false_gm, operands))
+    taken = bool(pred)
+    return (yield from _one_call(true_gm if taken else false_gm, operands,
+                                 "the true branch" if taken else "the false branch"))
 
 
-def _invoke_subgraph(inner, _identifier, *operands):
+def _invoke_subgraph(inner, identifier, *operands):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]  # 2.6: the operands as one list
-    return (yield from _one_call(inner, operands))
+    return (yield from _one_call(inner, operands, str(identifier or "")))
 
 
 def _while_loop(cond_gm, body_gm, carried, additional):
     carried, additional = list(carried), list(additional)
     iteration = 0
     while True:
-        pred = _results((yield cond_gm, carried + additional, [iteration]))[0]
+        pred = _results((yield cond_gm, carried + additional, [iteration],
+                         f"cond_fn after {_count(iteration, 'iteration')}"))[0]
         if not (isinstance(pred, bool) or (isinstance(pred, torch.Tensor) and pred.dim() == 0
                                            and pred.dtype == torch.bool)):
             raise HopError("while_loop's cond_fn must return a boolean scalar tensor or a boolean")
         if not bool(pred):
             break
         iteration += 1
-        out = _results((yield body_gm, carried + additional, [iteration]))
+        out = _results((yield body_gm, carried + additional, [iteration],
+                        f"body_fn, iteration {iteration}"))
         if len(out) != len(carried):
             raise HopError(f"while_loop's body returned {len(out)} values for {len(carried)} "
                            "carried")
@@ -90,7 +98,8 @@ def _scan(combine_gm, init, xs, additional):
     # generic_scan runs element 0 on first_slice_copy (a copy, or zeros for no elements) to
     # learn the outputs' shapes, stores it, and runs the rest on views.
     first = [x.new_zeros(x.shape[1:]) if length == 0 else torch.select_copy(x, 0, 0) for x in xs]
-    out = _results((yield combine_gm, carry + first + additional, [1]))
+    out = _results((yield combine_gm, carry + first + additional, [1],
+                    f"combine_fn, element 1 of {length}"))
     if len(out) < len(carry):
         raise HopError("scan's combine_fn returned fewer values than its carry")
     ys = out[len(carry):]
@@ -100,7 +109,7 @@ def _scan(combine_gm, init, xs, additional):
     for i in range(length):
         if i:
             out = _results((yield combine_gm, carry + [x.select(0, i) for x in xs] + additional,
-                            [i + 1]))
+                            [i + 1], f"combine_fn, element {i + 1} of {length}"))
             ys = out[len(carry):]
         carry = out[:len(carry)]
         for o, y in zip(outs, ys):
@@ -117,12 +126,12 @@ def _map(body_gm, xs, pos_args):
     per_slice = []
     for i in range(length):
         per_slice.append(_results((yield body_gm, [x.select(0, i) for x in xs] + pos_args,
-                                   [i + 1])))
+                                   [i + 1], f"slice {i + 1} of {length}")))
     return tuple(torch.stack([one[k] for one in per_slice]) for k in range(len(per_slice[0])))
 
 
-def _wrapped(inner, *operands):
-    return (yield from _one_call(inner, operands))
+def _wrapped(block, inner, *operands):
+    return (yield from _one_call(inner, operands, block))
 
 
 def _drive(name: str, args: tuple):
@@ -141,15 +150,16 @@ def _drive(name: str, args: tuple):
     if name == "map_impl" and len(args) == 3 and graphs(0):
         return _map(*args)
     if name == "wrap_with_set_grad_enabled" and len(args) >= 2 and graphs(1):
-        return _wrapped(*args[1:])
+        return _wrapped("grad mode on" if args[0] else "grad mode off", *args[1:])
     if name == "wrap_with_autocast" and len(args) >= 5 and graphs(4):
-        return _wrapped(*args[4:])
+        state = f"autocast to {str(args[1]).removeprefix('torch.')}" if args[2] else "no autocast"
+        return _wrapped(state, *args[4:])
     return None
 
 
 class HopRun:
     """One higher-order op node's run, block by block: `block` is the subgraph to run next with
-    its `operands`; `finish(output)` hands it that block's output and says whether the op is done
+    its `operands` (`block_name` says which: "body_fn, iteration 2"); `finish(output)` hands it that block's output and says whether the op is done
     (its `value` then set); `block_runs` is what the node's record shows ([iteration])."""
 
     def __init__(self, name: str, args: tuple, driver):
@@ -165,7 +175,7 @@ class HopRun:
         return HopRun(name, tuple(args), driver) if driver is not None else None
 
     def _take(self, yielded) -> None:
-        self.block, self.operands, runs = yielded
+        self.block, self.operands, runs, self.block_name = yielded
         if runs is not None:
             self.block_runs = runs
 

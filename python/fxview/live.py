@@ -118,6 +118,8 @@ class Session:
             kind = node.target if node.op == "call_function" else \
                 fxgraph.module_class(type(at.gm.get_submodule(node.target)))
             kind = getattr(kind, "__qualname__", kind)
+            if at.hop is not None and at.hop.block_name:  # which block of a higher-order op
+                kind = f"{kind}: {at.hop.block_name}"
             path.append(node.name)
             at = at.child
         if at is self.stepper:

@@ -316,7 +316,7 @@ def step_into_hops(dirs):
     its end block by block: each block is a frame of its own (the frame's graph the subgraph's,
     while_loop's cond and body by turns), the op's record counts the blocks (while_loop's body
     runs, one for each time its cond said true; scan's and map's one per slice) and says the
-    iteration it is in; once back in the program, Continue ends with outputs equal to
+    iteration it is in, and the frame names the block; once back in the program, Continue ends with outputs equal to
     ep.module(), so the op's value made block by block is PyTorch's. torch.cond and
     invoke_subgraph are also left by Step Out."""
     seen = set()
@@ -346,11 +346,12 @@ def step_into_hops(dirs):
             check(out.depth == 0 and out.last == name and out.steppedInto is None,
                   f"{pt2.name}: Step Out left depth {out.depth}, last {out.last!r}")
         else:
-            graphs, runs, steps = [], [], 0
+            graphs, runs, said, steps = [], [], [], 0
             while state.depth > 0 and not state.failed and steps < 10000:
                 names = tuple(n.name for n in state.steppedInto.graph.nodes)
                 if state.steppedInto.last == names[0]:  # a block's first node: a new block
                     graphs.append(names)
+                    said.append(state.steppedInto.moduleType)
                 record = state.records.get(name)
                 if record is not None and record.blockRuns:
                     runs.append(record.blockRuns[0])
@@ -361,6 +362,9 @@ def step_into_hops(dirs):
             record = state.records.get(name)
             ran = record.blockRuns[0] if record is not None and record.blockRuns else None
             kinds = sorted(set(graphs))
+            # The frame names each block ("while_loop: body_fn, iteration 2"): no two alike.
+            check(len(set(said)) == len(said) and all(t.startswith(op) for t in said),
+                  f"{pt2.name}: the blocks are named {said}")
             if op == "while_loop":
                 bodies = sum(1 for g in graphs if g == graphs[1]) if len(graphs) > 1 else 0
                 check(len(kinds) == (2 if ran else 1) and len(graphs) == 2 * ran + 1 and

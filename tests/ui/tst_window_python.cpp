@@ -8,6 +8,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -23,6 +24,7 @@
 #include "engineclient/EngineClient.h"
 #include "engineclient/EngineProcess.h"
 #include "engineclient/PythonEngine.h"
+#include "scene/GraphScene.h"
 #include "session/DebugSession.h"
 #include "session/SessionSettings.h"
 #include "window/MainWindow.h"
@@ -121,6 +123,67 @@ private slots:
         press(*window, QKeySequence(Qt::Key_F10));
         QVERIFY(settle(*window));
         QVERIFY2(!window->currentNode().isEmpty(), "no node ran");
+    }
+
+    // Step Into a while_loop on the Python engine: the frame shows its cond_fn and its body_fn by
+    // turns, the banner names the block and its iteration, and Step at the loop's end returns to
+    // the program, whose Continue is still equal to ep.module(). The program is written by the
+    // engine's own PyTorch (a .pt2 of another version may not load in it), which also says
+    // whether its own ep.module() runs it (2.6's load hands while_loop lists where its
+    // while_loop wants tuples: that PyTorch cannot run the file, and the window says so).
+    void stepsIntoALoopBlockByBlock() {
+        QTemporaryDir folder;
+        const QString pt2 = folder.filePath("while_loop.pt2");
+        QProcess writer;
+        writer.start(FXVIEW_PYTHON_PATH,
+                     {"-c",
+                      "import sys, torch; sys.path.insert(0, sys.argv[1]); "
+                      "from pt2_hop_models import WhileLoop; torch.manual_seed(0); "
+                      "args = (torch.randn(2, 4), torch.tensor(3)); "
+                      "torch.export.save(torch.export.export(WhileLoop().eval(), args), "
+                      "sys.argv[2])\n"
+                      "try: torch.export.load(sys.argv[2]).module()(*args); print('runs')\n"
+                      "except Exception: print('fails')",
+                      FXVIEW_TESTS_DIR "/fixtures", pt2});
+        QVERIFY2(writer.waitForFinished(120000) && writer.exitCode() == 0,
+                 writer.readAllStandardError().constData());
+        const bool pyTorchRunsIt = writer.readAllStandardOutput().trimmed() == "runs";
+        auto window = windowWith(pythonEngineCommand(FXVIEW_PYTHON_PATH));
+        QVERIFY(open(*window, pt2.toStdString()));
+        const RunSnapshot& run = window->session()->run();
+        for (int i = 0; i < 20 && !run.inside; ++i) {
+            press(*window, QKeySequence(Qt::Key_F11));
+            QVERIFY(settle(*window));
+        }
+        QVERIFY2(run.inside && run.inside->node == "while_loop", qPrintable(window->statusText()));
+        QStringList blocks;
+        for (int i = 0; i < 200 && run.inside; ++i) {
+            const QString block = QString::fromStdString(run.inside->moduleType);
+            if (blocks.isEmpty() || blocks.back() != block) {
+                blocks << block;
+                QVERIFY2(window->bannerText().contains(block), qPrintable(window->bannerText()));
+                for (const Node& n : run.inside->graph.nodes)
+                    QVERIFY2(window->scene()->nodeItem(QString::fromStdString(n.name)),
+                             qPrintable(block + " is not drawn: no " + n.name.c_str()));
+            }
+            press(*window, QKeySequence(Qt::Key_F10));
+            QVERIFY(settle(*window));
+        }
+        QCOMPARE(blocks,
+                 QStringList(
+                     {"while_loop: cond_fn after 0 iterations", "while_loop: body_fn, iteration 1",
+                      "while_loop: cond_fn after 1 iteration", "while_loop: body_fn, iteration 2",
+                      "while_loop: cond_fn after 2 iterations", "while_loop: body_fn, iteration 3",
+                      "while_loop: cond_fn after 3 iterations"}));
+        QCOMPARE(window->currentNode(), QString("while_loop"));
+        QVERIFY(window->scene()->nodeItem("getitem")); // the program's graph again
+        press(*window, QKeySequence(Qt::Key_F5));
+        QVERIFY(settle(*window));
+        QVERIFY2(window->statusText().contains(pyTorchRunsIt
+                                                   ? "finished, outputs equal to ep.module()"
+                                                   : "finished, output not checked (forward "
+                                                     "failed)"),
+                 qPrintable(window->statusText()));
     }
 
     // A file opens in the engine it was last opened with when the command line names none

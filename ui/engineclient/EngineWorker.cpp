@@ -530,15 +530,16 @@ void EngineWorker::state(RunState r) {
     std::shared_ptr<FrameState> inside = std::move(r.steppedInto);
     static_cast<RunState&>(s) = std::move(r);
     if (inside) {
-        // Each module's graph is laid out once per model.
+        // Each frame's graph is laid out once per model. A higher-order op's frame shows each of
+        // its blocks by turns (a while_loop's cond and body): the graph's text tells them apart.
         auto frame = std::make_shared<ModuleFrame>();
         static_cast<FrameState&>(*frame) = std::move(*inside);
         if (!weightsAsNodes_)
             drawWeightsInside(frame->graph);
-        auto laid = moduleLayouts_.find(frame->node);
+        const std::string key = frame->node + '\n' + frame->graphText;
+        auto laid = moduleLayouts_.find(key);
         if (laid == moduleLayouts_.end())
-            laid =
-                moduleLayouts_.emplace(frame->node, GraphScene::layOut(frame->graph, font_)).first;
+            laid = moduleLayouts_.emplace(key, GraphScene::layOut(frame->graph, font_)).first;
         frame->layout = laid->second;
         s.inside = frame;
     }

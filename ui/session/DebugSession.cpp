@@ -226,6 +226,7 @@ void DebugSession::takeModel(const LoadedModel& model) {
     executed_ = ExecutedView();
     executedShown_ = false;
     shownModule_.clear();
+    shownFrame_.clear();
     emit runChanged();
     emit currentNodeChanged(current_);
     emit shownGraphChanged();
@@ -300,6 +301,7 @@ void DebugSession::takeDetail(const ValueSlice& detail) {
 
 void DebugSession::setExecutedShown(bool on) {
     executedShown_ = on;
+    shownFrame_.clear();
     shownModule_.clear(); // the executed path takes the scene; off, the run's own view returns
     emit shownGraphChanged();
 }
@@ -313,9 +315,16 @@ void DebugSession::select(const QString& node) {
 
 bool DebugSession::followModuleFrame() {
     const QString inside = run_.inside ? QString::fromStdString(run_.inside->node) : QString();
-    if (inside == shownModule_)
+    // The same node's frame shows another graph, or the same one again for another iteration,
+    // when a higher-order op goes on to its next block: its values are new ones.
+    const std::string frame =
+        run_.inside ? run_.inside->moduleType + '\n' + run_.inside->graphText : std::string();
+    if (inside == shownModule_ && frame == shownFrame_)
         return false;
+    if (inside == shownModule_)
+        detailsAsked_.clear();
     shownModule_ = inside;
+    shownFrame_ = frame;
     emit shownGraphChanged();
     return true;
 }

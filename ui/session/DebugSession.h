@@ -162,6 +162,7 @@ private:
     ExecutedView executed_;
     bool executedShown_ = false;
     QString shownModule_;
+    std::string shownFrame_; // the shown frame's block (moduleType) and graph text
     bool liveEnded_ = false;
     QSet<QString> breakpoints_;
     QHash<QString, BreakCondition> conditions_; // of the breakpoints that have one

@@ -23,11 +23,12 @@ public:
                         start();
                 });
         // A model that does not open, or an engine that dies during the run: its sentence.
-        for (auto failed : {&EngineClient::loadFailed, &EngineClient::engineFailed})
-            connect(window.engine(), failed, this, [](const QString& sentence) {
-                std::fprintf(stderr, "%s\n", sentence.toUtf8().constData());
-                QApplication::exit(1);
-            });
+        auto fail = [](const QString& sentence) {
+            std::fprintf(stderr, "%s\n", sentence.toUtf8().constData());
+            QApplication::exit(1);
+        };
+        connect(window.engine(), &EngineClient::loadFailed, this, fail);
+        connect(window.engine(), &EngineClient::engineFailed, this, fail);
     }
 
 private:

@@ -38,6 +38,8 @@ inline std::string reencode(EngineMessage kind, const std::string& payload) {
         return reencoded<CompareRequest>(payload);
     case EngineMessage::Comparison:
         return reencoded<ComparisonAnswer>(payload);
+    case EngineMessage::ImportsOffered:
+        return reencoded<ImportOffer>(payload);
     case EngineMessage::Values:
     case EngineMessage::Detail:
         return reencoded<ValueSlice>(payload);

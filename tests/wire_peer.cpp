@@ -175,6 +175,7 @@ void samples() {
     compare.local = true;
     put(EngineMessage::Compare, encode(compare));
     put(EngineMessage::Comparison, encode(ComparisonAnswer{"error", "json"}));
+    put(EngineMessage::ImportsOffered, encode(ImportOffer{{"modules"}}));
     RunState s;
     s.records = {{"records", sampleRecord()}};
     s.recordsAreChanges = true;

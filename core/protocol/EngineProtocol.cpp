@@ -105,6 +105,9 @@ template <typename Io> void walk(Io& io, ComparisonAnswer& m) {
     io(m.error);
     io(m.json);
 }
+template <typename Io> void walk(Io& io, ImportOffer& m) {
+    io(m.modules);
+}
 template <typename Io> void walk(Io& io, FrameState& m) {
     io(m.node);
     io(m.moduleType);
@@ -204,6 +207,9 @@ std::string encode(const CompareRequest& m) {
 std::string encode(const ComparisonAnswer& m) {
     return encoded(m);
 }
+std::string encode(const ImportOffer& m) {
+    return encoded(m);
+}
 std::string encode(const std::string& sentence) {
     return encoded(sentence);
 }
@@ -263,6 +269,9 @@ void decode(const std::string& payload, CompareRequest& m) {
     decodeWhole(payload, m);
 }
 void decode(const std::string& payload, ComparisonAnswer& m) {
+    decodeWhole(payload, m);
+}
+void decode(const std::string& payload, ImportOffer& m) {
     decodeWhole(payload, m);
 }
 void decode(const std::string& payload, std::string& sentence) {

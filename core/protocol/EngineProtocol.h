@@ -57,6 +57,15 @@ enum class EngineMessage : std::uint16_t {
     // files), after each Opened; an engine serving one model never sends it.
     CompileSession,
     Detail, // ValueSlice: the request, and the summary asked for (or why there is none)
+    // ImportOffer, just before an OpenFailed: the modules the file names that the engine would
+    // import to open it (the Python engine reads them from the archive); the window offers them.
+    ImportsOffered,
+};
+
+// Modules a file names (a pytree class's, the code that called an operator registered in
+// Python) that the engine lacks: opening it again with them imported may succeed.
+struct ImportOffer {
+    std::vector<std::string> modules;
 };
 
 // The answer to Compare: the fxview.comparison JSON (docs/comparison.md), or why there is none.
@@ -196,6 +205,7 @@ std::string encode(const ValueSlice& m);
 std::string encode(const SaveValueRequest& m);
 std::string encode(const CompareRequest& m);
 std::string encode(const ComparisonAnswer& m);
+std::string encode(const ImportOffer& m);
 std::string encode(const std::string& sentence);
 // A graph's bytes as OpenedModel carries them: two graphs draw alike when these are equal.
 std::string encode(const Graph& m);
@@ -218,6 +228,7 @@ void decode(const std::string& payload, ValueSlice& m);
 void decode(const std::string& payload, SaveValueRequest& m);
 void decode(const std::string& payload, CompareRequest& m);
 void decode(const std::string& payload, ComparisonAnswer& m);
+void decode(const std::string& payload, ImportOffer& m);
 void decode(const std::string& payload, std::string& sentence);
 
 } // namespace fxview

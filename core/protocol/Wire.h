@@ -23,7 +23,7 @@
 
 namespace fxview {
 
-constexpr std::uint16_t kWireVersion = 10;
+constexpr std::uint16_t kWireVersion = 11;
 constexpr std::size_t kFrameHeaderSize = 12;
 // A frame bigger than this is a broken peer, not a message: a vit_b_16 graph is ~2 MB.
 constexpr std::uint32_t kMaxFramePayload = 1u << 30;

@@ -49,6 +49,8 @@ class FileEngine(LiveEngine):
             self.send(wire.PROGRESS, wire.encode(wire.ProgressNote(f"Reading {name}", 50)))
             session = ProgramSession(ep, request.source, request.device or self.device)
         except ProgramError as error:
+            if error.imports:
+                self.send(wire.IMPORTS_OFFERED, wire.encode(wire.ImportOffer(error.imports)))
             return self.send(wire.OPEN_FAILED, wire.encode(str(error)))
         except Exception as error:  # noqa: BLE001 - PyTorch's own error, as one sentence
             line = (str(error).strip().splitlines() or ["no message"])[0]

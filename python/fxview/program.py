@@ -28,7 +28,12 @@ _USER = object()  # where a user's input goes among a program's placeholders
 
 
 class ProgramError(Exception):
-    """Why a file cannot be opened, as the one sentence the window shows."""
+    """Why a file cannot be opened, as the one sentence the window shows; `imports`: the
+    modules the file names that might open it if imported (the window offers them)."""
+
+    def __init__(self, sentence: str, imports: list[str] | None = None):
+        super().__init__(sentence)
+        self.imports = imports or []
 
 
 def close_vmap_levels() -> None:
@@ -131,11 +136,12 @@ def load_program(path: str, imports: list[str], libraries: list[str] = ()):
         line = (str(error).strip().splitlines() or [type(error).__name__])[0]
         # What the archive names that this Python lacks says more than PyTorch's message.
         lacking = program_hints.missing(path)
-        why = ("; ".join(lacking) if lacking else
+        why = ("; ".join(sentence for sentence, _ in lacking) if lacking else
                f"{type(error).__name__}: {line}; if the program calls operators or classes your "
                "own code registers, name its module with --import MODULE")
         raise ProgramError(f"torch.export.load could not load {name} in this Python's PyTorch "
-                           f"{torch.__version__}: {why}.") from error
+                           f"{torch.__version__}: {why}.",
+                           list(dict.fromkeys(m for _, m in lacking if m))) from error
 
 
 class _ProgramStepper(Stepper):

@@ -105,9 +105,10 @@ def _nodes(program: dict):
                     stack.append(sub["graph"])
 
 
-def missing(path: str) -> list[str]:
-    """Sentences, one per thing the program names that this Python lacks, each naming the
-    module to --import where the archive says it; [] when nothing is found."""
+def missing(path: str) -> list[tuple[str, str]]:
+    """(sentence, module) pairs, one per thing the program names that this Python lacks, the
+    sentence naming the module to --import where the archive says it (module "" where it does
+    not); [] when nothing is found."""
     said = []
     try:
         programs = _programs(path)
@@ -126,8 +127,8 @@ def missing(path: str) -> list[str]:
                     or name.startswith("collections."):
                 continue
             module = name.rpartition(".")[0]
-            said.append(f"its inputs or outputs are {name}, a pytree class this Python has not "
-                        f"registered: --import {module}")
+            said.append((f"its inputs or outputs are {name}, a pytree class this Python has not "
+                         f"registered: --import {module}", module))
         for node in _nodes(program):
             target = node.get("target", "")
             if not isinstance(target, str) or _op_exists(target):
@@ -140,5 +141,5 @@ def missing(path: str) -> list[str]:
                 line += f"; the program's code that called it is {where}: --import {where}"
             elif files:
                 line += f"; the program's code that called it is in {files[-1]}"
-            said.append(line)
+            said.append((line, where))
     return list(dict.fromkeys(said))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 10
+WIRE_VERSION = 11
 MAGIC = b"FXVE"
 HEADER = struct.Struct("=4sHHI")  # magic, version, kind, payload length: this machine's order
 MAX_PAYLOAD = 1 << 30
@@ -31,7 +31,8 @@ class WireError(ValueError):
 (OPEN, SET_INPUTS, COMMAND, SET_BREAKPOINT, EXECUTED_PATH, INTERRUPT, VALUE_REQUEST, SAVE_VALUE,
  SET_WATCH, COMPARE, DETAIL_REQUEST) = range(1, 12)
 (HELLO, PROGRESS, RUNNING, OPENED, OPEN_FAILED, INPUTS_APPLIED, INPUTS_REJECTED, STATE, PATH,
- FAILED, DONE, VALUES, VALUE_SAVED, COMPARISON, COMPILE_SESSION, DETAIL) = range(100, 116)
+ FAILED, DONE, VALUES, VALUE_SAVED, COMPARISON, COMPILE_SESSION, DETAIL,
+ IMPORTS_OFFERED) = range(100, 117)
 
 # RunCommand
 STEP, STEP_INTO, STEP_OUT, RUN_TO, RUN_TO_END, RESET = range(6)
@@ -232,6 +233,11 @@ class ComparisonAnswer:
 
 
 @_struct
+class ImportOffer:
+    FIELDS = [("modules", ("vec", "str"), list)]
+
+
+@_struct
 class FrameState:
     FIELDS = [("node", "str", ""), ("moduleType", "str", ""), ("graph", Graph, Graph),
               ("graphText", "str", ""), ("records", ("map", NodeRecord), dict),
@@ -267,6 +273,7 @@ PAYLOADS = {
     SAVE_VALUE: SaveValueRequest, SET_WATCH: WatchRequest, VALUES: ValueSlice,
     VALUE_SAVED: SavedValue, COMPARE: CompareRequest, COMPARISON: ComparisonAnswer,
     COMPILE_SESSION: "str", DETAIL_REQUEST: ValueSliceRequest, DETAIL: ValueSlice,
+    IMPORTS_OFFERED: ImportOffer,
 }
 
 _U8, _U32, _I64, _F64 = struct.Struct("=B"), struct.Struct("=I"), struct.Struct("=q"), \

@@ -188,10 +188,13 @@ def python_registered_op(folder):
     path = folder / "uses_op.pt2"
     torch.export.save(torch.export.export(my_ops.UsesOp(), (torch.randn(2, 4),)), str(path))
     engine = Engine(env={"PYTHONPATH": PACKAGE + os.pathsep + str(folder)})
-    failed = engine.open(path).get(wire.OPEN_FAILED, [""])[0]
-    # The program's stack trace names the module that called the op.
+    refused = engine.open(path)
+    failed = refused.get(wire.OPEN_FAILED, [""])[0]
+    # The program's stack trace names the module that called the op; the engine offers it.
     check("it calls torch.ops.fxview_test.scaled_tanh.default" in failed and
           "--import my_ops" in failed, f"an unknown Python op: {failed!r}")
+    offered = refused.get(wire.IMPORTS_OFFERED, [wire.ImportOffer()])
+    check(len(offered) == 1 and offered[0].modules == ["my_ops"], f"offered: {offered}")
     got = engine.open(path, imports=["my_ops"])
     check(wire.OPENED in got, f"with --import my_ops: {got}")
     if wire.OPENED in got:
@@ -214,9 +217,12 @@ def python_pytree_class(folder):
     path = folder / "returns_pair.pt2"
     torch.export.save(torch.export.export(my_outputs.ReturnsPair(), (torch.randn(3),)), str(path))
     engine = Engine(env={"PYTHONPATH": PACKAGE + os.pathsep + str(folder)})
-    failed = engine.open(path).get(wire.OPEN_FAILED, [""])[0]
+    refused = engine.open(path)
+    failed = refused.get(wire.OPEN_FAILED, [""])[0]
     check("my_outputs.Pair" in failed and "--import my_outputs" in failed,
           f"an unregistered pytree class: {failed!r}")
+    offered = refused.get(wire.IMPORTS_OFFERED, [wire.ImportOffer()])
+    check(len(offered) == 1 and offered[0].modules == ["my_outputs"], f"offered: {offered}")
     got = engine.open(path, imports=["my_outputs"])
     check(wire.OPENED in got, f"with --import my_outputs: {got}")
     if wire.OPENED in got:

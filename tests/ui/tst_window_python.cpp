@@ -2,12 +2,14 @@
 // the root's own Python and PyTorch as the Python engine (python3 -m fxview.engine) opens, draws
 // and Continues a .pt2 to "outputs equal to ep.module()"; children that are no engine (a banner
 // on stdout, garbage, a stall, a death mid-frame) each end in one sentence and leave the window
-// as it was; a value saved comes over the wire and the window writes it; the window removes no
-// folder an engine names (issue 49).
+// as it was; a module the file names is offered for import; a value saved comes over the wire and
+// the window writes it; the window removes no folder an engine names (issue 49).
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QDir>
 #include <QFile>
+#include <QMessageBox>
 #include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
@@ -184,6 +186,71 @@ private slots:
                                                    : "finished, output not checked (forward "
                                                      "failed)"),
                  qPrintable(window->statusText()));
+    }
+
+    // A program calling an operator registered in Python by a module of the person's own: the
+    // engine refuses it naming the module, the window's box offers to import it, and taking the
+    // offer opens the file with it imported (and remembers the import with the file's engine).
+    void offersToImportTheModuleAFileNames() {
+        QTemporaryDir folder;
+        QFile module(folder.filePath("my_ops.py"));
+        QVERIFY(module.open(QIODevice::WriteOnly));
+        module.write("import torch\n"
+                     "@torch.library.custom_op('fxview_test::scaled_tanh', mutates_args=())\n"
+                     "def scaled_tanh(x: torch.Tensor, scale: float) -> torch.Tensor:\n"
+                     "    return torch.tanh(x) * scale\n"
+                     "@scaled_tanh.register_fake\n"
+                     "def _(x, scale):\n"
+                     "    return torch.empty_like(x)\n"
+                     "class UsesOp(torch.nn.Module):\n"
+                     "    def __init__(self):\n"
+                     "        super().__init__()\n"
+                     "        self.fc = torch.nn.Linear(4, 4)\n"
+                     "    def forward(self, x):\n"
+                     "        return torch.ops.fxview_test.scaled_tanh(self.fc(x), 0.5) + 1\n");
+        module.close();
+        const QString pt2 = folder.filePath("uses_op.pt2");
+        QProcess writer;
+        writer.start(FXVIEW_PYTHON_PATH,
+                     {"-c",
+                      "import sys, torch; sys.path.insert(0, sys.argv[1]); import my_ops; "
+                      "torch.manual_seed(0); torch.export.save(torch.export.export("
+                      "my_ops.UsesOp(), (torch.randn(2, 4),)), sys.argv[2])",
+                      folder.path(), pt2});
+        QVERIFY2(writer.waitForFinished(120000) && writer.exitCode() == 0,
+                 writer.readAllStandardError().constData());
+        // The engine finds the person's module where their Python would (its path).
+        const QByteArray path = qgetenv("PYTHONPATH");
+        qputenv("PYTHONPATH", folder.path().toUtf8());
+        auto window = windowWith(pythonEngineCommand(FXVIEW_PYTHON_PATH), false);
+        QSignalSpy failed(window->engine(), &EngineClient::loadFailed);
+        window->openModel(pt2);
+        QVERIFY(failed.wait(scaled(60000)));
+        QVERIFY2(failed.front().value(0).toString().contains("--import my_ops"),
+                 qPrintable(failed.front().value(0).toString()));
+        QCOMPARE(failed.front().value(2).toStringList(), QStringList{"my_ops"});
+        QTRY_VERIFY(window->failureBox());
+        QAbstractButton* offer = nullptr;
+        for (QAbstractButton* button : window->failureBox()->buttons())
+            if (button->text() == "Import my_ops and Open Again")
+                offer = button;
+        QVERIFY2(offer, "the box offers no import");
+        QSignalSpy shown(window.get(), SIGNAL(runShown()));
+        offer->click();
+        const bool opened = shown.wait(scaled(60000)) && settle(*window);
+        qputenv("PYTHONPATH", path);
+        QVERIFY2(opened, qPrintable(window->bannerText()));
+        QCOMPARE(window->session()->source(), pt2);
+        QCOMPARE(window->session()->model().engine.imports, std::vector<std::string>{"my_ops"});
+        QTRY_VERIFY(!window->failureBox()); // the box went with its button
+        window->activateWindow(); // the box had taken the keyboard
+        QVERIFY(QTest::qWaitForWindowActive(window.get()));
+        press(*window, QKeySequence(Qt::Key_F5));
+        QVERIFY(settle(*window));
+        QVERIFY2(window->statusText().contains("finished, outputs equal to ep.module()"),
+                 qPrintable(window->statusText()));
+        const auto remembered = settings::engineFor(pt2);
+        QVERIFY(remembered && remembered->imports == std::vector<std::string>{"my_ops"});
     }
 
     // A file opens in the engine it was last opened with when the command line names none

@@ -81,14 +81,18 @@ void EngineClient::finishedLater(int jobs) {
 
 int EngineClient::load(const QString& source, const std::vector<InputSpec>& inputs, quint64 seed,
                        const QString& origin, std::optional<std::set<std::string>> openScopes,
-                       const std::optional<EngineChoice>& remembered) {
+                       const std::optional<EngineChoice>& remembered,
+                       const QStringList& moreImports) {
     cancelLoad();
     loading_ = std::make_shared<LoadTicket>(++loads_);
     const EngineSettings& given = sharedSettings();
-    const EngineChoice engine =
-        remembered && !given.engineGiven
-            ? *remembered
-            : EngineChoice{given.engineCommand, given.imports, given.device};
+    EngineChoice engine = remembered && !given.engineGiven
+                              ? *remembered
+                              : EngineChoice{given.engineCommand, given.imports, given.device};
+    for (const QString& module : moreImports)
+        if (std::find(engine.imports.begin(), engine.imports.end(), module.toStdString()) ==
+            engine.imports.end())
+            engine.imports.push_back(module.toStdString());
     OpenRequest request{source.toStdString(), inputs,         seed,         origin.toStdString(),
                         given.opLibraries,    engine.imports, engine.device};
     post([request, font = layoutFont_, ticket = loading_, openScopes, command = engine.command](

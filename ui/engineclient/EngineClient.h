@@ -76,7 +76,8 @@ public:
     int load(const QString& source, const std::vector<InputSpec>& inputs = {}, quint64 seed = 0,
              const QString& origin = "as given",
              std::optional<std::set<std::string>> openScopes = std::nullopt,
-             const std::optional<EngineChoice>& remembered = std::nullopt);
+             const std::optional<EngineChoice>& remembered = std::nullopt,
+             const QStringList& moreImports = {});
     // Stops the load in progress at its next stage; the open model stays. False if there is
     // none, or if it has already replaced the model (its `loaded` is then on its way).
     bool cancelLoad();
@@ -126,7 +127,10 @@ signals:
     // `drawnAhead` set): shown, not run; `loaded` follows, or loadFailed.
     void drawnAhead(const fxview::LoadedModel& model);
     void executedPathReady(const fxview::ExecutedView& view);
-    void loadFailed(const QString& sentence);
+    // `imports`: modules the file names that the engine lacks (ImportOffer), offered to the
+    // person for opening `source` again.
+    void loadFailed(const QString& sentence, const QString& source = {},
+                    const QStringList& imports = {});
     void inputsRejected(const QString& sentence);
     void inputsApplied(const std::vector<fxview::InputSpec>& inputs, quint64 seed);
     void engineFailed(const QString& sentence); // a request ended in an error nothing expected

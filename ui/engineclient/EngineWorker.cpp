@@ -68,6 +68,7 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
                         const QStringList& command) {
     font_ = font;
     openScopes_ = openScopes;
+    offeredImports_.clear();
     // A load still going was cancelled by the newer request; its engine goes.
     dropLoading();
     useEngine(command);
@@ -303,10 +304,18 @@ void EngineWorker::fromLoading(EngineMessage kind, const std::string& payload) {
         });
         break;
     }
+    case EngineMessage::ImportsOffered:
+        for (const std::string& module : decoded<ImportOffer>(payload).modules)
+            offeredImports_ << qs(module);
+        break;
     case EngineMessage::OpenFailed: {
         QString sentence = qs(decoded<std::string>(payload));
+        QStringList imports;
+        imports.swap(offeredImports_);
         if (ticket_->fail()) // settled: a Cancel pressed from now on finds nothing to cancel
-            emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
+            emitDone([e = engine_, sentence, source = qs(loadRequest_.source), imports] {
+                emit e->loadFailed(sentence, source, imports);
+            });
         dropLoading();
         startSpare();
         break;

@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QSaveFile>
 #include <QString>
+#include <QStringList>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -163,6 +164,7 @@ private:
     EngineProcess* spare_ = nullptr;   // started, LibTorch loaded, waiting for a model
     std::shared_ptr<LoadTicket> ticket_;
     OpenRequest loadRequest_;
+    QStringList offeredImports_; // the loading engine's ImportOffer, for its OpenFailed
     std::optional<std::set<std::string>> openScopes_; // the load's
     OpenRequest open_; // what current_ opened, with the inputs applied since: a reload's request
     std::unordered_map<std::string, BreakCondition> breakpoints_; // replayed on a reload

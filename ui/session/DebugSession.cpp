@@ -167,7 +167,8 @@ QStringList DebugSession::nodesMatching(const QString& text) const {
     return names;
 }
 
-int DebugSession::open(const QString& source, const std::vector<InputSpec>& inputs, quint64& seed) {
+int DebugSession::open(const QString& source, const std::vector<InputSpec>& inputs, quint64& seed,
+                       const QStringList& moreImports) {
     pendingSource_ = source;
     // Without inputs given, the ones last applied to this model are used again.
     std::vector<InputSpec> chosen = inputs;
@@ -181,7 +182,7 @@ int DebugSession::open(const QString& source, const std::vector<InputSpec>& inpu
     const bool remembered = inputs.empty() && !chosen.empty();
     seed = remembered ? settings::seedFor(source) : 0;
     return engine_->load(source, chosen, seed, remembered ? "applied last time" : "as given",
-                         settings::scopesFor(source), settings::engineFor(source));
+                         settings::scopesFor(source), settings::engineFor(source), moreImports);
 }
 
 QString DebugSession::cancelOpen() {

@@ -62,7 +62,8 @@ public:
 
     // Opens `source` with `inputs`, or with those last applied to it; the open model stays
     // until the new one is loaded. Returns the load's id; `seed` the seed used.
-    int open(const QString& source, const std::vector<InputSpec>& inputs, quint64& seed);
+    int open(const QString& source, const std::vector<InputSpec>& inputs, quint64& seed,
+             const QStringList& moreImports = {});
     // Stops the model being opened; its source, or "" if nothing was opening.
     QString cancelOpen();
     void setExecutedShown(bool on);

@@ -20,6 +20,7 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QMimeData>
 #include <QPainter>
 #include <QPlainTextEdit>
@@ -104,17 +105,7 @@ MainWindow::MainWindow(QWidget* parent)
         updateStatus();
     });
     connect(session_, &DebugSession::runUpdated, this, &MainWindow::showRun);
-    connect(engine_, &EngineClient::loadFailed, this, [this](const QString& sentence) {
-        progress_->finish();
-        statusBar()->clearMessage(); // "Opening …" is over
-        banner_->say(sentence, Banner::State::Error);
-        // The current model stays open; the sentence is also shown where a person looks.
-        auto* box = new QMessageBox(QMessageBox::Warning, "Cannot open model", sentence,
-                                    QMessageBox::Ok, this);
-        box->setAttribute(Qt::WA_DeleteOnClose);
-        box->open();
-        updateStatus();
-    });
+    connect(engine_, &EngineClient::loadFailed, this, &MainWindow::loadFailed);
     connect(engine_, &EngineClient::inputsRejected, this,
             [this](const QString& sentence) { banner_->say(sentence, Banner::State::Error); });
     connect(session_, &DebugSession::inputsApplied, this, &MainWindow::inputsApplied);
@@ -265,14 +256,45 @@ void MainWindow::buildDocks() {
     });
 }
 
-void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& inputs) {
+void MainWindow::openModel(const QString& source, const std::vector<InputSpec>& inputs,
+                           const QStringList& moreImports) {
     cancelLayout(); // the progress bar is the load's now
     statusBar()->showMessage("Opening " + source + "…");
     quint64 seed = 0;
-    const int load = session_->open(source, inputs, seed);
+    const int load = session_->open(source, inputs, seed, moreImports);
     inputBar_->setSeed(seed);
     progress_->start(load, source);
     updateStatus();
+}
+
+// A file that could not be opened: its sentence in the banner and in a box. Where the engine
+// says which of the person's modules the file names (a pytree class's, the code that registers
+// an operator), the box offers to import them and open the file again; a file that then opens
+// remembers them with its engine.
+void MainWindow::loadFailed(const QString& sentence, const QString& source,
+                            const QStringList& imports) {
+    progress_->finish();
+    statusBar()->clearMessage(); // "Opening …" is over
+    banner_->say(sentence, Banner::State::Error);
+    updateStatus();
+    // The current model stays open; the sentence is also shown where a person looks.
+    if (failureBox_)
+        failureBox_->close();
+    failureBox_ = new QMessageBox(QMessageBox::Warning, "Cannot open model", sentence,
+                                  QMessageBox::Close, this);
+    failureBox_->setAttribute(Qt::WA_DeleteOnClose);
+    if (!imports.isEmpty() && !source.isEmpty()) {
+        QPushButton* again = failureBox_->addButton(
+            QString("Import %1 and Open Again").arg(imports.join(", ")), QMessageBox::AcceptRole);
+        failureBox_->setDefaultButton(again);
+        connect(again, &QPushButton::clicked, this,
+                [this, source, imports] { openModel(source, {}, imports); });
+    }
+    failureBox_->open();
+}
+
+QMessageBox* MainWindow::failureBox() const {
+    return failureBox_;
 }
 
 QStringList MainWindow::recentModels() const {

@@ -21,6 +21,7 @@ class QToolBar;
 class QDockWidget;
 class QLabel;
 class QMenu;
+class QMessageBox;
 class QLineEdit;
 class QPlainTextEdit;
 
@@ -48,7 +49,11 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    void openModel(const QString& source, const std::vector<InputSpec>& inputs = {});
+    // `moreImports`: modules the engine imports first, beyond the ones it would (an offer taken).
+    void openModel(const QString& source, const std::vector<InputSpec>& inputs = {},
+                   const QStringList& moreImports = {});
+    // The box a failed open left, offering the modules the file names (nullptr when none).
+    QMessageBox* failureBox() const;
 
     // For tests and scripting: the state the window shows.
     GraphScene* scene() const { return scene_; }
@@ -130,6 +135,7 @@ private:
     void hideCompileDockUntilNeeded();
     void showComparisonMarks();
     void showModel(const LoadedModel& model);
+    void loadFailed(const QString& sentence, const QString& source, const QStringList& imports);
     void inputsApplied(const QString& note, const QStringList& specs, quint64 seed);
     void showModuleFrame();
     void showOutputCheck(const OutputCheck& check);
@@ -169,6 +175,7 @@ private:
     GraphView* view_;
     OverviewView* overview_;
     Banner* banner_;
+    QPointer<QMessageBox> failureBox_; // the last open's failure, while it is shown
     NodeListPanel* nodeList_;
     QLineEdit* find_;
     Inspector* inspector_;

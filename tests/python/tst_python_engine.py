@@ -20,6 +20,7 @@ PyTorch speaking the protocol on its stdin/stdout.
 Environment: FXVIEW_READER, WIRE_PEER, FXVIEW_TEST_OPS (tests/fixtures/ops' library, which
 some fixtures call). Exits 1 with one FAIL line per failed check."""
 
+import json
 import os
 import re
 import subprocess
@@ -390,6 +391,50 @@ def step_into_hops(dirs):
     print(f"stepped into {', '.join(sorted(seen))}")
 
 
+class TwoLayers(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = torch.nn.Linear(6, 5), torch.nn.Linear(5, 3)
+
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+
+
+def compare_two_files(folder):
+    """Compare Runs with another .pt2 as run B (two checkpoints of one model): every node is
+    paired by name, the input agrees, the first weight is where they part, and the output's max |a-b| is the one this PyTorch's own
+    ep.module() of each file gives on the same input; a run B that cannot load is a sentence."""
+    x = torch.randn(4, 6)
+    paths = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        paths.append(folder / f"two_layers_{seed}.pt2")
+        torch.export.save(torch.export.export(TwoLayers().eval(), (x,)), str(paths[-1]))
+    engine = Engine()
+    engine.open(paths[0])
+    got = engine.request(wire.COMPARE, wire.CompareRequest(modelB=str(paths[1])))
+    answer = got.get(wire.COMPARISON, [wire.ComparisonAnswer(error="no answer")])[0]
+    check(not answer.error, f"Compare with {paths[1].name}: {answer.error}")
+    if not answer.error:
+        doc = json.loads(answer.json)
+        rows = {r["node"]: r for r in doc["nodes"]}
+        check(not doc["only_a"] and not doc["only_b"] and
+              all(r["match"] == "name" for r in doc["nodes"]), f"unpaired: {doc}")
+        a, b = (torch.export.load(str(p)).module()(x) for p in paths)
+        expected = (a.double() - b.double()).abs().max().item()
+        out = rows.get("linear_1", {})
+        check(rows.get("x", {}).get("max_abs") == 0.0 and out.get("max_abs") == expected,
+              f"max |a-b|: x {rows.get('x')}, linear_1 {out.get('max_abs')} for {expected}")
+        # The weights are the program's first placeholders: the first of them differs.
+        first = torch.export.load(str(paths[0])).graph_signature.input_specs[0].arg.name
+        check(doc["first_divergence"] == first,
+              f"first divergence {doc['first_divergence']}, not {first}")
+    got = engine.request(wire.COMPARE, wire.CompareRequest(modelB=str(folder / "none.pt2")))
+    answer = got.get(wire.COMPARISON, [wire.ComparisonAnswer(error="no answer")])[0]
+    check(answer.error.startswith("Run B: There is no file"), f"a missing run B: {answer.error}")
+    engine.close()
+
+
 def references(pt2):
     """(arguments, outputs) pairs of ep.module() calls the fixture's writer made: NAME.inputs.pt
     and NAME.outputs.pt (lists, tests/fixtures/pt2_archive_models.py), or NAME_pt2_input[_K].pt
@@ -468,6 +513,7 @@ def main(dirs):
             ("a pytree class of the person's", python_pytree_class, (Path(folder),)),
             ("a Hugging Face output", hugging_face_output, (Path(folder),)),
             ("refusals", refusals, (Path(folder),)),
+            ("Compare Runs of two files", compare_two_files, (Path(folder),)),
             ("headless", headless, (dirs, Path(folder))),
             ("new inputs", new_inputs, (dirs,)),
             ("stepping", stepping, (next(iter(fixtures(dirs)))[0],)),

@@ -73,7 +73,8 @@ def _serve_refusing(channel: StdioChannel, sentence: str) -> None:
     from . import wire
 
     channel.sendall(wire.frame(wire.HELLO, wire.encode(wire.EngineHello(
-        pid=os.getpid(), runtime=_runtime(), confinement="it runs unconfined, in your Python"))))
+        pid=os.getpid(), runtime=_runtime(),
+        confinement=f"it would run in your Python (pid {os.getpid()}), as your own code does"))))
     stream = channel.makefile("rb")
     try:
         while (got := wire.read_frame(stream)) is not None:

@@ -173,8 +173,9 @@ LoadResult loadModel(const std::string& source, const std::vector<std::string>& 
         try {
             auto d = std::make_unique<Model::Private>();
             d->source = source;
-            d->exported = readExportedModel(path, program);
-            std::string note = d->exported->note;
+            std::shared_ptr<ExportedModel> exported = readExportedModel(path, program);
+            std::string note = exported->note;
+            d->exported = std::move(exported);
             return {std::make_shared<Model>(std::move(d)), {}, std::move(note)};
         } catch (const std::exception& e) {
             return failure("Cannot open '" + source +

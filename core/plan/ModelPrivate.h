@@ -9,12 +9,18 @@
 
 namespace fxview {
 
-class ExportedModel; // ExportedModel.h
+// What an importer keeps of a file that is not a TorchScript module: a torch.export program
+// (import's ExportedModel, which its importer reads back). The plan and the run only ask
+// whether there is one, so they need to know no importer.
+class ImportedProgram {
+public:
+    virtual ~ImportedProgram() = default;
+};
 
 struct Model::Private {
     std::string source;
-    torch::jit::Module module;               // a TorchScript archive or a built-in example
-    std::shared_ptr<ExportedModel> exported; // or a torch.export program (.pt2)
+    torch::jit::Module module;                 // a TorchScript archive or a built-in example
+    std::shared_ptr<ImportedProgram> exported; // or a torch.export program (.pt2)
 };
 
 } // namespace fxview

@@ -247,7 +247,8 @@ public:
     bool reads(const Model& model) const override { return model.d().exported != nullptr; }
     TraceResult importGraph(const Model& model) const override {
         try {
-            return ExportPlanBuilder(*model.d().exported).run();
+            // The only program this importer reads is the one its loader made (ModelLoading).
+            return ExportPlanBuilder(static_cast<const ExportedModel&>(*model.d().exported)).run();
         } catch (const std::exception& e) {
             TraceResult result;
             result.error = std::string("Cannot read this torch.export program: ") + e.what() + ".";

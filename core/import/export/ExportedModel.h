@@ -13,13 +13,14 @@
 #include <torch/script.h>
 
 #include "ExportedArchive.h"
+#include "ModelPrivate.h"
 
 namespace fxview {
 
 // The weights are not read when the archive is opened: the graph and its picture need only the
 // JSON, and a big model's weights are most of the file (vit_b_16: 346 of 347 MB). They are read,
 // through a mapping of the file, when the program first runs.
-class ExportedModel : public std::enable_shared_from_this<ExportedModel> {
+class ExportedModel : public ImportedProgram, public std::enable_shared_from_this<ExportedModel> {
 public:
     ExportedProgram program;
     std::vector<c10::IValue> exampleInputs; // the positional example inputs, if saved

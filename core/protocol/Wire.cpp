@@ -44,6 +44,9 @@ std::uint32_t parseHeader(const char* header, std::uint16_t& kind) {
     std::memcpy(&version, header + 4, 2);
     std::memcpy(&kind, header + 6, 2);
     std::memcpy(&length, header + 8, 4);
+    version = wireOrder(version);
+    kind = wireOrder(kind);
+    length = wireOrder(length);
     if (version != kWireVersion)
         throw WireError("the engine speaks wire version " + std::to_string(version) +
                         ", this fxview " + std::to_string(kWireVersion));
@@ -57,9 +60,11 @@ std::uint32_t parseHeader(const char* header, std::uint16_t& kind) {
 std::string encodeFrame(std::uint16_t kind, const std::string& payload) {
     std::string frame(kFrameHeaderSize, '\0');
     std::memcpy(&frame[0], kMagic, 4);
-    std::memcpy(&frame[4], &kWireVersion, 2);
+    const std::uint16_t version = wireOrder(kWireVersion);
+    kind = wireOrder(kind);
+    const std::uint32_t length = wireOrder(static_cast<std::uint32_t>(payload.size()));
+    std::memcpy(&frame[4], &version, 2);
     std::memcpy(&frame[6], &kind, 2);
-    auto length = static_cast<std::uint32_t>(payload.size());
     std::memcpy(&frame[8], &length, 4);
     frame += payload;
     return frame;

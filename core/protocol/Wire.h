@@ -1,11 +1,14 @@
 #pragma once
 // The engine process's wire format: length-prefixed frames, each a versioned header and a binary
 // payload of plain data (no text parsing on either side, arrays such as histograms as raw
-// numbers). Both ends are the same build, so numbers travel in this machine's byte order; the
-// header's version refuses a frame from another build instead of misreading it.
+// numbers). Numbers travel little-endian whatever the two machines are (the window on one, an
+// engine on another, reached over SSH); the header's version refuses a frame from another build
+// instead of misreading it.
 //
 // Frame: magic "FXVE" (4 bytes), version (u16), kind (u16), payload length (u32), payload.
 
+#include <algorithm>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -35,6 +38,15 @@ struct WireError : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A number in the wire's order (little-endian) from this machine's, and back: the same turn.
+template <typename T> T wireOrder(T v) {
+    if constexpr (std::endian::native == std::endian::big) {
+        auto* bytes = reinterpret_cast<unsigned char*>(&v);
+        std::reverse(bytes, bytes + sizeof v);
+    }
+    return v;
+}
+
 template <typename T> struct IsVector : std::false_type {};
 template <typename T> struct IsVector<std::vector<T>> : std::true_type {};
 template <typename T> struct IsStringMap : std::false_type {};
@@ -49,9 +61,9 @@ class WireWriter {
 public:
     void u8(std::uint8_t v) { bytes_.push_back(static_cast<char>(v)); }
     void boolean(bool v) { u8(v ? 1 : 0); }
-    void u32(std::uint32_t v) { raw(&v, sizeof v); }
-    void i64(std::int64_t v) { raw(&v, sizeof v); }
-    void f64(double v) { raw(&v, sizeof v); }
+    void u32(std::uint32_t v) { number(v); }
+    void i64(std::int64_t v) { number(v); }
+    void f64(double v) { number(v); }
     void str(const std::string& s) {
         u32(static_cast<std::uint32_t>(s.size()));
         bytes_.append(s);
@@ -88,7 +100,10 @@ public:
     const std::string& bytes() const { return bytes_; }
 
 private:
-    void raw(const void* p, std::size_t n) { bytes_.append(static_cast<const char*>(p), n); }
+    template <typename T> void number(T v) {
+        v = wireOrder(v);
+        bytes_.append(reinterpret_cast<const char*>(&v), sizeof v);
+    }
     std::string bytes_;
 };
 
@@ -105,21 +120,9 @@ public:
         return v;
     }
     bool boolean() { return u8() != 0; }
-    std::uint32_t u32() {
-        std::uint32_t v;
-        raw(&v, sizeof v);
-        return v;
-    }
-    std::int64_t i64() {
-        std::int64_t v;
-        raw(&v, sizeof v);
-        return v;
-    }
-    double f64() {
-        double v;
-        raw(&v, sizeof v);
-        return v;
-    }
+    std::uint32_t u32() { return number<std::uint32_t>(); }
+    std::int64_t i64() { return number<std::int64_t>(); }
+    double f64() { return number<double>(); }
     std::string str() {
         std::uint32_t n = count(1);
         std::string s(p_, n);
@@ -184,6 +187,11 @@ private:
             throw WireError("the message is cut short");
         std::memcpy(out, p_, n);
         p_ += n;
+    }
+    template <typename T> T number() {
+        T v;
+        raw(&v, sizeof v);
+        return wireOrder(v);
     }
     const char* p_;
     const char* end_;

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 WIRE_VERSION = 11
 MAGIC = b"FXVE"
-HEADER = struct.Struct("=4sHHI")  # magic, version, kind, payload length: this machine's order
+# Numbers travel little-endian whatever the two machines are (core/protocol/Wire.h).
+HEADER = struct.Struct("<4sHHI")  # magic, version, kind, payload length
 MAX_PAYLOAD = 1 << 30
 # Nesting deeper than this is a broken or hostile peer: the C++ reader (Wire.h's
 # kMaxWireDepth) counts the same way, the message itself at depth 1.
@@ -276,8 +277,8 @@ PAYLOADS = {
     IMPORTS_OFFERED: ImportOffer,
 }
 
-_U8, _U32, _I64, _F64 = struct.Struct("=B"), struct.Struct("=I"), struct.Struct("=q"), \
-    struct.Struct("=d")
+_U8, _U32, _I64, _F64 = struct.Struct("<B"), struct.Struct("<I"), struct.Struct("<q"), \
+    struct.Struct("<d")
 _INT_RANGE = (-(1 << 63), (1 << 63) - 1)
 
 
@@ -303,7 +304,7 @@ def _write(out: bytearray, kind, value, depth=1) -> None:
         if shape == "vec":
             out += _U32.pack(len(value))
             if item in ("float", "int") and value:  # a slice of a tensor: one pack, not millions
-                out += struct.pack(f"={len(value)}{'d' if item == 'float' else 'q'}", *value)
+                out += struct.pack(f"<{len(value)}{'d' if item == 'float' else 'q'}", *value)
                 return
             for v in value:
                 _write(out, item, v, depth + 1)
@@ -360,7 +361,7 @@ class _Reader:
             if shape == "vec":
                 if item in ("float", "int"):
                     n = self.count(8)
-                    return list(struct.unpack(f"={n}{'d' if item == 'float' else 'q'}",
+                    return list(struct.unpack(f"<{n}{'d' if item == 'float' else 'q'}",
                                               self.take(8 * n)))
                 return [self.read(item, depth + 1) for _ in range(self.count(1))]
             if shape == "map":

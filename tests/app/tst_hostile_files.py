@@ -27,9 +27,9 @@ SECONDS = {"refused": 10.0, "drawn": 30.0, "either": 30.0}
 def reader_answer(out):
     """Whether the reader's one frame (FXVE, version, kind 1, length, then ProgramReading:
     cacheKey, drawn, graph, why) says it drew the program."""
-    magic, _, kind, length = struct.unpack_from("=4sHHI", out)
+    magic, _, kind, length = struct.unpack_from("<4sHHI", out)
     assert magic == b"FXVE" and kind == 1 and len(out) == 12 + length, "not one answer frame"
-    (key_length,) = struct.unpack_from("=I", out, 12)
+    (key_length,) = struct.unpack_from("<I", out, 12)
     return out[16 + key_length] != 0
 
 

@@ -6,6 +6,7 @@ driven through tests/wire_peer) and the Python one (python/fxview/wire.py).
 2. C++ -> Python: wire_peer's samples of every message, in which each string field holds its
    own field name, decode in Python with each string where its name says, and re-encode to the
    same bytes.
+3. Numbers are little-endian on the wire, from both.
 Run by CTest as wire_round_trip with WIRE_PEER naming the built wire_peer; exits 1 with one
 FAIL line per failed check.
 """
@@ -157,8 +158,29 @@ def broken_input():
         check("version" in str(error), f"the version refusal says {error}")
 
 
+def byte_order():
+    """Numbers are little-endian on the wire whatever this machine is (issue 50: a window and an
+    engine on two machines): a frame of known numbers, from Python and from C++, byte for byte."""
+    expected = (b"FXVE" + wire.WIRE_VERSION.to_bytes(2, "little") +
+                wire.RUNNING.to_bytes(2, "little") + (11).to_bytes(4, "little") +
+                (7).to_bytes(4, "little") + b"Running")
+    check(wire.frame(wire.RUNNING, wire.encode("Running")) == expected,
+          "Python's frame is not little-endian")
+    result = subprocess.run([PEER, "samples"], capture_output=True, timeout=60)
+    stream, found = io.BytesIO(result.stdout), False
+    while (got := wire.read_frame(stream)) is not None:
+        found = found or got == (wire.RUNNING, expected[12:])
+    check(expected in result.stdout and found, "C++'s Running frame is not little-endian")
+    record = wire.NodeRecord(timeUs=1.5, runs=3)
+    encoded = wire.encode(record)
+    check((3).to_bytes(8, "little", signed=True) in encoded and
+          b"\x00\x00\x00\x00\x00\x00\xf8\x3f" in encoded,
+          "an int or a float is not little-endian")
+
+
 python_to_cpp()
 cpp_to_python()
 broken_input()
+byte_order()
 print(f"{checks[0] - len(failures)} passed, {len(failures)} failed")
 sys.exit(1 if failures else 0)

@@ -7,9 +7,13 @@
 // window a picture drawn later, never itself. It answers with one frame on stdout
 // (core/protocol/ProgramReading.h) and exits; the file's own sentences stay the engine's to say.
 // With --schemas it first reads a schema table on stdin (a Python engine's, of its own PyTorch's
-// operators) and walks the program with it before the built-in one.
+// operators) and walks the program with it before the built-in one. With --program MEMBER there
+// is no file here (its engine runs on another machine): stdin holds the schema table's length
+// (8 bytes, little-endian), the table, then the program's JSON member as the engine sent it,
+// zlib-compressed; it is inflated here, confined, to at most --max-program bytes.
 //
 //   fxview-reader [--max-program BYTES] [--memory-limit SIZE] [--unconfined] [--schemas] FILE
+//   fxview-reader [--max-program BYTES] [--memory-limit SIZE] [--unconfined] --program MEMBER
 
 #include <algorithm>
 #include <csignal>
@@ -22,6 +26,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 #include <vector>
+#include <zlib.h>
 
 #include "BuiltInOperatorSchemas.h"
 #include "Confinement.h"
@@ -91,15 +96,102 @@ std::string cacheKeyOf(fxview::ZipArchive& zip) {
     return key;
 }
 
+// Appends stdin to `into` up to `limit` bytes; with `exact`, false when stdin ends before.
+bool readStdin(std::string& into, std::size_t limit, bool exact) {
+    char chunk[65536];
+    for (std::size_t got;
+         into.size() < limit &&
+         (got = std::fread(chunk, 1, std::min(sizeof chunk, limit - into.size()), stdin)) > 0;)
+        into.append(chunk, got);
+    return !exact || into.size() == limit;
+}
+
 // The schema table on stdin, at most kLargestSchemaTable bytes (more is cut off: its last lines
 // are then missing, and the walk says which operator it lacks).
 std::string readSchemas() {
     std::string table;
-    char chunk[65536];
-    for (std::size_t got; table.size() < kLargestSchemaTable &&
-                          (got = std::fread(chunk, 1, sizeof chunk, stdin)) > 0;)
-        table.append(chunk, std::min(got, kLargestSchemaTable - table.size()));
+    readStdin(table, kLargestSchemaTable, false);
     return table;
+}
+
+// The program a remote engine sent: its schema table and its JSON, inflated to at most
+// `maxProgram` bytes. `why` says what is wrong when it returns false.
+bool readSentProgram(std::uint64_t maxProgram, std::string& schemas, std::string& json,
+                     std::string& why) {
+    std::string length;
+    if (!readStdin(length, 8, true)) {
+        why = "the engine's program ended before its schema table";
+        return false;
+    }
+    std::uint64_t tableSize = 0;
+    for (int i = 7; i >= 0; --i)
+        tableSize =
+            tableSize << 8 | static_cast<unsigned char>(length[static_cast<std::size_t>(i)]);
+    if (tableSize > kLargestSchemaTable || !readStdin(schemas, tableSize, true)) {
+        why = "the engine's schema table is cut short or past 16 MB";
+        return false;
+    }
+    z_stream z{};
+    if (inflateInit(&z) != Z_OK) {
+        why = "zlib could not start";
+        return false;
+    }
+    unsigned char in[65536];
+    std::vector<unsigned char> out(1 << 20);
+    int status = Z_OK;
+    while (status != Z_STREAM_END) {
+        const std::size_t got = std::fread(in, 1, sizeof in, stdin);
+        if (got == 0)
+            break;
+        z.next_in = in;
+        z.avail_in = static_cast<uInt>(got);
+        while (z.avail_in > 0 && status != Z_STREAM_END) {
+            z.next_out = out.data();
+            z.avail_out = static_cast<uInt>(out.size());
+            status = inflate(&z, Z_NO_FLUSH);
+            if (status != Z_OK && status != Z_STREAM_END && status != Z_BUF_ERROR) {
+                inflateEnd(&z);
+                why = "the engine's program does not inflate (zlib: " +
+                      std::string(z.msg ? z.msg : "a damaged stream") + ")";
+                return false;
+            }
+            json.append(reinterpret_cast<const char*>(out.data()), out.size() - z.avail_out);
+            if (json.size() > maxProgram) {
+                inflateEnd(&z);
+                why = "the engine's program inflates past " + std::to_string(maxProgram >> 20) +
+                      " MB, more than fxview draws ahead";
+                return false;
+            }
+        }
+    }
+    inflateEnd(&z);
+    if (status != Z_STREAM_END) {
+        why = "the engine's program is cut short";
+        return false;
+    }
+    return true;
+}
+
+// The program a remote engine sent, walked: no file, so no cache key.
+fxview::ProgramReading readSent(const std::string& member, std::uint64_t maxProgram) {
+    fxview::ProgramReading reading;
+    std::string schemas, json;
+    if (!readSentProgram(maxProgram, schemas, json, reading.why))
+        return reading;
+    try {
+        const fxview::ExportedProgram program = fxview::parseExportedProgram(json, member);
+        std::vector<std::string> unknown;
+        fxview::Graph graph = fxview::walkedWithSchemas(program, schemas, unknown);
+        if (!unknown.empty()) {
+            reading.why = "it calls " + unknown.front() + ", which the schema table lacks";
+            return reading;
+        }
+        reading.graph = std::move(graph);
+        reading.drawn = true;
+    } catch (const std::exception& e) {
+        reading.why = e.what();
+    }
+    return reading;
 }
 
 fxview::ProgramReading readAhead(const std::string& path, std::uint64_t maxProgram,
@@ -138,7 +230,7 @@ int main(int argc, char** argv) {
     std::int64_t memoryLimit = std::min(kMemoryLimit, fxview::defaultMemoryLimit());
     bool confine = true;
     bool schemasGiven = false;
-    std::string path;
+    std::string path, sentMember;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--max-program") && i + 1 < argc)
             maxProgram = std::strtoull(argv[++i], nullptr, 10);
@@ -148,14 +240,16 @@ int main(int argc, char** argv) {
             confine = false;
         else if (!std::strcmp(argv[i], "--schemas"))
             schemasGiven = true;
+        else if (!std::strcmp(argv[i], "--program") && i + 1 < argc)
+            sentMember = argv[++i];
         else if (path.empty() && argv[i][0] != '-')
             path = argv[i];
         else
             path.clear(), i = argc;
     }
-    if (path.empty()) {
+    if (path.empty() == sentMember.empty()) {
         std::fprintf(stderr, "usage: fxview-reader [--max-program BYTES] [--memory-limit SIZE] "
-                             "[--unconfined] [--schemas] FILE\n");
+                             "[--unconfined] [--schemas] FILE | --program MEMBER\n");
         return 2;
     }
     // Only the answer goes to stdout: anything a library prints goes to stderr.
@@ -169,8 +263,11 @@ int main(int argc, char** argv) {
         if (!c.landlocked)
             std::fprintf(stderr, "fxview-reader: %s\n", c.summary.c_str());
     }
-    const std::string schemas = schemasGiven ? readSchemas() : std::string();
-    fxview::ProgramReading reading = readAhead(path, maxProgram, schemas);
+    fxview::ProgramReading reading;
+    if (!sentMember.empty())
+        reading = readSent(sentMember, maxProgram);
+    else
+        reading = readAhead(path, maxProgram, schemasGiven ? readSchemas() : std::string());
     std::string answer = fxview::encode(reading);
     if (answer.size() > fxview::kLargestReading) { // the window would not take it
         reading.drawn = false;

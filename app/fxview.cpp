@@ -149,6 +149,7 @@ std::string chooseEngine(const CommandLine& commandLine, fxview::EngineSettings&
                          parser.isSet(commandLine.device) || engine.inProcess;
     if (parser.isSet(commandLine.engine) && parser.isSet(commandLine.python))
         return "--engine and --python both name an engine: give one";
+    engine.commandGiven = parser.isSet(commandLine.engine) || parser.isSet(commandLine.python);
     if (parser.isSet(commandLine.engine)) {
         QString error;
         engine.engineCommand = fxview::engineCommandLine(parser.value(commandLine.engine), error);

@@ -130,7 +130,8 @@ void samples() {
                                                   "inputNote",
                                                   "inputError",
                                                   "note",
-                                                  "schemas"}));
+                                                  "schemas",
+                                                  std::string("x\x9c\0\xffprogram", 11)}));
     put(EngineMessage::SetInputs, encode(InputsRequest{{sampleSpec()}, 5}));
     put(EngineMessage::Command, encode(CommandRequest{RunCommand::RunTo, "node"}));
     put(EngineMessage::SetBreakpoint,

@@ -37,6 +37,7 @@ template <typename Io> void walk(Io& io, OpenedModel& m) {
     io(m.inputError);
     io(m.note);
     io(m.schemas);
+    io(m.program);
 }
 template <typename Io> void walk(Io& io, InputsRequest& m) {
     io(m.inputs);

@@ -119,6 +119,10 @@ struct OpenedModel {
     // empty and graphText is PyTorch's own print(ep.graph): the window walks the program itself
     // (ExportGraphWalk, in fxview-reader) with these schemas, so both engines draw one graph.
     std::string schemas;
+    // A Python engine whose files the window cannot read (one on another machine, over SSH: its
+    // --send-program): the program's JSON as the archive holds it (the one torch.export.load
+    // opened), zlib-compressed, for fxview-reader to walk with `schemas`. Empty otherwise.
+    std::string program;
 };
 
 struct InputsRequest {

@@ -1,5 +1,6 @@
 #include "Wire.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <unistd.h>
 
@@ -8,19 +9,6 @@ namespace fxview {
 namespace {
 
 constexpr char kMagic[4] = {'F', 'X', 'V', 'E'};
-
-bool writeAll(int fd, const char* p, std::size_t n) {
-    while (n > 0) {
-        ssize_t wrote = ::write(fd, p, n);
-        if (wrote < 0 && errno == EINTR)
-            continue;
-        if (wrote <= 0)
-            return false;
-        p += wrote;
-        n -= static_cast<std::size_t>(wrote);
-    }
-    return true;
-}
 
 bool readAll(int fd, char* p, std::size_t n) {
     while (n > 0) {
@@ -79,6 +67,33 @@ bool takeFrame(std::string& buffer, Frame& frame) {
     frame.payload.assign(buffer, kFrameHeaderSize, length);
     buffer.erase(0, kFrameHeaderSize + length);
     return true;
+}
+
+bool writeAll(int fd, const char* p, std::size_t n) {
+    while (n > 0) {
+        ssize_t wrote = ::write(fd, p, n);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0)
+            return false;
+        p += wrote;
+        n -= static_cast<std::size_t>(wrote);
+    }
+    return true;
+}
+
+bool skipPreamble(std::string& buffer, std::string& printed) {
+    const std::size_t at = buffer.find(kFramesFollow);
+    // Without the marker, its first bytes may be the last ones here: those wait for the next read.
+    const std::size_t before =
+        at != std::string::npos ? at
+                                : buffer.size() - std::min(buffer.size(), kFramesFollow.size() - 1);
+    printed.append(buffer, 0, before);
+    buffer.erase(0, at != std::string::npos ? at + kFramesFollow.size() : before);
+    if (printed.size() > kLargestPreamble)
+        throw WireError("it printed more than " + std::to_string(kLargestPreamble >> 10) +
+                        " KB and no fxview engine started");
+    return at != std::string::npos;
 }
 
 bool writeFrame(int fd, std::uint16_t kind, const std::string& payload) {

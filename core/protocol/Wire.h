@@ -15,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <unordered_map>
 #include <vector>
@@ -26,7 +27,7 @@
 
 namespace fxview {
 
-constexpr std::uint16_t kWireVersion = 11;
+constexpr std::uint16_t kWireVersion = 12;
 constexpr std::size_t kFrameHeaderSize = 12;
 // A frame bigger than this is a broken peer, not a message: a vit_b_16 graph is ~2 MB.
 constexpr std::uint32_t kMaxFramePayload = 1u << 30;
@@ -208,8 +209,19 @@ std::string encodeFrame(std::uint16_t kind, const std::string& payload);
 // Takes whole frames off the front of `buffer` (bytes as they arrived). Throws WireError on a
 // header that is not ours or from another version.
 bool takeFrame(std::string& buffer, Frame& frame);
+// An engine reached through a login shell (fxview ssh://...) may come after what the shell printed
+// first (a banner from .bashrc): the engine writes kFramesFollow before its first frame, and the
+// window skips everything up to it. The NULs keep it out of any text a shell prints.
+inline constexpr std::string_view kFramesFollow{"\0FXVIEW-FRAMES\0", 15};
+// Past this much printed before kFramesFollow, no engine is coming.
+constexpr std::size_t kLargestPreamble = 64 * 1024;
+// Moves what precedes kFramesFollow at the front of `buffer` into `printed`, and drops the marker:
+// true once it is gone, false while it may still come (a marker cut across two reads stays in
+// `buffer`). Throws WireError once `printed` passes kLargestPreamble.
+bool skipPreamble(std::string& buffer, std::string& printed);
 // Blocking I/O on a file descriptor (the engine's side): false on end of file or error.
 bool writeFrame(int fd, std::uint16_t kind, const std::string& payload);
+bool writeAll(int fd, const char* bytes, std::size_t count); // bytes that are not a frame
 bool readFrame(int fd, Frame& frame);
 
 // The plain data that crosses, each struct's fields once: `io` is a WireWriter or a WireReader.

@@ -49,8 +49,14 @@ def _runtime() -> str:
     return f"Python {platform.python_version()}, PyTorch {version}, pid {os.getpid()}"
 
 
-def serve(channel: StdioChannel, imports: list[str], device: str) -> None:
+def serve(channel: StdioChannel, imports: list[str], device: str,
+          send_program: bool = False) -> None:
     python = f"This Python ({sys.executable}, Python {sys.version.split()[0]})"
+    if send_program:  # the window is on another machine: say which one this is
+        import platform
+
+        python = f"The Python on {platform.node()} ({sys.executable}, " \
+                 f"Python {sys.version.split()[0]})"
     try:
         import torch
     except Exception as error:  # noqa: BLE001 - this Python cannot be an engine: say why
@@ -65,7 +71,7 @@ def serve(channel: StdioChannel, imports: list[str], device: str) -> None:
                                         "newer.")
     from .engine_files import FileEngine
 
-    FileEngine(channel, imports, device, _runtime()).serve()
+    FileEngine(channel, imports, device, _runtime(), send_program).serve()
 
 
 def _serve_refusing(channel: StdioChannel, sentence: str) -> None:
@@ -92,12 +98,22 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--import", dest="imports", action="append", default=[],
                         metavar="MODULE", help="import MODULE before any file is loaded")
     parser.add_argument("--device", default="", help="put weights and inputs on this device")
+    parser.add_argument("--send-program", action="store_true",
+                        help="send each program's JSON with the model: the window is on another "
+                             "machine and cannot read the files opened here")
+    parser.add_argument("--frames-marker", action="store_true",
+                        help="write wire.FRAMES_FOLLOW before the first frame, so that a window "
+                             "reading through SSH skips what a login shell printed first")
     args = parser.parse_args(argv)
     # The frames' stdout, set aside; fd 1 (print, sys.stdout, C libraries) becomes stderr.
     frames = os.dup(1)
     os.dup2(2, 1)
     channel = StdioChannel(0, frames)
-    serve(channel, args.imports, args.device)
+    if args.frames_marker:
+        from . import wire
+
+        channel.sendall(wire.FRAMES_FOLLOW)
+    serve(channel, args.imports, args.device, args.send_program)
     # A run left going in another thread (a model that never returns) must not keep us alive
     # once the window has gone.
     if threading.active_count() > 1:

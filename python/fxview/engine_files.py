@@ -7,7 +7,8 @@ import os
 
 from . import wire
 from .live import LiveEngine
-from .program import ProgramError, ProgramSession, close_vmap_levels, load_program
+from .program import (ProgramError, ProgramSession, close_vmap_levels, compressed_program,
+                      load_program)
 
 
 class FileEngine(LiveEngine):
@@ -16,9 +17,13 @@ class FileEngine(LiveEngine):
     NAME = "Python engine"
     AGAIN = "open the file again"
 
-    def __init__(self, channel, imports: list[str], device: str, runtime: str):
+    def __init__(self, channel, imports: list[str], device: str, runtime: str,
+                 send_program: bool = False):
         super().__init__(None, channel)
         self.imports, self.device, self.runtime = list(imports), device, runtime
+        # The window is on another machine (over SSH) and cannot read the files opened here:
+        # each program's JSON goes with its Opened for the window to draw.
+        self.send_program = send_program
 
     def hello(self) -> wire.EngineHello:
         return wire.EngineHello(
@@ -57,6 +62,8 @@ class FileEngine(LiveEngine):
             return self.send(wire.OPEN_FAILED, wire.encode(
                 f"The Python engine could not open {name} ({type(error).__name__}: {line})."))
         opened = session.opened()
+        if self.send_program:
+            opened.program = compressed_program(request.source)
         if request.inputs:
             error = session.set_inputs(list(request.inputs), request.seed)
             if error:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import importlib
 import os
 import zipfile
+import zlib
 
 import torch
 import torch.fx
@@ -72,6 +73,47 @@ def _members(path: str) -> list[str]:
             return archive.namelist()
     except (zipfile.BadZipFile, OSError, ValueError):
         return []
+
+
+# Past this a program's JSON is not sent to a window on another machine: fxview-reader draws up
+# to 64 MB of it, and a bigger one would only cross the wire to be refused.
+_LARGEST_SENT_PROGRAM = 64 << 20
+
+
+def program_member(archive: zipfile.ZipFile) -> str | None:
+    """The JSON member holding the program torch.export.load opens, in either layout
+    (core/program/ExportedArchive.cpp finds the same): the legacy zip's
+    serialized_exported_program.json, or a PT2 archive's models/NAME.json (its only one, or
+    "model")."""
+    names = archive.namelist()
+    for name in names:
+        top, _, rest = name.partition("/")
+        if rest != "archive_format":
+            continue
+        with archive.open(name) as member:
+            if not member.read(16).startswith(b"pt2"):
+                continue
+        folder = f"{top}/models/"
+        models = sorted(n for n in names if n.startswith(folder) and n.endswith(".json")
+                        and "/" not in n[len(folder):])
+        if len(models) > 1 and f"{folder}model.json" in models:
+            return f"{folder}model.json"
+        return models[0] if len(models) == 1 else None
+    return "serialized_exported_program.json" if "serialized_exported_program.json" in names \
+        else None
+
+
+def compressed_program(path: str) -> bytes:
+    """The program's JSON member as the archive holds it, zlib-compressed, for a window that
+    cannot read the file (OpenedModel.program); b"" when there is none to send."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            member = program_member(archive)
+            if member is None or archive.getinfo(member).file_size > _LARGEST_SENT_PROGRAM:
+                return b""
+            return zlib.compress(archive.read(member), 6)
+    except (zipfile.BadZipFile, OSError, ValueError, KeyError):
+        return b""
 
 
 def _schema_line(op) -> str:

@@ -14,11 +14,14 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 11
+WIRE_VERSION = 12
 MAGIC = b"FXVE"
 # Numbers travel little-endian whatever the two machines are (core/protocol/Wire.h).
 HEADER = struct.Struct("<4sHHI")  # magic, version, kind, payload length
 MAX_PAYLOAD = 1 << 30
+# Written before the first frame by an engine reached through a login shell (over SSH), whose
+# banner the window skips up to it (core/protocol/Wire.h's kFramesFollow).
+FRAMES_FOLLOW = b"\0FXVIEW-FRAMES\0"
 # Nesting deeper than this is a broken or hostile peer: the C++ reader (Wire.h's
 # kMaxWireDepth) counts the same way, the message itself at depth 1.
 MAX_DEPTH = 256
@@ -161,7 +164,8 @@ class ProgressNote:
 class OpenedModel:
     FIELDS = [("className", "str", ""), ("graph", Graph, Graph), ("graphText", "str", ""),
               ("inputs", ("vec", InputSpec), list), ("seed", "int", 0), ("inputNote", "str", ""),
-              ("inputError", "str", ""), ("note", "str", ""), ("schemas", "str", "")]
+              ("inputError", "str", ""), ("note", "str", ""), ("schemas", "str", ""),
+              ("program", "bytes", b"")]
 
 
 @_struct

@@ -45,6 +45,7 @@ FXVIEW_PACKAGES=(
                                 # BLAS, ~30x slower (vit_b_16's forward 18.7 s)
   libgraphviz-dev graphviz
   nlohmann-json3-dev            # reads torch.export's serialized_exported_program.json
+  zlib1g-dev                    # fxview-reader inflates a remote engine's program (issue 50)
   qt6-base-dev qt6-svg-dev
   qt6-svg-plugins               # the SVG icon engine: without it every toolbar icon is blank
   python3-torch python3-torchvision python3-torchaudio   # fixtures are written by real PyTorch
@@ -56,6 +57,8 @@ FXVIEW_PACKAGES=(
 )
 # sid's fixtures include Hugging Face models made from configs (no weights are downloaded).
 [ "$FXVIEW_DIST" = sid ] && FXVIEW_PACKAGES+=(python3-transformers)
+# sid's root is the "server" the window's SSH tests reach: its sshd on 127.0.0.1 (tests/remote).
+[ "$FXVIEW_DIST" = sid ] && FXVIEW_PACKAGES+=(openssh-server)
 
 # Debian's major version of this system (0 when it is not Debian), e.g. 12 or 13.
 debian_major() {
@@ -185,4 +188,15 @@ missing_packages() {
   for p in "${FXVIEW_PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || echo "$p"
   done
+}
+
+# A shell command, for a clean root's `sh -c`, that installs PACKAGES with apt-get from the
+# archive cache ARCHIVES, quietly; where it fails, it prints apt's last lines and the root's free
+# space (a CI log otherwise says only "dpkg returned an error code") and fails.
+apt_install_in_root_command() {
+  local archives=$1 packages=$2
+  printf '%s' "DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+-o Dir::Cache::archives='$archives/' $packages >/tmp/apt-install.log 2>&1 || \
+{ echo 'apt-get install $packages failed; its last lines:'; tail -n 40 /tmp/apt-install.log; \
+df -h / $archives; exit 1; }"
 }

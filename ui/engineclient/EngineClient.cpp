@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "engineclient/EngineWorker.h"
+#include "engineclient/RemoteEngine.h"
 #include "scene/GraphScene.h"
 
 namespace fxview {
@@ -89,14 +90,29 @@ int EngineClient::load(const QString& source, const std::vector<InputSpec>& inpu
     EngineChoice engine = remembered && !given.engineGiven
                               ? *remembered
                               : EngineChoice{given.engineCommand, given.imports, given.device};
+    // A model on another machine runs on an engine there: what --engine or --python named (a
+    // command on that machine), else the one it was last opened with, else the host's Python
+    // with torch. The Python this window found on its own PATH means nothing there.
+    QString machine;
+    QString error;
+    if (std::optional<RemoteLocation> where = parseRemoteSource(source, error);
+        isRemoteSource(source)) {
+        machine = where ? where->machine() : source;
+        if (given.commandGiven)
+            engine.command = given.engineCommand;
+        else if (!remembered || given.engineGiven)
+            engine.command.clear();
+    }
     for (const QString& module : moreImports)
         if (std::find(engine.imports.begin(), engine.imports.end(), module.toStdString()) ==
             engine.imports.end())
             engine.imports.push_back(module.toStdString());
     OpenRequest request{source.toStdString(), inputs,         seed,         origin.toStdString(),
                         given.opLibraries,    engine.imports, engine.device};
-    post([request, font = layoutFont_, ticket = loading_, openScopes, command = engine.command](
-             EngineWorker& w) { w.load(request, font, ticket, openScopes, command); });
+    post([request, font = layoutFont_, ticket = loading_, openScopes, command = engine.command,
+          machine](EngineWorker& w) {
+        w.load(request, font, ticket, openScopes, command, machine);
+    });
     return loading_->id;
 }
 

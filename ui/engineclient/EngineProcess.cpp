@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -13,12 +14,22 @@
 #include "Confinement.h"
 #include "Wire.h"
 #include "engineclient/PythonEngine.h"
+#include "engineclient/RemoteEngine.h"
 
 namespace fxview {
 
 namespace {
 InProcessServer inProcessServer;
+
+// The last line of what a process wrote on stderr that says something, trimmed.
+QString lastLine(const QString& text) {
+    const QStringList lines = text.split('\n', Qt::SkipEmptyParts);
+    for (qsizetype i = lines.size() - 1; i >= 0; --i)
+        if (!lines[i].trimmed().isEmpty())
+            return lines[i].trimmed();
+    return {};
 }
+} // namespace
 
 void EngineProcess::setInProcessServer(const InProcessServer& server) {
     inProcessServer = server;
@@ -56,6 +67,8 @@ QString EngineProcess::programPath(const char* variable, const QString& name,
 QString EngineProcess::name() const {
     if (attached_)
         return "The live Python engine";
+    if (remote())
+        return "The engine on " + host_;
     if (commandEngine_)
         return "The engine `" + settings_.engineCommand.join(' ') + "`";
     return "LibTorch";
@@ -67,6 +80,8 @@ QString EngineProcess::enginePath() {
 
 void EngineProcess::start() {
     alive_ = true;
+    if (remote())
+        return startRemote();
     if (!settings_.engineCommand.isEmpty()) {
         commandEngine_ = true;
         const QStringList& command = settings_.engineCommand;
@@ -109,6 +124,26 @@ void EngineProcess::start() {
     startChild(enginePath(), args, env);
 }
 
+void EngineProcess::startRemote() {
+    commandEngine_ = true;
+    QString error;
+    const std::optional<RemoteLocation> where = parseRemoteSource(settings_.remote, error);
+    host_ = where ? where->shown() : settings_.remote;
+    const RemoteEngine engine =
+        where ? remoteEngine(*where, settings_.engineCommand, error) : RemoteEngine{};
+    if (engine.command.isEmpty())
+        return ended("could not be started (" + error + ")");
+    preamble_ = true;
+    startChild(engine.command.front(), engine.command.mid(1),
+               QProcessEnvironment::systemEnvironment());
+    if (!alive_ || engine.firstBytes.isEmpty())
+        return;
+    // fxview's Python package, ahead of the frames: ssh takes it as it starts.
+    std::lock_guard<std::mutex> guard(writing_);
+    writeAll(socket_, engine.firstBytes.constData(),
+             static_cast<std::size_t>(engine.firstBytes.size()));
+}
+
 void EngineProcess::startChild(const QString& program, const QStringList& args,
                                const QProcessEnvironment& env) {
     // Its stdin and stdout are both one end of a socket pair: frames both ways, a Pause's
@@ -120,6 +155,16 @@ void EngineProcess::startChild(const QString& program, const QStringList& args,
     socket_ = pair[0];
     process_ = new QProcess(this);
     process_->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    if (remote()) {
+        // ssh's own sentences ("Connection refused", "Permission denied") and the remote
+        // shell's say why an engine never came: kept for died(), and still logged.
+        process_->setProcessChannelMode(QProcess::SeparateChannels);
+        connect(process_, &QProcess::readyReadStandardError, this, [this] {
+            const QByteArray bytes = process_->readAllStandardError();
+            std::fwrite(bytes.constData(), 1, static_cast<std::size_t>(bytes.size()), stderr);
+            stderrTail_ = (stderrTail_ + QString::fromUtf8(bytes)).right(4096);
+        });
+    }
     process_->setStandardInputFile(QProcess::nullDevice());
     process_->setStandardOutputFile(QProcess::nullDevice());
     process_->setChildProcessModifier([fd = pair[1]] {
@@ -135,9 +180,16 @@ void EngineProcess::startChild(const QString& program, const QStringList& args,
     connect(process_, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
         while (alive_ && readSocketOnce()) // what it wrote before it ended
             ;
-        ended(status == QProcess::CrashExit
-                  ? QString("crashed (%1)").arg(QString::fromStdString(signalName(code)))
-                  : QString("exited (code %1)").arg(code));
+        QString how = status == QProcess::CrashExit
+                          ? QString("crashed (%1)").arg(QString::fromStdString(signalName(code)))
+                          : QString("exited (code %1)").arg(code);
+        // ssh's 255 is its own failure: the connection, not the engine.
+        if (remote() && status == QProcess::NormalExit && code == 255)
+            how = "lost its connection (ssh exited with code 255)";
+        if (remote())
+            if (const QString said = lastLine(stderrTail_); !said.isEmpty())
+                how += ": " + said;
+        ended(how);
     });
     process_->setProcessEnvironment(env);
     process_->start(program, args);
@@ -243,6 +295,9 @@ void EngineProcess::received(const QByteArray& bytes) {
     buffer_.append(bytes.constData(), static_cast<std::size_t>(bytes.size()));
     Frame frame;
     try {
+        if (preamble_ && !skipPreamble(buffer_, printed_))
+            return;
+        preamble_ = false;
         while (alive_ && takeFrame(buffer_, frame)) {
             if (frame.kind == static_cast<std::uint16_t>(EngineMessage::Hello)) {
                 // Once, first: who the engine is and how it is confined.

@@ -42,6 +42,12 @@ struct EngineSettings {
     // The command line named the engine (--engine, --python, --import, --device, --in-process):
     // it is used for every file, not the one a file was last opened with.
     bool engineGiven = false;
+    // --engine or --python named engineCommand (not found on PATH): for a model on another
+    // machine it is the command run there.
+    bool commandGiven = false;
+    // The machine the engine runs on, "ssh://[user@]host[:port]" (RemoteEngine.h), engineCommand
+    // run there through ssh; "" for this one.
+    QString remote;
 };
 
 // The engine's server run on a thread for --in-process. Only an executable that links LibTorch
@@ -62,10 +68,15 @@ public:
     // A live engine: the model lives in another program, which this window cannot kill or
     // restart; kill() detaches from it (closes the socket), interrupt() sends Interrupt.
     bool attached() const { return attached_; }
-    // Started from an --engine or --python command line (a Python engine).
+    // Started from an --engine or --python command line (a Python engine), or on another
+    // machine.
     bool commandEngine() const { return commandEngine_; }
+    // Runs on another machine, reached through ssh (EngineSettings::remote).
+    bool remote() const { return !settings_.remote.isEmpty(); }
     // The command line it was started from (empty: fxview-engine, in-process or attached).
     const QStringList& command() const { return settings_.engineCommand; }
+    // The machine it runs on, "ssh://..." ("" for this one).
+    const QString& machine() const { return settings_.remote; }
     // The engine as a sentence names it: "LibTorch" (fxview-engine), "The live Python engine",
     // or "The engine `COMMAND`".
     QString name() const;
@@ -104,6 +115,13 @@ private:
     // stdout, in a process group of its own.
     void startChild(const QString& program, const QStringList& args,
                     const QProcessEnvironment& env);
+    // ssh to the host, the engine started there (RemoteEngine.h): its stderr kept for the
+    // sentence that says why a connection ended, its login shell's banner skipped.
+    void startRemote();
+    QString stderrTail_;    // a remote engine's last stderr lines (ssh's and the engine's)
+    QString host_;          // a remote engine's machine, as sentences name it
+    bool preamble_ = false; // what comes before kFramesFollow is still being skipped
+    std::string printed_;   // what the login shell printed before it
     void received(const QByteArray& bytes);
     void ended(const QString& how);
     EngineSettings settings_;

@@ -6,6 +6,7 @@
 
 #include "engineclient/GraphCache.h"
 #include "engineclient/ReaderProcess.h"
+#include "engineclient/RemoteEngine.h"
 
 #include <QFileInfo>
 #include <QMetaObject>
@@ -51,27 +52,61 @@ void EngineWorker::shutdown() {
     current_ = loading_ = spare_ = nullptr;
 }
 
-void EngineWorker::useEngine(const QStringList& command) {
-    if (command == settings_.engineCommand)
+void EngineWorker::useEngine(const QStringList& command, const QString& machine) {
+    if (command == settings_.engineCommand && machine == settings_.remote)
         return;
     settings_.engineCommand = command;
+    settings_.remote = machine;
     // The command line's default may be no engine at all (no Python with PyTorch found); a file
-    // remembered with its own engine has one.
-    settings_.noEngine = command == given_.engineCommand ? given_.noEngine : QString();
+    // remembered with its own engine has one, and so has another machine.
+    settings_.noEngine =
+        command == given_.engineCommand && machine.isEmpty() ? given_.noEngine : QString();
     if (spare_)
         retire(spare_);
+}
+
+std::string EngineWorker::openFor(const OpenRequest& request) const {
+    QString error;
+    if (!isRemoteSource(qs(request.source)))
+        return encode(request);
+    OpenRequest there = request;
+    if (std::optional<RemoteLocation> where = parseRemoteSource(qs(request.source), error))
+        there.source = where->path.toStdString();
+    return encode(there);
+}
+
+void EngineWorker::compare(CompareRequest request) {
+    EngineProcess* engine = liveCurrent();
+    if (!engine)
+        return engine_->finishedLater(1);
+    // On another machine, B is a file there: its path, or ssh:// of the same machine.
+    QString error;
+    const QString b = qs(request.modelB);
+    if (engine->remote() && isRemoteSource(b)) {
+        std::optional<RemoteLocation> where = parseRemoteSource(b, error);
+        if (where && where->machine() != engine->machine())
+            error = QString("%1 is on another machine than the open model (%2): Compare Runs "
+                            "runs both in one engine, so B must be a file on %2.")
+                        .arg(b, engine->machine());
+        if (!error.isEmpty()) {
+            emitDone([e = engine_, error] { emit e->comparisonReady({}, error); });
+            return engine_->finishedLater(1);
+        }
+        request.modelB = where->path.toStdString();
+    }
+    engine->send(EngineMessage::Compare, encode(request), true);
 }
 
 void EngineWorker::load(const OpenRequest& request, const QFont& font,
                         const std::shared_ptr<LoadTicket>& t,
                         const std::optional<std::set<std::string>>& openScopes,
-                        const QStringList& command) {
+                        const QStringList& command, const QString& machine) {
     font_ = font;
     openScopes_ = openScopes;
     offeredImports_.clear();
     // A load still going was cancelled by the newer request; its engine goes.
     dropLoading();
-    useEngine(command);
+    useEngine(command, machine);
     // A live session's own graphs (a compile session's, python:compile:N) open in the engine
     // that serves them, the person's Python: no other engine could reach them.
     const bool ownGraph = current_ && current_->attached() && current_->alive() &&
@@ -90,7 +125,7 @@ void EngineWorker::load(const OpenRequest& request, const QFont& font,
     }
     ticket_ = t;
     loadRequest_ = request;
-    engine->send(EngineMessage::Open, encode(request), true);
+    engine->send(EngineMessage::Open, openFor(request), true);
     engine->send(EngineMessage::SetWatch, encode(watch_), false); // Run ▸ Break on NaN/Inf stays
     // An engine stuck in a run cannot answer for the model it has: it goes now.
     if (!ownGraph && current_ && current_->outstanding() > 0)
@@ -240,7 +275,8 @@ EngineProcess* EngineWorker::liveCurrent() {
         return current_;
     if (open_.source.empty() || current_->attached())
         return nullptr; // a live model went with its Python process: nothing can reopen it
-    useEngine(current_->command()); // the model reopens in the engine it was opened with
+    // The model reopens in the engine it was opened with (on another machine: reconnects).
+    useEngine(current_->command(), current_->machine());
     EngineProcess* fresh = takeSpare();
     EngineProcess* dead = current_;
     {
@@ -253,7 +289,7 @@ EngineProcess* EngineWorker::liveCurrent() {
         std::lock_guard<std::mutex> guard(lock);
         running_.clear();
     }
-    fresh->send(EngineMessage::Open, encode(open_), false);
+    fresh->send(EngineMessage::Open, openFor(open_), false);
     for (const auto& [node, condition] : breakpoints_)
         fresh->send(EngineMessage::SetBreakpoint, encode(BreakpointRequest{node, true, condition}),
                     false);
@@ -339,35 +375,36 @@ void EngineWorker::walkProgram(OpenedModel m) {
     walking_ = true;
     reader_ = new ReaderProcess(this);
     auto message = std::make_shared<OpenedModel>(std::move(m));
-    const std::string schemas = message->schemas;
-    reader_->start(
-        loadRequest_.source,
-        [this, message](std::optional<ProgramReading> reading, const QString& why) {
-            reader_->deleteLater();
-            reader_ = nullptr;
-            EngineProcess* engine = loading_;
-            std::vector<std::pair<EngineMessage, std::string>> after;
-            after.swap(afterWalk_);
-            walking_ = false;
-            if (!loading_ || ticket_->cancelled())
-                return;
-            if (!reading || !reading->drawn) {
-                QString sentence =
-                    QString("The Python engine loaded %1, but fxview could not draw its program "
-                            "(%2); please report it with the file.")
-                        .arg(QFileInfo(qs(loadRequest_.source)).fileName(),
-                             reading ? qs(reading->why) : why);
-                if (ticket_->fail())
-                    emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
-                dropLoading();
-                return;
-            }
-            message->graph = std::move(reading->graph);
-            openedWithGraph(std::move(*message));
-            for (const auto& [kind, payload] : after)
-                received(engine, kind, payload);
-        },
-        schemas);
+    auto walked = [this, message](std::optional<ProgramReading> reading, const QString& why) {
+        reader_->deleteLater();
+        reader_ = nullptr;
+        EngineProcess* engine = loading_;
+        std::vector<std::pair<EngineMessage, std::string>> after;
+        after.swap(afterWalk_);
+        walking_ = false;
+        if (!loading_ || ticket_->cancelled())
+            return;
+        if (!reading || !reading->drawn) {
+            QString sentence =
+                QString("The Python engine loaded %1, but fxview could not draw its program "
+                        "(%2); please report it with the file.")
+                    .arg(QFileInfo(qs(loadRequest_.source)).fileName(),
+                         reading ? qs(reading->why) : why);
+            if (ticket_->fail())
+                emitDone([e = engine_, sentence] { emit e->loadFailed(sentence); });
+            dropLoading();
+            return;
+        }
+        message->graph = std::move(reading->graph);
+        openedWithGraph(std::move(*message));
+        for (const auto& [kind, payload] : after)
+            received(engine, kind, payload);
+    };
+    // A remote engine's file is not here: it sent the program itself.
+    if (!message->program.empty())
+        reader_->startSent("program JSON", message->program, message->schemas, walked);
+    else
+        reader_->start(loadRequest_.source, walked, message->schemas);
 }
 
 void EngineWorker::openedWithGraph(OpenedModel m) {
@@ -649,6 +686,11 @@ void EngineWorker::died(EngineProcess* engine, const QString& how) {
             sentence = QString("%1 %2 while reopening the model; the window is fine; "
                                "the model may be damaged.")
                            .arg(engine->name(), how);
+        // Another machine's engine ends with its connection more often than by its model.
+        if (engine->remote())
+            sentence = QString("%1 %2 %3; the window is fine and keeps the picture. Reset "
+                               "(Ctrl+Shift+F5) connects again and reopens the model.")
+                           .arg(engine->name(), how, where);
         emitDone([e = engine_, sentence] { emit e->engineFailed(sentence); });
         startSpare();
     }

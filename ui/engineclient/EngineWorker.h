@@ -68,8 +68,10 @@ public:
         return running_;
     }
 
+    // One engine started ahead of need, so that opening costs no start; none for another
+    // machine, where it would hold a second PyTorch on the server for nothing.
     void startSpare() {
-        if (!spare_ && settings_.noEngine.isEmpty())
+        if (!spare_ && settings_.noEngine.isEmpty() && settings_.remote.isEmpty())
             spare_ = makeProcess();
     }
 
@@ -77,8 +79,10 @@ public:
 
     // `command`: the engine to open it in (EngineClient::load chose it), started unless the
     // spare is that engine.
+    // `machine`: "ssh://..." for a model on another machine (RemoteEngine.h), "" for this one.
     void load(const OpenRequest& request, const QFont& font, const std::shared_ptr<LoadTicket>& t,
-              const std::optional<std::set<std::string>>& openScopes, const QStringList& command);
+              const std::optional<std::set<std::string>>& openScopes, const QStringList& command,
+              const QString& machine = {});
 
     void setWeightsAsNodes(bool on) {
         if (on != weightsAsNodes_)
@@ -140,11 +144,7 @@ public:
         engine_->finishedLater(1);
     }
 
-    void compare(const CompareRequest& request) {
-        if (EngineProcess* engine = liveCurrent())
-            return engine->send(EngineMessage::Compare, encode(request), true);
-        engine_->finishedLater(1);
-    }
+    void compare(CompareRequest request);
 
     // After stop(): the killed engine's successor reloads the model.
     void reload() {
@@ -156,8 +156,11 @@ private:
     EngineClient* engine_;
     EngineSettings settings_; // how the next engine starts: given_, with the command a file chose
     const EngineSettings given_; // the command line's
-    // Later engines (spares, reloads) start as `command`; a spare of another engine goes.
-    void useEngine(const QStringList& command);
+    // Later engines (spares, reloads) start as `command`, on `machine`; a spare of another
+    // engine goes.
+    void useEngine(const QStringList& command, const QString& machine);
+    // An Open for `engine`: a model on another machine is opened there by its path.
+    std::string openFor(const OpenRequest& request) const;
     EngineProcess* current_ =
         nullptr; // the open model's engine (dead until reloaded after a crash)
     EngineProcess* loading_ = nullptr; // opening a model that replaces it if it loads

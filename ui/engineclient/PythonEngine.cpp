@@ -11,7 +11,7 @@ QStringList pythonEngineCommand(const QString& python) {
     return {python, "-m", "fxview.engine"};
 }
 
-QStringList engineCommandLine(const QString& command, QString& error) {
+QStringList engineCommandLine(const QString& command, QString& error, const QString& option) {
     // The words as sh reads them (the person writes the command as at a prompt): blanks part
     // words; '...' keeps everything; "..." keeps all but \" \\ \$ \`; \ keeps the next
     // character. No expansions: the command is run, not interpreted.
@@ -23,7 +23,7 @@ QStringList engineCommandLine(const QString& command, QString& error) {
         if (c == '\'') {
             const qsizetype end = command.indexOf('\'', i + 1);
             if (end < 0) {
-                error = "--engine's command has a ' that is never closed";
+                error = option + "'s command has a ' that is never closed";
                 return {};
             }
             word += command.mid(i + 1, end - i - 1);
@@ -38,7 +38,7 @@ QStringList engineCommandLine(const QString& command, QString& error) {
                 word += command[j];
             }
             if (j >= command.size()) {
-                error = "--engine's command has a \" that is never closed";
+                error = option + "'s command has a \" that is never closed";
                 return {};
             }
             inWord = true;
@@ -59,7 +59,7 @@ QStringList engineCommandLine(const QString& command, QString& error) {
     if (inWord)
         words << word;
     if (words.isEmpty()) {
-        error = "--engine names no command to start";
+        error = option + " names no command to start";
         return {};
     }
     if (words.front().startsWith("~/"))

@@ -14,8 +14,9 @@ QStringList pythonEngineCommand(const QString& python);
 
 // fxview --engine "COMMAND": split into words as sh splits them ('...', "...", \ quoting; no
 // expansions), a leading ~/ made the home folder. Empty with `error` set when there is no
-// program to start or a quote is never closed.
-QStringList engineCommandLine(const QString& command, QString& error);
+// program to start or a quote is never closed; `option` names where the command came from.
+QStringList engineCommandLine(const QString& command, QString& error,
+                              const QString& option = "--engine");
 
 // The first python3 on PATH whose import system finds torch (without importing it: a few ms
 // each), or "" with `error` saying which Pythons were looked at.

@@ -23,6 +23,22 @@ QString ReaderProcess::readerPath() {
 }
 
 void ReaderProcess::start(const std::string& path, Done done, const std::string& schemas) {
+    if (schemas.empty())
+        return launch({QString::fromStdString(path)}, {}, std::move(done));
+    launch({"--schemas", QString::fromStdString(path)}, schemas, std::move(done));
+}
+
+void ReaderProcess::startSent(const std::string& member, const std::string& program,
+                              const std::string& schemas, Done done) {
+    std::string input(8, '\0');
+    for (std::size_t i = 0; i < 8; ++i)
+        input[i] = static_cast<char>(static_cast<std::uint64_t>(schemas.size()) >> (8 * i));
+    input += schemas;
+    input += program;
+    launch({"--program", QString::fromStdString(member)}, input, std::move(done));
+}
+
+void ReaderProcess::launch(const QStringList& args, const std::string& input, Done done) {
     kill();
     done_ = std::move(done);
     answer_.clear();
@@ -59,12 +75,10 @@ void ReaderProcess::start(const std::string& path, Done done, const std::string&
             }
         });
     timer_.start(kTimeLimitMs);
-    if (schemas.empty()) {
-        process_->start(readerPath(), {QString::fromStdString(path)});
+    process_->start(readerPath(), args);
+    if (input.empty())
         return;
-    }
-    process_->start(readerPath(), {"--schemas", QString::fromStdString(path)});
-    process_->write(schemas.data(), static_cast<qint64>(schemas.size()));
+    process_->write(input.data(), static_cast<qint64>(input.size()));
     process_->closeWriteChannel();
 }
 

@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QProcess>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 #include <functional>
 #include <optional>
@@ -28,6 +29,10 @@ public:
     // `schemas`, when not empty, is a Python engine's schema table, which the reader walks the
     // program with before its built-in one (fxview-reader --schemas).
     void start(const std::string& path, Done done, const std::string& schemas = {});
+    // A program whose file is on another machine: the JSON `member` a remote engine sent,
+    // zlib-compressed (OpenedModel::program), walked with its `schemas` (fxview-reader --program).
+    void startSent(const std::string& member, const std::string& program,
+                   const std::string& schemas, Done done);
     // Ends the reader, and with it its answer.
     void kill();
     bool running() const { return process_ != nullptr; }
@@ -38,6 +43,7 @@ public:
     static constexpr int kTimeLimitMs = 10000;
 
 private:
+    void launch(const QStringList& args, const std::string& input, Done done);
     QProcess* process_ = nullptr;
     QTimer timer_;
     QByteArray answer_;

@@ -1,0 +1,58 @@
+"""Run on the SSH tests' server by its own python3 (tst_window_remote sends it over ssh as
+`python3 - MODE`): what that machine's PyTorch says, where the window cannot look.
+
+write: two checkpoints of one model in a new folder of the server's /var/tmp (which the test's
+own machine does not see), and as JSON: the folder, print(ep.graph) of the first as
+torch.export.load gives it, the output's max |a-b| between the two files' ep.module() on one
+input, the first weight's placeholder, the PyTorch version.
+count: how many engines the window bootstrapped run on the server: Pythons whose command line
+holds ssh_bootstrap's `base64.b64decode(B)` (the test's server shares its /proc with the
+window's machine, where the ssh client's command line holds it too)."""
+
+import json
+import os
+import sys
+import tempfile
+
+
+def write():
+    import torch
+
+    class TwoLayers(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc1, self.fc2 = torch.nn.Linear(6, 5), torch.nn.Linear(5, 3)
+
+        def forward(self, x):
+            return self.fc2(torch.relu(self.fc1(x)))
+
+    folder = tempfile.mkdtemp(prefix="fxview-remote-test-", dir="/var/tmp")
+    x = torch.randn(4, 6)
+    paths = []
+    for seed in (0, 1):
+        torch.manual_seed(seed)
+        paths.append(f"{folder}/two_layers_{seed}.pt2")
+        torch.export.save(torch.export.export(TwoLayers().eval(), (x,)), paths[-1])
+    a, b = (torch.export.load(p).module()(x) for p in paths)
+    ep = torch.export.load(paths[0])
+    print(json.dumps({"folder": folder, "text": str(ep.graph),
+                      "max_abs": (a.double() - b.double()).abs().max().item(),
+                      "first": ep.graph_signature.input_specs[0].arg.name,
+                      "torch": torch.__version__}))
+
+
+def count():
+    engines = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                words = f.read().split(b"\0")
+            engines += (os.path.basename(words[0]).startswith(b"python") and
+                        any(b"base64.b64decode(B)" in word for word in words))
+        except OSError:
+            pass
+    print(engines)
+
+
+if __name__ == "__main__":
+    {"write": write, "count": count}[sys.argv[1]]()

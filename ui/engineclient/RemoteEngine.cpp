@@ -1,0 +1,154 @@
+#include "engineclient/RemoteEngine.h"
+
+#include <QDir>
+#include <QFile>
+#include <QRegularExpression>
+
+#include "engineclient/PythonEngine.h"
+
+namespace fxview {
+
+namespace {
+
+// Lengths and counts of the package blob, as ssh_bootstrap.py reads them.
+void appendLittleEndian(QByteArray& out, quint64 value, int bytes) {
+    for (int i = 0; i < bytes; ++i)
+        out.append(static_cast<char>(value >> (8 * i)));
+}
+
+// Every file of fxview's Python package, as ssh_bootstrap.py takes it: a zlib stream of
+// (path length, path, size, bytes) per file, its length first.
+QByteArray packageBytes(QString& error) {
+    const QString folder = pythonPackageDir() + "/fxview";
+    const QStringList files = QDir(folder).entryList({"*.py"}, QDir::Files, QDir::Name);
+    if (!files.contains("engine.py")) {
+        error = "fxview's Python package is not at " + folder;
+        return {};
+    }
+    QByteArray blob;
+    for (const QString& name : files) {
+        QFile file(folder + "/" + name);
+        if (!file.open(QIODevice::ReadOnly)) {
+            error = "cannot read " + file.fileName() + " (" + file.errorString() + ")";
+            return {};
+        }
+        const QByteArray path = ("fxview/" + name).toUtf8(), bytes = file.readAll();
+        appendLittleEndian(blob, static_cast<quint64>(path.size()), 4);
+        blob += path;
+        appendLittleEndian(blob, static_cast<quint64>(bytes.size()), 4);
+        blob += bytes;
+    }
+    // qCompress puts the inflated size first (4 bytes, big-endian): zlib's stream follows.
+    const QByteArray stream = qCompress(blob, 9).mid(4);
+    QByteArray out;
+    appendLittleEndian(out, static_cast<quint64>(stream.size()), 8);
+    return out + stream;
+}
+
+// python3 -c 'B="...";import base64;exec(base64.b64decode(B))' search|given
+QString bootstrapCommand(const QString& python, QString& error) {
+    QFile file(pythonPackageDir() + "/fxview/ssh_bootstrap.py");
+    if (!file.open(QIODevice::ReadOnly)) {
+        error = "fxview's Python package lacks " + file.fileName();
+        return {};
+    }
+    const QString code = "B=\"" + QString::fromLatin1(file.readAll().toBase64()) +
+                         "\";import base64;exec(base64.b64decode(B))";
+    return "exec " + (python.isEmpty() ? QString("python3") : shellQuoted(python)) + " -c " +
+           shellQuoted(code) + (python.isEmpty() ? " search" : " given");
+}
+
+} // namespace
+
+QString RemoteLocation::machine() const {
+    return "ssh://" + shown();
+}
+
+QString RemoteLocation::shown() const {
+    return (user.isEmpty() ? QString() : user + "@") + host +
+           (port ? ":" + QString::number(port) : QString());
+}
+
+bool isRemoteSource(const QString& source) {
+    return source.startsWith("ssh://");
+}
+
+std::optional<RemoteLocation> parseRemoteSource(const QString& source, QString& error) {
+    // Names only of the characters a host, an alias or a login has: nothing that ssh could read
+    // as an option or the remote shell as a word of its own.
+    static const QRegularExpression form(
+        R"(^ssh://(?:([A-Za-z0-9._][A-Za-z0-9._-]*)@)?([A-Za-z0-9_][A-Za-z0-9._-]*|\[[0-9A-Fa-f:.]+\])(?::([0-9]{1,5}))?(/.*)?$)");
+    const QRegularExpressionMatch m = form.match(source);
+    if (!m.hasMatch()) {
+        error = "'" + source +
+                "' is not a model on another machine: write ssh://[user@]host[:port]/path/to/"
+                "model.pt2";
+        return std::nullopt;
+    }
+    RemoteLocation where{m.captured(1), m.captured(2), m.captured(3).toInt(), m.captured(4)};
+    if (!m.captured(3).isEmpty() && (where.port < 1 || where.port > 65535)) {
+        error = "'" + source + "' names port " + m.captured(3) + ": a port is 1 to 65535";
+        return std::nullopt;
+    }
+    if (where.path.startsWith("/~/") || where.path == "/~")
+        where.path = where.path.mid(1); // ssh://host/~/model.pt2: in the remote home, as git has it
+    if (where.path == "/")
+        where.path.clear();
+    return where;
+}
+
+QString shellQuoted(const QString& word) {
+    return "'" + QString(word).replace("'", R"('\'')") + "'";
+}
+
+QStringList sshClient(QString& error) {
+    const QString given = qEnvironmentVariable("FXVIEW_SSH");
+    if (given.trimmed().isEmpty())
+        return {"ssh"};
+    return engineCommandLine(given, error, "FXVIEW_SSH");
+}
+
+RemoteEngine remoteEngine(const RemoteLocation& where, const QStringList& engineCommand,
+                          QString& error) {
+    RemoteEngine engine;
+    QStringList client = sshClient(error);
+    if (client.isEmpty())
+        return engine;
+    QString remoteCommand;
+    const bool python =
+        engineCommand.isEmpty() ||
+        (engineCommand.size() == 3 && engineCommand.mid(1) == QStringList{"-m", "fxview.engine"});
+    if (python) {
+        remoteCommand = bootstrapCommand(engineCommand.value(0), error);
+        if (remoteCommand.isEmpty())
+            return engine;
+        engine.firstBytes = packageBytes(error);
+        if (engine.firstBytes.isEmpty())
+            return engine;
+    } else {
+        QStringList words;
+        for (const QString& word : engineCommand)
+            words << shellQuoted(word);
+        remoteCommand = "exec " + words.join(' ');
+    }
+    // No terminal: stdin and stdout are the frames'. Keepalives notice a dropped network within a
+    // minute (the window then says so and offers to reconnect). The person's FXVIEW_SSH options
+    // come first, and ssh takes the first value of an option it is given.
+    client << "-T"
+           << "-o"
+           << "ServerAliveInterval=15"
+           << "-o"
+           << "ServerAliveCountMax=4";
+    if (where.port)
+        client << "-p" << QString::number(where.port);
+    if (!where.user.isEmpty())
+        client << "-l" << where.user;
+    QString host = where.host;
+    if (host.startsWith('['))
+        host = host.mid(1, host.size() - 2);
+    client << "--" << host << remoteCommand;
+    engine.command = client;
+    return engine;
+}
+
+} // namespace fxview

@@ -23,6 +23,7 @@
 #include "Versions.h"
 #include "engineclient/EngineProcess.h"
 #include "engineclient/PythonEngine.h"
+#include "engineclient/RemoteEngine.h"
 #include "session/SessionSettings.h"
 #include "window/MainWindow.h"
 #ifdef FXVIEW_IN_PROCESS_BUILD
@@ -159,7 +160,8 @@ std::string chooseEngine(const CommandLine& commandLine, fxview::EngineSettings&
         engine.engineCommand = fxview::pythonEngineCommand(parser.value(commandLine.python));
         return {};
     }
-    if (!fxview::EngineProcess::enginePath().isEmpty() || engine.attachFd >= 0)
+    if (!fxview::EngineProcess::enginePath().isEmpty() || engine.attachFd >= 0 ||
+        !engine.attachRemote.isEmpty())
         return {};
     QString why;
     const QString found = fxview::findPythonWithTorch(why);
@@ -240,7 +242,18 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (parser.isSet(commandLine.attach)) {
+    if (parser.isSet(commandLine.attach) && fxview::isRemoteSource(model)) {
+        // fxview ssh://host --attach SOCKET: the live model fxview.serve waits with there.
+        QString error;
+        const std::optional<fxview::RemoteLocation> where = fxview::parseRemoteSource(model, error);
+        if (!where) {
+            std::fprintf(stderr, "fxview: %s.\n", qPrintable(error));
+            return 2;
+        }
+        engine.remote = where->machine();
+        engine.attachRemote = parser.value(commandLine.attach);
+        model = "python:live";
+    } else if (parser.isSet(commandLine.attach)) {
         std::string error;
         engine.attachFd =
             fxview::connectLiveEngine(parser.value(commandLine.attach).toStdString(), error);

@@ -34,8 +34,8 @@ inline void press(fxview::MainWindow& window, QKeySequence key) {
 // state.
 inline bool open(fxview::MainWindow& window, const std::string& file) {
     QSignalSpy shown(&window, SIGNAL(runShown()));
-    const bool asIs =
-        file.rfind("example:", 0) == 0 || file.rfind('/', 0) == 0 || file.rfind("ssh://", 0) == 0;
+    const bool asIs = file.rfind("example:", 0) == 0 || file.rfind('/', 0) == 0 ||
+                      file.rfind("ssh://", 0) == 0 || file.rfind("python:", 0) == 0;
     window.openModel(QString::fromStdString(asIs ? file : fixture(file)));
     return shown.wait(60000) && settle(window);
 }

@@ -26,7 +26,7 @@ from pathlib import Path
 
 __all__ = ["AppNotFoundError", "Backend", "CompileSession", "LiveSession", "Saved", "backend",
            "compare", "compile_run", "compile_session", "compile_view", "export", "find_app",
-           "find_fxtrace", "save", "show"]
+           "find_fxtrace", "save", "serve", "show"]
 _DYNAMO = ("Backend", "CompileSession", "backend", "compile_run", "compile_session")
 __version__ = "0.1.0"
 
@@ -135,9 +135,16 @@ def show(model, args=(), kwargs=None, *, view=None, wait=None, app=None, extra_a
     end, and its model with it, before the window is used.
     app, extra_args and popen_kwargs (stdout=, stderr=, env=...) are as for find_app() and
     subprocess.Popen. view="script" opens a saved TorchScript file instead, run by the app's own
-    engine (save())."""
+    engine (save()).
+
+    Where there is no display (an SSH session, a notebook kernel on a server), it serves the
+    model as serve() does instead, and prints the command that attaches a window over SSH."""
     from . import fxgraph
 
+    if app is None and _no_display():
+        from .serve import serve as serve_here
+
+        return serve_here(model, args, kwargs, view=view, wait=wait)
     executable = find_app(app)  # before tracing, so a missing app costs nothing
     if wait is None:
         wait = not _interactive()
@@ -308,6 +315,19 @@ def _as_args(args) -> tuple:
 
     # A lone tensor would otherwise be split along its first dimension by tuple().
     return (args,) if isinstance(args, torch.Tensor) else tuple(args)
+
+
+def serve(model, args=(), kwargs=None, *, view=None, wait=None, on_detach="return"):
+    """Serve `model` live to a window on another machine, over SSH: see fxview.serve.serve."""
+    from .serve import serve as serve_here
+
+    return serve_here(model, args, kwargs, view=view, wait=wait, on_detach=on_detach)
+
+
+def _no_display() -> bool:
+    """Linux with neither X11 nor Wayland to draw on, and no Qt platform named (offscreen)."""
+    return (sys.platform.startswith("linux") and not os.environ.get("DISPLAY") and
+            not os.environ.get("WAYLAND_DISPLAY") and not os.environ.get("QT_QPA_PLATFORM"))
 
 
 def _interactive() -> bool:

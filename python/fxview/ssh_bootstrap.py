@@ -17,12 +17,16 @@ session does when the window goes.
 `search`: the remote `python3` runs this; when it has no torch, the first python3 on the remote
 PATH that has it is run in its place (--python PATH names one instead: `given`).
 
+`attach SOCKET` (fxview ssh://host --attach SOCKET): no package is sent; this relays the SSH
+session to the Unix socket where fxview.serve waits (serve.py), after wire.FRAMES_FOLLOW.
+
 Python 3.8 or newer; only the standard library until the package is in place."""
 
 import os
 import sys
 
 _ORIGIN = "<fxview over ssh>/"  # modules' __file__: the package has no folder on this machine
+_FRAMES_FOLLOW = b"\0FXVIEW-FRAMES\0"  # wire.FRAMES_FOLLOW: the package is not here to import
 _TORCH_PROBE = "import importlib.util,sys;sys.exit(importlib.util.find_spec('torch') is None)"
 
 
@@ -111,7 +115,53 @@ def _import_from_memory(files):
     sys.meta_path.insert(0, Package())
 
 
+def _write_all(data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(1, view):]
+
+
+def relay(path):
+    """The SSH session's stdin and stdout to and from the socket at `path`, until either ends."""
+    import socket
+    import threading
+
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        connection.connect(path)
+    except OSError as error:
+        raise SystemExit(f"fxview: nothing serves at {path} on this machine ({error.strerror}): "
+                         "the script that called fxview.serve printed the socket to attach to")
+
+    def to_socket():
+        try:
+            while True:
+                chunk = os.read(0, 1 << 16)
+                if not chunk:
+                    break
+                connection.sendall(chunk)
+        except OSError:
+            pass
+        try:
+            connection.shutdown(socket.SHUT_WR)  # the window detached
+        except OSError:
+            pass
+
+    threading.Thread(target=to_socket, daemon=True).start()
+    _write_all(_FRAMES_FOLLOW)
+    try:
+        while True:
+            chunk = connection.recv(1 << 16)
+            if not chunk:
+                break
+            _write_all(chunk)
+    except OSError:
+        pass
+
+
 def main(mode, source):
+    if mode == "attach":
+        return relay(sys.argv[2])
     import importlib.util
 
     if mode == "search" and importlib.util.find_spec("torch") is None:

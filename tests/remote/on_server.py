@@ -5,6 +5,10 @@ write: two checkpoints of one model in a new folder of the server's /var/tmp (wh
 own machine does not see), and as JSON: the folder, print(ep.graph) of the first as
 torch.export.load gives it, the output's max |a-b| between the two files' ep.module() on one
 input, the first weight's placeholder, the PyTorch version.
+serve, show: fxview.serve (or fxview.show, which serves where there is no display) of a small
+model (fxview from the checkout's python/, on PYTHONPATH), which prints the command that attaches
+a window; once the window detaches, "serve returned" and whether the socket is still there
+(serve also prints the socket's folder's and the socket's modes first).
 count: how many engines the window bootstrapped run on the server: Pythons whose command line
 holds ssh_bootstrap's `base64.b64decode(B)` (the test's server shares its /proc with the
 window's machine, where the ssh client's command line holds it too)."""
@@ -41,6 +45,25 @@ def write():
                       "torch": torch.__version__}))
 
 
+def serve(show=False):
+    import stat
+
+    import torch
+
+    import fxview
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3))
+    if show:  # no display in an SSH session: show() serves, and returns once the window detaches
+        served = fxview.show(model, (torch.randn(4, 6),))
+    else:
+        served = fxview.serve(model, (torch.randn(4, 6),), wait=False, on_detach="return")
+        print(f"modes {stat.S_IMODE(os.stat(os.path.dirname(served.path)).st_mode):o} "
+              f"{stat.S_IMODE(os.stat(served.path).st_mode):o}", flush=True)
+        served.wait()
+    print("serve returned", os.path.exists(served.path), flush=True)
+
+
 def count():
     engines = 0
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -55,4 +78,5 @@ def count():
 
 
 if __name__ == "__main__":
-    {"write": write, "count": count}[sys.argv[1]]()
+    {"write": write, "serve": serve, "show": lambda: serve(show=True),
+     "count": count}[sys.argv[1]]()

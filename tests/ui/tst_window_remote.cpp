@@ -210,6 +210,71 @@ private slots:
                  qPrintable(w->statusText()));
     }
 
+    // fxview.serve in a Python on the server, with no window and no display there: it prints the
+    // command that attaches, the window attaches through ssh (a relay to the private socket),
+    // steps and Continues the live model, detaches; serve() then returns and the script goes on.
+    void attachesToAModelServedOnTheServer_data() {
+        QTest::addColumn<QString>("call");
+        QTest::newRow("fxview.serve") << "serve";
+        QTest::newRow("fxview.show, no display") << "show";
+    }
+
+    void attachesToAModelServedOnTheServer() {
+        QFETCH(QString, call);
+        QProcess script;
+        script.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        script.start("ssh",
+                     {"-F", dir_.path() + "/ssh_config", "-p", QString::number(port_), "127.0.0.1",
+                      "env PYTHONPATH=" + QStringLiteral(FXVIEW_TESTS_DIR "/../python") +
+                          " python3 - " + call});
+        QFile code(QStringLiteral(FXVIEW_TESTS_DIR "/remote/on_server.py"));
+        QVERIFY(code.open(QIODevice::ReadOnly));
+        script.write(code.readAll());
+        script.closeWriteChannel();
+        QString command, modes;
+        while (command.isEmpty() || (call == "serve" && modes.isEmpty())) {
+            QVERIFY2(script.canReadLine() || script.waitForReadyRead(scaled(120000)),
+                     "the served script printed no command");
+            while (script.canReadLine()) {
+                const QString line = QString::fromUtf8(script.readLine()).trimmed();
+                if (line.startsWith("fxview ssh://"))
+                    command = line;
+                if (line.startsWith("modes "))
+                    modes = line;
+            }
+        }
+        QVERIFY2(command.startsWith("fxview ssh://fxview-remote@") &&
+                     command.contains(" --attach /"),
+                 qPrintable(command));
+        if (call == "serve")
+            QCOMPARE(modes, QString("modes 700 600")); // the socket is its owner's alone
+        const QString socket = command.section(" --attach ", 1);
+
+        EngineSettings settings;
+        settings.remote = remote("");
+        settings.attachRemote = socket;
+        EngineClient::setSettings(settings);
+        {
+            MainWindow w;
+            w.show();
+            QVERIFY2(open(w, "python:live"), qPrintable(w.bannerText()));
+            QVERIFY(w.engine()->live());
+            press(w, QKeySequence(Qt::Key_F10));
+            QVERIFY(settle(w));
+            QVERIFY2(!w.currentNode().isEmpty(), "no node ran");
+            press(w, QKeySequence(Qt::Key_F5));
+            QVERIFY(settle(w));
+            QVERIFY2(w.statusText().contains("finished"), qPrintable(w.statusText()));
+            QSignalSpy ended(w.engine(), &EngineClient::liveEnded);
+            w.engine()->detach();
+            QVERIFY(ended.wait(scaled(20000)));
+        }
+        QVERIFY(script.waitForFinished(scaled(60000)));
+        const QString rest = QString::fromUtf8(script.readAllStandardOutput());
+        QVERIFY2(rest.contains("serve returned False"), qPrintable(rest));
+        QCOMPARE(script.exitCode(), 0);
+    }
+
     void aServerThatCannotBeReachedIsASentence() {
         auto w = window();
         QSignalSpy failed(w->engine(), &EngineClient::loadFailed);

@@ -102,6 +102,9 @@ int EngineClient::load(const QString& source, const std::vector<InputSpec>& inpu
             engine.command = given.engineCommand;
         else if (!remembered || given.engineGiven)
             engine.command.clear();
+    } else if (source.startsWith("python:") && !given.attachRemote.isEmpty()) {
+        machine = given.remote; // the live model served on another machine (fxview.serve)
+        engine.command = given.engineCommand; // --python's relays to it; else the host's python3
     }
     for (const QString& module : moreImports)
         if (std::find(engine.imports.begin(), engine.imports.end(), module.toStdString()) ==

@@ -124,13 +124,25 @@ void EngineProcess::start() {
     startChild(enginePath(), args, env);
 }
 
-void EngineProcess::startRemote() {
+void EngineProcess::attachRemote(const QString& socket) {
+    alive_ = true;
+    attached_ = true; // a live model: detached from, never killed or restarted
+    startRemote(socket);
+}
+
+void EngineProcess::startRemote(const QString& attachSocket) {
     commandEngine_ = true;
     QString error;
     const std::optional<RemoteLocation> where = parseRemoteSource(settings_.remote, error);
     host_ = where ? where->shown() : settings_.remote;
-    const RemoteEngine engine =
-        where ? remoteEngine(*where, settings_.engineCommand, error) : RemoteEngine{};
+    // --python names the Python that relays to a live model's socket, too.
+    const QString python =
+        settings_.engineCommand.size() == 3 ? settings_.engineCommand.front() : QString();
+    RemoteEngine engine;
+    if (where && !attachSocket.isEmpty())
+        engine = remoteAttach(*where, attachSocket, python, error);
+    else if (where)
+        engine = remoteEngine(*where, settings_.engineCommand, error);
     if (engine.command.isEmpty())
         return ended("could not be started (" + error + ")");
     preamble_ = true;

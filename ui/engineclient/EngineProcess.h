@@ -48,6 +48,9 @@ struct EngineSettings {
     // The machine the engine runs on, "ssh://[user@]host[:port]" (RemoteEngine.h), engineCommand
     // run there through ssh; "" for this one.
     QString remote;
+    // fxview ssh://host --attach SOCKET: the live engine fxview.serve runs on `remote` waits on
+    // this Unix socket there; it serves the first model the window opens, as attachFd does.
+    QString attachRemote;
 };
 
 // The engine's server run on a thread for --in-process. Only an executable that links LibTorch
@@ -65,6 +68,8 @@ public:
     void start();
     // Speaks to the live engine on `fd` (connected, owned from now on) instead of starting one.
     void attach(int fd);
+    // Speaks to the live engine waiting on `socket` on the remote machine, through ssh.
+    void attachRemote(const QString& socket);
     // A live engine: the model lives in another program, which this window cannot kill or
     // restart; kill() detaches from it (closes the socket), interrupt() sends Interrupt.
     bool attached() const { return attached_; }
@@ -117,7 +122,7 @@ private:
                     const QProcessEnvironment& env);
     // ssh to the host, the engine started there (RemoteEngine.h): its stderr kept for the
     // sentence that says why a connection ended, its login shell's banner skipped.
-    void startRemote();
+    void startRemote(const QString& attachSocket = {});
     QString stderrTail_;    // a remote engine's last stderr lines (ssh's and the engine's)
     QString host_;          // a remote engine's machine, as sentences name it
     bool preamble_ = false; // what comes before kFramesFollow is still being skipped

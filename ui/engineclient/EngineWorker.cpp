@@ -243,6 +243,7 @@ EngineProcess* EngineWorker::makeProcess() {
     // The live engine fxview was started on serves the first model; later ones (File ▸
     // Open) get engines of their own.
     const int attach = std::exchange(settings_.attachFd, -1);
+    const QString attachRemote = std::exchange(settings_.attachRemote, QString());
     connect(engine, &EngineProcess::message, this,
             [this, engine](quint16 kind, const std::string& payload) {
                 received(engine, static_cast<EngineMessage>(kind), payload);
@@ -251,6 +252,8 @@ EngineProcess* EngineWorker::makeProcess() {
             [this, engine](const QString& how) { died(engine, how); });
     if (attach >= 0)
         engine->attach(attach);
+    else if (!attachRemote.isEmpty())
+        engine->attachRemote(attachRemote);
     else
         engine->start();
     return engine;

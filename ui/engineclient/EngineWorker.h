@@ -71,7 +71,8 @@ public:
     // One engine started ahead of need, so that opening costs no start; none for another
     // machine, where it would hold a second PyTorch on the server for nothing.
     void startSpare() {
-        if (!spare_ && settings_.noEngine.isEmpty() && settings_.remote.isEmpty())
+        if (!spare_ && settings_.noEngine.isEmpty() &&
+            (settings_.remote.isEmpty() || !settings_.attachRemote.isEmpty()))
             spare_ = makeProcess();
     }
 

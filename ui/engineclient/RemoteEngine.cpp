@@ -45,8 +45,8 @@ QByteArray packageBytes(QString& error) {
     return out + stream;
 }
 
-// python3 -c 'B="...";import base64;exec(base64.b64decode(B))' search|given
-QString bootstrapCommand(const QString& python, QString& error) {
+// python3 -c 'B="...";import base64;exec(base64.b64decode(B))' search|given|attach SOCKET
+QString bootstrapCommand(const QString& python, QString& error, const QString& mode = {}) {
     QFile file(pythonPackageDir() + "/fxview/ssh_bootstrap.py");
     if (!file.open(QIODevice::ReadOnly)) {
         error = "fxview's Python package lacks " + file.fileName();
@@ -54,8 +54,35 @@ QString bootstrapCommand(const QString& python, QString& error) {
     }
     const QString code = "B=\"" + QString::fromLatin1(file.readAll().toBase64()) +
                          "\";import base64;exec(base64.b64decode(B))";
+    const QString how = !mode.isEmpty()    ? mode
+                        : python.isEmpty() ? QString("search")
+                                           : QString("given");
     return "exec " + (python.isEmpty() ? QString("python3") : shellQuoted(python)) + " -c " +
-           shellQuoted(code) + (python.isEmpty() ? " search" : " given");
+           shellQuoted(code) + " " + how;
+}
+
+// The client's command line that runs `remoteCommand` on `where`.
+QStringList clientCommand(const RemoteLocation& where, const QString& remoteCommand,
+                          QString& error) {
+    QStringList client = sshClient(error);
+    if (client.isEmpty())
+        return {};
+    // No terminal: stdin and stdout are the frames'. Keepalives notice a dropped network within a
+    // minute (the window then says so and offers to reconnect). The person's FXVIEW_SSH options
+    // come first, and ssh takes the first value of an option it is given.
+    client << "-T"
+           << "-o"
+           << "ServerAliveInterval=15"
+           << "-o"
+           << "ServerAliveCountMax=4";
+    if (where.port)
+        client << "-p" << QString::number(where.port);
+    if (!where.user.isEmpty())
+        client << "-l" << where.user;
+    QString host = where.host;
+    if (host.startsWith('['))
+        host = host.mid(1, host.size() - 2);
+    return client << "--" << host << remoteCommand;
 }
 
 } // namespace
@@ -111,9 +138,6 @@ QStringList sshClient(QString& error) {
 RemoteEngine remoteEngine(const RemoteLocation& where, const QStringList& engineCommand,
                           QString& error) {
     RemoteEngine engine;
-    QStringList client = sshClient(error);
-    if (client.isEmpty())
-        return engine;
     QString remoteCommand;
     const bool python =
         engineCommand.isEmpty() ||
@@ -131,23 +155,21 @@ RemoteEngine remoteEngine(const RemoteLocation& where, const QStringList& engine
             words << shellQuoted(word);
         remoteCommand = "exec " + words.join(' ');
     }
-    // No terminal: stdin and stdout are the frames'. Keepalives notice a dropped network within a
-    // minute (the window then says so and offers to reconnect). The person's FXVIEW_SSH options
-    // come first, and ssh takes the first value of an option it is given.
-    client << "-T"
-           << "-o"
-           << "ServerAliveInterval=15"
-           << "-o"
-           << "ServerAliveCountMax=4";
-    if (where.port)
-        client << "-p" << QString::number(where.port);
-    if (!where.user.isEmpty())
-        client << "-l" << where.user;
-    QString host = where.host;
-    if (host.startsWith('['))
-        host = host.mid(1, host.size() - 2);
-    client << "--" << host << remoteCommand;
-    engine.command = client;
+    engine.command = clientCommand(where, remoteCommand, error);
+    return engine;
+}
+
+RemoteEngine remoteAttach(const RemoteLocation& where, const QString& socket, const QString& python,
+                          QString& error) {
+    RemoteEngine engine;
+    if (!socket.startsWith('/') || socket.contains(QChar(0))) {
+        error = "--attach names '" + socket +
+                "', not the socket fxview.serve printed (a path on the host)";
+        return engine;
+    }
+    const QString remoteCommand = bootstrapCommand(python, error, "attach " + shellQuoted(socket));
+    if (!remoteCommand.isEmpty())
+        engine.command = clientCommand(where, remoteCommand, error);
     return engine;
 }
 

@@ -46,6 +46,11 @@ struct RemoteEngine {
 RemoteEngine remoteEngine(const RemoteLocation& where, const QStringList& engineCommand,
                           QString& error);
 
+// fxview ssh://host --attach SOCKET: the bootstrap relaying the session to the Unix socket
+// where fxview.serve waits on the host (`python` runs it there: "" for python3).
+RemoteEngine remoteAttach(const RemoteLocation& where, const QString& socket, const QString& python,
+                          QString& error);
+
 // The client command: $FXVIEW_SSH split as sh would, or "ssh".
 QStringList sshClient(QString& error);
 

@@ -9,6 +9,7 @@ serve, show: fxview.serve (or fxview.show, which serves where there is no displa
 model (fxview from the checkout's python/, on PYTHONPATH), which prints the command that attaches
 a window; once the window detaches, "serve returned" and whether the socket is still there
 (serve also prints the socket's folder's and the socket's modes first).
+subfolder: a folder runs/ in the newest of those folders.
 count: how many engines the window bootstrapped run on the server: Pythons whose command line
 holds ssh_bootstrap's `base64.b64decode(B)` (the test's server shares its /proc with the
 window's machine, where the ssh client's command line holds it too)."""
@@ -30,6 +31,11 @@ def write():
         def forward(self, x):
             return self.fc2(torch.relu(self.fc1(x)))
 
+    import glob
+    import shutil
+
+    for old in glob.glob("/var/tmp/fxview-remote-test-*"):  # an earlier run's
+        shutil.rmtree(old, ignore_errors=True)
     folder = tempfile.mkdtemp(prefix="fxview-remote-test-", dir="/var/tmp")
     x = torch.randn(4, 6)
     paths = []
@@ -64,6 +70,14 @@ def serve(show=False):
     print("serve returned", os.path.exists(served.path), flush=True)
 
 
+def subfolder():
+    """A folder runs/ inside the newest folder `write` made (for Open Remote's walk)."""
+    import glob
+
+    newest = max(glob.glob("/var/tmp/fxview-remote-test-*"), key=os.path.getmtime)
+    os.makedirs(os.path.join(newest, "runs"), exist_ok=True)
+
+
 def count():
     engines = 0
     for pid in filter(str.isdigit, os.listdir("/proc")):
@@ -79,4 +93,4 @@ def count():
 
 if __name__ == "__main__":
     {"write": write, "serve": serve, "show": lambda: serve(show=True),
-     "count": count}[sys.argv[1]]()
+     "subfolder": subfolder, "count": count}[sys.argv[1]]()

@@ -8,9 +8,14 @@
 // is left running on the server when the connection or the window goes.
 
 #include <QApplication>
+#include <QComboBox>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
 #include <QProcess>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -23,6 +28,7 @@
 #include "engineclient/RemoteEngine.h"
 #include "session/DebugSession.h"
 #include "window/MainWindow.h"
+#include "window/OpenRemoteDialog.h"
 
 using namespace fxview;
 
@@ -273,6 +279,52 @@ private slots:
         const QString rest = QString::fromUtf8(script.readAllStandardOutput());
         QVERIFY2(rest.contains("serve returned False"), qPrintable(rest));
         QCOMPARE(script.exitCode(), 0);
+    }
+
+    // File ▸ Open Remote…: the folder on the server listed by its shell (a banner before it
+    // skipped), a subfolder entered and left, a model chosen; a folder that is not there is a
+    // sentence; the machine and folder are offered next time.
+    void openRemoteListsTheFolderOnTheServer() {
+        QTemporaryDir settingsDir;
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, settingsDir.path());
+        QFile banner(dir_.path() + "/banner.sh");
+        QVERIFY(banner.open(QIODevice::WriteOnly));
+        banner.write("echo 'Welcome to the GPU server'\n");
+        banner.close();
+        qputenv("FXVIEW_SSH", (sshCommand() + " -o SetEnv=BASH_ENV=" + banner.fileName()).toUtf8());
+        const QString folder = models_["folder"].toString();
+        onServer("subfolder"); // folder/runs/, to walk into
+        OpenRemoteDialog dialog;
+        QSignalSpy listed(&dialog, &OpenRemoteDialog::listed);
+        dialog.hostBox()->setEditText(QString("127.0.0.1:%1").arg(port_));
+        dialog.folderEdit()->setText(folder + "/nowhere");
+        dialog.list();
+        QVERIFY(listed.wait(scaled(30000)));
+        QVERIFY2(dialog.statusLabel()->text().startsWith("There is no folder"),
+                 qPrintable(dialog.statusLabel()->text()));
+        dialog.folderEdit()->setText(folder);
+        dialog.list();
+        QVERIFY(listed.wait(scaled(30000)));
+        auto names = [&dialog] {
+            QStringList shown;
+            for (int i = 0; i < dialog.entries()->count(); ++i)
+                shown << dialog.entries()->item(i)->text();
+            return shown;
+        };
+        QCOMPARE(names(), QStringList({"..", "runs/", "two_layers_0.pt2", "two_layers_1.pt2"}));
+        emit dialog.entries()->itemActivated(dialog.entries()->item(1)); // into runs/
+        QVERIFY(listed.wait(scaled(30000)));
+        QCOMPARE(dialog.folderEdit()->text(), folder + "/runs");
+        QCOMPARE(names(), QStringList({".."}));
+        emit dialog.entries()->itemActivated(dialog.entries()->item(0)); // back up
+        QVERIFY(listed.wait(scaled(30000)));
+        QCOMPARE(dialog.folderEdit()->text(), folder);
+        emit dialog.entries()->itemActivated(dialog.entries()->item(2));
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        QCOMPARE(dialog.source(), model(0));
+        OpenRemoteDialog again;
+        QCOMPARE(again.hostBox()->currentText(), QString("127.0.0.1:%1").arg(port_));
+        QCOMPARE(again.folderEdit()->text(), folder);
     }
 
     void aServerThatCannotBeReachedIsASentence() {

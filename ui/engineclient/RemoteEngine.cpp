@@ -3,6 +3,9 @@
 #include <QDir>
 #include <QFile>
 #include <QRegularExpression>
+#include <algorithm>
+
+#include "Wire.h"
 
 #include "engineclient/PythonEngine.h"
 
@@ -157,6 +160,58 @@ RemoteEngine remoteEngine(const RemoteLocation& where, const QStringList& engine
     }
     engine.command = clientCommand(where, remoteCommand, error);
     return engine;
+}
+
+QStringList remoteListCommand(const RemoteLocation& where, const QString& folder, QString& error) {
+    // The marker first (a banner before it is skipped), then NUL-ended fields: the folder's
+    // absolute path, then each entry, a folder's with a '/' after it.
+    const QString script = R"(printf '\000FXVIEW-FRAMES\000'
+case $1 in "~") d=$HOME ;; "~/"*) d=$HOME/${1#"~/"} ;; *) d=$1 ;; esac
+cd -- "$d" || exit 3
+printf '%s\000' "$PWD"
+for f in * .*; do
+  if [ "$f" = . ] || [ "$f" = .. ]; then continue; fi
+  if [ -d "$f" ]; then printf '%s/\000' "$f"
+  elif [ -f "$f" ]; then case $f in *.pt2|*.pt|*.pth|*.zip) printf '%s\000' "$f" ;; esac; fi
+done)";
+    return clientCommand(where, "exec sh -c " + shellQuoted(script) + " sh " + shellQuoted(folder),
+                         error);
+}
+
+std::optional<RemoteFolder> parseRemoteListing(const QByteArray& output, QString& error) {
+    std::string buffer = output.toStdString(), printed;
+    try {
+        if (!skipPreamble(buffer, printed)) {
+            error = "the host's shell did not run the listing";
+            return std::nullopt;
+        }
+    } catch (const WireError& e) {
+        error = QString::fromUtf8(e.what());
+        return std::nullopt;
+    }
+    const QList<QByteArray> fields = QByteArray::fromStdString(buffer).split('\0');
+    if (fields.size() < 2 || !fields.front().startsWith('/')) {
+        error = "the host's listing did not name the folder";
+        return std::nullopt;
+    }
+    RemoteFolder folder;
+    folder.path = QString::fromUtf8(fields.front());
+    // The last field is what follows the last NUL: empty, or a name cut short.
+    for (qsizetype i = 1; i + 1 < fields.size() && i < 100000; ++i) {
+        QString name = QString::fromUtf8(fields[i]);
+        const bool isFolder = name.endsWith('/');
+        if (isFolder)
+            name.chop(1);
+        const bool plain = !name.isEmpty() && !name.contains('/') &&
+                           std::none_of(name.begin(), name.end(), [](QChar c) {
+                               return c.category() == QChar::Other_Control;
+                           });
+        if (plain)
+            (isFolder ? folder.folders : folder.models) << name;
+    }
+    folder.folders.sort(Qt::CaseInsensitive);
+    folder.models.sort(Qt::CaseInsensitive);
+    return folder;
 }
 
 RemoteEngine remoteAttach(const RemoteLocation& where, const QString& socket, const QString& python,

@@ -51,6 +51,22 @@ RemoteEngine remoteEngine(const RemoteLocation& where, const QStringList& engine
 RemoteEngine remoteAttach(const RemoteLocation& where, const QString& socket, const QString& python,
                           QString& error);
 
+// File ▸ Open Remote…'s listing of `folder` on `where` ("~" and "~/..." in the remote home):
+// the client's command line, whose output parseRemoteListing reads. Runs the host's sh, no Python.
+QStringList remoteListCommand(const RemoteLocation& where, const QString& folder,
+                              QString& error);
+
+// A folder on another machine as its listing said: its absolute path, its subfolders and its
+// model files (.pt2, .pt, .pth, .zip), each sorted. Names are the remote's word: one holding a
+// '/' or a control character is left out, and nothing but a path to open there is made of them.
+struct RemoteFolder {
+    QString path;
+    QStringList folders, models;
+};
+// What remoteListCommand's client printed (after whatever the login shell printed first), or
+// nullopt with `error` saying why not.
+std::optional<RemoteFolder> parseRemoteListing(const QByteArray& output, QString& error);
+
 // The client command: $FXVIEW_SSH split as sh would, or "ssh".
 QStringList sshClient(QString& error);
 

@@ -9,6 +9,8 @@ namespace {
 const char* const kGeometry = "window/geometry";
 const char* const kState = "window/state";
 const char* const kRecent = "recent";
+const char* const kRemoteHosts = "remote/hosts";
+const QString kRemoteFolders = "remote/folder/";
 const char* const kWeightsAsNodes = "view/weightsAsNodes";
 const char* const kOpLibraries = "engine/opLibraries";
 const char* const kExportFolder = "export/folder";
@@ -58,6 +60,23 @@ void addRecentModel(const QString& source) {
     recent.removeAll(source);
     recent.prepend(source);
     QSettings().setValue(kRecent, recent.mid(0, 8));
+}
+
+QStringList remoteHosts() {
+    return QSettings().value(kRemoteHosts).toStringList();
+}
+
+QString remoteFolder(const QString& host) {
+    return QSettings().value(kRemoteFolders + QString(host).replace('/', '_')).toString();
+}
+
+void rememberRemote(const QString& host, const QString& folder) {
+    QStringList hosts = remoteHosts();
+    hosts.removeAll(host);
+    hosts.prepend(host);
+    QSettings settings;
+    settings.setValue(kRemoteHosts, hosts.mid(0, 8));
+    settings.setValue(kRemoteFolders + QString(host).replace('/', '_'), folder);
 }
 
 QStringList inputsFor(const QString& source) {

@@ -22,6 +22,12 @@ void saveWindow(const QByteArray& geometry, const QByteArray& state);
 QStringList recentModels();
 void addRecentModel(const QString& source);
 
+// File ▸ Open Remote…: the machines models were opened on ("user@host:port"), most recent
+// first, eight at most; and the folder last listed on each.
+QStringList remoteHosts();
+QString remoteFolder(const QString& host);
+void rememberRemote(const QString& host, const QString& folder);
+
 // The inputs last applied to a model file and their seed, used again when it is opened without
 // inputs; forgotten when they could not be made.
 QStringList inputsFor(const QString& source);

@@ -163,6 +163,7 @@ private:
     QString drawnBreakpoint(const QString& node) const;
     void showRecords(const QString& current);
     void chooseFile();
+    void chooseRemote(); // File ▸ Open Remote…
     void chooseExport();
     bool eventFilter(QObject* watched, QEvent* event) override;
     void dragEnterEvent(QDragEnterEvent* event) override;

@@ -45,6 +45,7 @@
 #include "scene/OverviewView.h"
 #include "session/DebugSession.h"
 #include "session/SessionSettings.h"
+#include "window/OpenRemoteDialog.h"
 
 namespace fxview {
 
@@ -52,6 +53,9 @@ void MainWindow::buildActions() {
     QMenu* file = menuBar()->addMenu("&File");
     file->addAction("&Open…", QKeySequence::Open, this, &MainWindow::chooseFile)
         ->setObjectName(ids::kOpen);
+    file->addAction("Open Re&mote…", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O), this,
+                    &MainWindow::chooseRemote)
+        ->setObjectName(ids::kOpenRemote);
     QMenu* examplesMenu = file->addMenu("&Examples");
     for (const ExampleInfo& e : examples()) {
         QString source = "example:" + QString::fromStdString(e.name);
@@ -332,6 +336,12 @@ void MainWindow::chooseFile() {
                                      "PyTorch models (*.pt *.pth *.zip *.pt2);;All files (*)");
     if (!path.isEmpty())
         openModel(path);
+}
+
+void MainWindow::chooseRemote() {
+    OpenRemoteDialog dialog(this);
+    if (dialog.exec() == QDialog::Accepted)
+        openModel(dialog.source());
 }
 
 void MainWindow::chooseExport() {

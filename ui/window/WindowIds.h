@@ -30,6 +30,7 @@ inline constexpr char kCompareRuns[] = "run.compare";
 
 // File and View menus.
 inline constexpr char kOpen[] = "file.open";
+inline constexpr char kOpenRemote[] = "file.openRemote";
 inline constexpr char kExport[] = "file.export";
 inline constexpr char kExportVisible[] = "file.exportVisible";
 inline constexpr char kLoadOpLibrary[] = "file.loadOpLibrary";

@@ -3,7 +3,12 @@
 // (core/protocol/EngineProtocol.h). The model's own prints go to stderr: stdout carries only
 // frames.
 //
-//   fxview-engine [--memory-limit SIZE] [--unconfined]
+// With --stdio it is an engine on another machine, started through ssh by a window there
+// (fxview ssh://host/model.pt --engine "fxview-engine --stdio"): stdin and stdout are the SSH
+// session's pipes, and kFramesFollow goes first so that the window skips whatever the login shell
+// printed before it.
+//
+//   fxview-engine [--memory-limit SIZE] [--unconfined] [--stdio]
 
 #include <csignal>
 #include <cstdio>
@@ -15,6 +20,7 @@
 
 #include "Confinement.h"
 #include "EngineServer.h"
+#include "Wire.h"
 
 int main(int argc, char** argv) {
     // The window gone (even killed) ends its engine, however busy it is.
@@ -22,20 +28,26 @@ int main(int argc, char** argv) {
     if (getppid() == 1)
         return 0;
     std::int64_t memoryLimit = fxview::defaultMemoryLimit();
-    bool confine = true;
+    bool confine = true, stdio = false;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--memory-limit") && i + 1 < argc) {
             memoryLimit = fxview::parseMemorySize(argv[++i]);
         } else if (!std::strcmp(argv[i], "--unconfined")) {
             confine = false;
+        } else if (!std::strcmp(argv[i], "--stdio")) {
+            stdio = true;
         } else {
-            std::fprintf(stderr, "usage: fxview-engine [--memory-limit SIZE] [--unconfined]\n");
+            std::fprintf(stderr,
+                         "usage: fxview-engine [--memory-limit SIZE] [--unconfined] [--stdio]\n");
             return 2;
         }
     }
     int channel = dup(STDOUT_FILENO);
     dup2(STDERR_FILENO, STDOUT_FILENO);
     std::signal(SIGPIPE, SIG_IGN);
+    if (stdio &&
+        !fxview::writeAll(channel, fxview::kFramesFollow.data(), fxview::kFramesFollow.size()))
+        return 1;
 
     fxview::EngineHello hello;
     hello.pid = getpid();

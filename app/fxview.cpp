@@ -90,6 +90,10 @@ struct CommandLine {
     QCommandLineOption reportFirstStep{
         "report-first-step-time",
         "as --report-open-time, then step once and print the time that step ended, then quit"};
+    QCommandLineOption reportSteps{"report-steps",
+                                   "with --report-run, first step N nodes one at a time (F10) and "
+                                   "print their median time",
+                                   "N"};
     QCommandLineOption reportRun{"report-run",
                                  "open the model offscreen, Continue to the end, print the run's "
                                  "time and the output check, then quit"};
@@ -117,6 +121,7 @@ struct CommandLine {
         parser.addOption(reportOpenTime);
         parser.addOption(reportFirstStep);
         parser.addOption(reportRun);
+        parser.addOption(reportSteps);
     }
 };
 
@@ -281,7 +286,7 @@ int main(int argc, char** argv) {
     if (parser.isSet(reportOpenTime) || parser.isSet(commandLine.reportFirstStep))
         fxview::reportOpenTime(window, parser.isSet(commandLine.reportFirstStep));
     if (parser.isSet(commandLine.reportRun))
-        fxview::reportRun(window);
+        fxview::reportRun(window, parser.value(commandLine.reportSteps).toInt());
     window.openModel(model, inputs);
     return QApplication::exec();
 }

@@ -101,7 +101,7 @@ int EngineClient::load(const QString& source, const std::vector<InputSpec>& inpu
         if (given.commandGiven)
             engine.command = given.engineCommand;
         else if (!remembered || given.engineGiven)
-            engine.command.clear();
+            engine.command = remoteDefaultEngine(where ? where->path : QString());
     } else if (source.startsWith("python:") && !given.attachRemote.isEmpty()) {
         machine = given.remote; // the live model served on another machine (fxview.serve)
         engine.command = given.engineCommand; // --python's relays to it; else the host's python3
@@ -185,6 +185,10 @@ void EngineClient::stop() {
     }
     worker_->killCurrent();
     post([](EngineWorker& w) { w.reload(); });
+}
+
+std::pair<qint64, qint64> EngineClient::wireBytes() const {
+    return worker_->wireBytes();
 }
 
 qint64 EngineClient::enginePid() const {

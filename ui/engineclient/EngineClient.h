@@ -119,6 +119,9 @@ public:
     // The process running the open model (0 when there is none, or in-process): for the About
     // box and for tests that crash it on purpose.
     qint64 enginePid() const;
+    // The bytes that crossed between this window and the open model's engine since it started:
+    // (from the engine, to it). For --report-run and the measurements of a remote engine.
+    std::pair<qint64, qint64> wireBytes() const;
 
 signals:
     void loadProgress(int load, const QString& stage, int percent);

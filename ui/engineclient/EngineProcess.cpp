@@ -152,6 +152,7 @@ void EngineProcess::startRemote(const QString& attachSocket) {
         return;
     // fxview's Python package, ahead of the frames: ssh takes it as it starts.
     std::lock_guard<std::mutex> guard(writing_);
+    bytesOut_ += engine.firstBytes.size();
     writeAll(socket_, engine.firstBytes.constData(),
              static_cast<std::size_t>(engine.firstBytes.size()));
 }
@@ -258,6 +259,7 @@ bool EngineProcess::readSocketOnce() {
 
 void EngineProcess::writeSocket(EngineMessage kind, const std::string& payload) {
     std::lock_guard<std::mutex> guard(writing_);
+    bytesOut_ += static_cast<qint64>(kFrameHeaderSize + payload.size());
     writeFrame(socket_, static_cast<std::uint16_t>(kind), payload);
 }
 
@@ -304,6 +306,7 @@ void EngineProcess::interrupt() {
 }
 
 void EngineProcess::received(const QByteArray& bytes) {
+    bytesIn_ += bytes.size();
     buffer_.append(bytes.constData(), static_cast<std::size_t>(bytes.size()));
     Frame frame;
     try {

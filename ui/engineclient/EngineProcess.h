@@ -96,6 +96,10 @@ public:
     qint64 pid() const { return pid_.load(); } // 0 in-process or once it has ended
     bool killed() const { return killed_; }    // kill() was called: a death asked for
     const EngineHello& hello() const { return hello_; }
+    // Bytes read from the engine and written to it since it started (frames, and for a remote
+    // engine fxview's package and a login shell's banner): what crossed. Thread-safe.
+    qint64 bytesIn() const { return bytesIn_.load(); }
+    qint64 bytesOut() const { return bytesOut_.load(); }
     int outstanding() const { return static_cast<int>(owed_.size()); } // sent, not yet Done
     bool doneOne(); // a Done arrived: whether its request was owed
     int owedJobs(); // the owed requests still open, forgotten (the engine is gone)
@@ -150,6 +154,7 @@ private:
     std::string folder_; // fxview-engine's TMPDIR: made by the window, removed when it ends
     std::atomic<qint64> pid_{0};
     std::atomic<bool> killed_{false};
+    std::atomic<qint64> bytesIn_{0}, bytesOut_{0};
     bool alive_ = false;
 };
 

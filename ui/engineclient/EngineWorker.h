@@ -63,6 +63,13 @@ public:
         std::lock_guard<std::mutex> guard(lock);
         return current_ && current_->attached();
     }
+    // The bytes the open model's engine has read and written (EngineProcess::bytesIn/Out).
+    std::pair<qint64, qint64> wireBytes() {
+        std::lock_guard<std::mutex> guard(lock);
+        EngineProcess* engine = loading_ ? loading_ : current_;
+        return engine ? std::make_pair(engine->bytesIn(), engine->bytesOut())
+                      : std::make_pair(qint64(0), qint64(0));
+    }
     std::string runningNode() {
         std::lock_guard<std::mutex> guard(lock);
         return running_;

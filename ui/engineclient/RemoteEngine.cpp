@@ -131,6 +131,12 @@ QString shellQuoted(const QString& word) {
     return "'" + QString(word).replace("'", R"('\'')") + "'";
 }
 
+QStringList remoteDefaultEngine(const QString& path) {
+    if (path.endsWith(".pt2", Qt::CaseInsensitive) || path.contains(".pt2:"))
+        return {};
+    return {"fxview-engine", "--stdio"};
+}
+
 QStringList sshClient(QString& error) {
     const QString given = qEnvironmentVariable("FXVIEW_SSH");
     if (given.trimmed().isEmpty())

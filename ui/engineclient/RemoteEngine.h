@@ -53,8 +53,7 @@ RemoteEngine remoteAttach(const RemoteLocation& where, const QString& socket, co
 
 // File ▸ Open Remote…'s listing of `folder` on `where` ("~" and "~/..." in the remote home):
 // the client's command line, whose output parseRemoteListing reads. Runs the host's sh, no Python.
-QStringList remoteListCommand(const RemoteLocation& where, const QString& folder,
-                              QString& error);
+QStringList remoteListCommand(const RemoteLocation& where, const QString& folder, QString& error);
 
 // A folder on another machine as its listing said: its absolute path, its subfolders and its
 // model files (.pt2, .pt, .pth, .zip), each sorted. Names are the remote's word: one holding a
@@ -66,6 +65,11 @@ struct RemoteFolder {
 // What remoteListCommand's client printed (after whatever the login shell printed first), or
 // nullopt with `error` saying why not.
 std::optional<RemoteFolder> parseRemoteListing(const QByteArray& output, QString& error);
+
+// The engine a file on another machine opens in when none is named: a .pt2 in the host's Python
+// with torch (empty: the bootstrap), anything else (a TorchScript archive, which only LibTorch
+// opens) in the host's fxview-engine --stdio.
+QStringList remoteDefaultEngine(const QString& path);
 
 // The client command: $FXVIEW_SSH split as sh would, or "ssh".
 QStringList sshClient(QString& error);

@@ -20,10 +20,10 @@
 #include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPushButton>
 #include <QMimeData>
 #include <QPainter>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -37,6 +37,7 @@
 #include "GraphJson.h"
 #include "GraphLayout.h"
 #include "Versions.h"
+#include "engineclient/RemoteEngine.h"
 #include "export/SceneExport.h"
 #include "panels/Banner.h"
 #include "panels/ComparisonPanel.h"
@@ -358,8 +359,13 @@ void MainWindow::showModel(const LoadedModel& model) {
                                         : QString::fromStdString(formatArgument(n.args[0])));
         }
     inputBar_->setInputs(placeholders, model.inputs, model.inputNote, defaults);
+    QString title = QFileInfo(model.source).fileName();
+    QString ignored;
+    if (const auto where =
+            isRemoteSource(model.source) ? parseRemoteSource(model.source, ignored) : std::nullopt)
+        title += " on " + where->shown(); // the machine it runs on, not this one
     setWindowTitle(model.live ? model.className + " — live in " + model.runtime + " — fxview"
-                              : QFileInfo(model.source).fileName() + " — fxview");
+                              : title + " — fxview");
     if (!model.drawnAhead) // "Opening …" stays while the engine starts
         statusBar()->clearMessage();
     updateStatus();

@@ -339,7 +339,7 @@ void MainWindow::chooseFile() {
 }
 
 void MainWindow::chooseRemote() {
-    OpenRemoteDialog dialog(this);
+    OpenRemoteDialog dialog(this, session_->source());
     if (dialog.exec() == QDialog::Accepted)
         openModel(dialog.source());
 }

@@ -22,7 +22,7 @@ constexpr qint64 kLargestListing = 8 << 20;
 constexpr int kIsFolder = Qt::UserRole, kName = Qt::UserRole + 1;
 } // namespace
 
-OpenRemoteDialog::OpenRemoteDialog(QWidget* parent) : QDialog(parent) {
+OpenRemoteDialog::OpenRemoteDialog(QWidget* parent, const QString& current) : QDialog(parent) {
     setWindowTitle("Open Remote Model");
     host_ = new QComboBox;
     host_->setEditable(true);
@@ -38,7 +38,9 @@ OpenRemoteDialog::OpenRemoteDialog(QWidget* parent) : QDialog(parent) {
     folderRow->addWidget(listButton_);
     auto* form = new QFormLayout;
     form->addRow("&Machine:", host_);
-    form->addRow("&Folder:", folderRow);
+    auto* folderLabel = new QLabel("&Folder:");
+    folderLabel->setBuddy(folder_);
+    form->addRow(folderLabel, folderRow);
     entries_ = new QListWidget;
     status_ = new QLabel("The model runs there, on that machine's Python and PyTorch; only its "
                          "graph and the values you look at cross the connection.");
@@ -50,6 +52,14 @@ OpenRemoteDialog::OpenRemoteDialog(QWidget* parent) : QDialog(parent) {
     layout->addWidget(status_);
     layout->addWidget(buttons);
     resize(560, 420);
+
+    // The model open now, if it is on another machine: its machine and folder first.
+    QString ignored;
+    if (const auto where =
+            isRemoteSource(current) ? parseRemoteSource(current, ignored) : std::nullopt) {
+        host_->setEditText(where->shown());
+        folder_->setText(where->path.section('/', 0, -2));
+    }
 
     connect(listButton_, &QPushButton::clicked, this, &OpenRemoteDialog::list);
     connect(folder_, &QLineEdit::returnPressed, this, &OpenRemoteDialog::list);

@@ -21,7 +21,8 @@ namespace fxview {
 class OpenRemoteDialog : public QDialog {
     Q_OBJECT
 public:
-    explicit OpenRemoteDialog(QWidget* parent = nullptr);
+    // `current`: the model open now (its machine and folder are offered when it is remote).
+    explicit OpenRemoteDialog(QWidget* parent = nullptr, const QString& current = {});
     ~OpenRemoteDialog() override;
 
     // ssh://host/path of the model chosen ("" until one is).

@@ -250,17 +250,22 @@ class Backend:
     or Backend(inner=..., session=CompileSession()) make others."""
 
     def __init__(self, inner="eager", session: CompileSession | None = None,
-                 passes=None) -> None:
+                 passes=None, serve=False) -> None:
         self.inner = inner
         self.session = session if session is not None else _default_session
         self.passes = passes  # dynamo_passes.named_passes: a callable, a list or a dict
+        # fxview.backend(serve=True): once the first graph is recorded, the session waits for a
+        # window from another machine (fxview.serve, in a background thread).
+        self.serve = serve
+        self.served = None
 
     def __call__(self, gm=None, example_inputs=None, *, inner=None, session=None, passes=None,
-                 **options):
+                 serve=None, **options):
         if gm is None:  # fxview.backend(inner="inductor"): a backend configured so
             return Backend(inner if inner is not None else self.inner,
                            session if session is not None else self.session,
-                           passes if passes is not None else self.passes)
+                           passes if passes is not None else self.passes,
+                           serve if serve is not None else self.serve)
         graph = self.session._add_graph(gm)
         if self.passes is not None:
             from .dynamo_passes import run_passes
@@ -282,7 +287,14 @@ class Backend:
         except Exception as error:
             graph.error = f"{self._name()} failed to compile it: {type(error).__name__}: {error}"
             raise
-        return _FirstCall(graph, compiled)
+        first = _FirstCall(graph, compiled)
+        if self.serve and self.served is None:
+            from .serve import serve as serve_session
+
+            # Served once the first call has recorded its inputs (a graph is stepped on them).
+            first.after_first_call = lambda: setattr(
+                self, "served", serve_session(self.session, wait=False, on_detach="wait"))
+        return first
 
     def _inner(self, options: dict):
         """The inner backend with what torch.compile(mode=, options=) gave: Inductor takes them
@@ -319,6 +331,7 @@ class _FirstCall:
             compiled = owner.forward
         self.graph, self.compiled = graph, compiled
         self._boxed_call = bool(getattr(compiled, "_boxed_call", False))
+        self.after_first_call = None  # Backend(serve=True) serves the session then
 
     def __call__(self, *args):
         graph = self.graph
@@ -340,6 +353,8 @@ class _FirstCall:
             from .dynamo_inductor import share_first_call
 
             share_first_call(graph)
+        if self.after_first_call is not None:
+            self.after_first_call()
         return out
 
 

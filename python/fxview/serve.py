@@ -54,6 +54,7 @@ class Served:
         self._make_engine, self._on_detach = make_engine, on_detach
         self._closed = False
         self._thread: threading.Thread | None = None
+        self.windows = 0  # windows that attached and detached
 
     def serve(self) -> None:
         """Serves one window after another until one detaches (on_detach "return" or "exit")
@@ -66,6 +67,7 @@ class Served:
                     return  # closed
                 print("fxview: a window attached", file=sys.stderr, flush=True)
                 self._make_engine(connection).serve()
+                self.windows += 1
                 print("fxview: the window detached", file=sys.stderr, flush=True)
                 if self._on_detach == "exit":
                     os._exit(0)
@@ -104,7 +106,8 @@ class Served:
 
 
 def serve(model, args=(), kwargs=None, *, view=None, wait=None, on_detach="return") -> Served:
-    """Serve `model` live, as show() does, to a window on another machine: nothing is drawn
+    """Serve `model` (a module, a GraphModule, or fxview.compile_session()) live, as show()
+    does, to a window on another machine: nothing is drawn
     here and no display is needed. Prints the command that attaches a window over SSH, then
     (wait=True, the default in a script) waits for it and serves it in this thread, or
     (wait=False, the default in a notebook) serves from a background thread and returns.
@@ -118,10 +121,23 @@ def serve(model, args=(), kwargs=None, *, view=None, wait=None, on_detach="retur
         raise ValueError(f"on_detach is one of {', '.join(_DETACH)}, not {on_detach!r}")
     if wait is None:
         wait = not _interactive()
-    chosen = fxgraph.choose_view(model, _as_args(args), kwargs or {}, view)
-    session = Session(model, _as_args(args), kwargs, chosen, f"python:{type(model).__name__}")
-    served = Served(lambda connection: LiveEngine(session, connection), on_detach)
-    print(f"fxview: serving {type(model).__name__}; to step it, run where your window is:\n"
+    dynamo = sys.modules.get("fxview.dynamo")
+    if dynamo is not None and isinstance(model, dynamo.CompileSession):
+        # What torch.compile made (fxview.backend): the window's Compile dock lists its graphs.
+        from .dynamo_live import CompileEngine
+
+        if not model.graphs:
+            raise ValueError("The compile session holds no graph: call the torch.compile'd "
+                             "model (compiled with backend=fxview.backend) first.")
+        served = Served(lambda connection: CompileEngine(model, connection), on_detach)
+        what = "the torch.compile session"
+    else:
+        chosen = fxgraph.choose_view(model, _as_args(args), kwargs or {}, view)
+        session = Session(model, _as_args(args), kwargs, chosen,
+                          f"python:{type(model).__name__}")
+        served = Served(lambda connection: LiveEngine(session, connection), on_detach)
+        what = type(model).__name__
+    print(f"fxview: serving {what}; to step it, run where your window is:\n"
           f"  {served.command}", flush=True)
     if not wait:
         return served.start()

@@ -5,7 +5,8 @@ write: two checkpoints of one model in a new folder of the server's /var/tmp (wh
 own machine does not see), and as JSON: the folder, print(ep.graph) of the first as
 torch.export.load gives it, the output's max |a-b| between the two files' ep.module() on one
 input, the first weight's placeholder, the PyTorch version.
-serve, show: fxview.serve (or fxview.show, which serves where there is no display) of a small
+serve, show, backend: fxview.serve (fxview.show, which serves where there is no display, or
+torch.compile with fxview.backend(serve=True), which serves its session) of a small
 model (fxview from the checkout's python/, on PYTHONPATH), which prints the command that attaches
 a window; once the window detaches, "serve returned" and whether the socket is still there
 (serve also prints the socket's folder's and the socket's modes first).
@@ -18,6 +19,7 @@ import json
 import os
 import sys
 import tempfile
+import time
 
 
 def write():
@@ -60,7 +62,14 @@ def serve(show=False):
 
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.ReLU(), torch.nn.Linear(5, 3))
-    if show:  # no display in an SSH session: show() serves, and returns once the window detaches
+    if show == "backend":  # torch.compile's graphs, served once the first call recorded them
+        backend = fxview.backend(serve=True)
+        torch.compile(model, backend=backend)(torch.randn(4, 6))
+        while backend.served is None or backend.served.windows < 1:
+            time.sleep(0.1)
+        served = backend.served
+        served.close()
+    elif show:  # no display in an SSH session: show() serves, and returns once the window detaches
         served = fxview.show(model, (torch.randn(4, 6),))
     else:
         served = fxview.serve(model, (torch.randn(4, 6),), wait=False, on_detach="return")
@@ -93,4 +102,5 @@ def count():
 
 if __name__ == "__main__":
     {"write": write, "serve": serve, "show": lambda: serve(show=True),
+     "backend": lambda: serve(show="backend"),
      "subfolder": subfolder, "count": count}[sys.argv[1]]()

@@ -223,6 +223,7 @@ private slots:
         QTest::addColumn<QString>("call");
         QTest::newRow("fxview.serve") << "serve";
         QTest::newRow("fxview.show, no display") << "show";
+        QTest::newRow("fxview.backend(serve=True)") << "backend";
     }
 
     void attachesToAModelServedOnTheServer() {

@@ -7,7 +7,7 @@ times each. Prints, per model, its file size, the bytes each way for opening it 
 Continue, and the median F10 of each engine with their ratio.
 
 Usage (as root, after scripts/run-tests made sid's root and build-window):
-    bench/remote.py [--rounds 3] [--steps 30] MODEL.pt2...
+    bench/remote.py [--rounds 3] [--steps 30] [--import MODULE]... MODEL.pt2...
 The models are paths both machines see (build-sid/... is bound into the root at the same path);
 docs/measurements.md has the figures and the models' command lines.
 """
@@ -42,6 +42,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--import", dest="imports", action="append", default=[],
+                        help="a module both engines import first (a Hugging Face program's "
+                             "output class: transformers.modeling_outputs)")
     parser.add_argument("models", nargs="+")
     args = parser.parse_args()
     app = os.path.join(CHECKOUT, "build-window", "app", "fxview")
@@ -57,6 +60,8 @@ def main():
                           QT_QPA_PLATFORM="offscreen")
         local_env = dict(ROOT_ENV, QT_QPA_PLATFORM="offscreen")
         steps = ["--report-run", "--report-steps", str(args.steps)]
+        for module in args.imports:
+            steps += ["--import", module]
         print("| model | file | open: from / to the engine | Continue: from / to | "
               "F10 local | F10 over ssh | ratio |")
         print("|---|---|---|---|---|---|---|")

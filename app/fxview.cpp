@@ -275,6 +275,11 @@ int main(int argc, char** argv) {
         if (std::find(engine.opLibraries.begin(), engine.opLibraries.end(), path.toStdString()) ==
             engine.opLibraries.end())
             engine.opLibraries.push_back(path.toStdString());
+    // A model on another machine: no engine is started here ahead of it (a spare), and
+    // --engine names a command there.
+    if (QString ignored; fxview::isRemoteSource(model) && engine.remote.isEmpty())
+        if (const auto where = fxview::parseRemoteSource(model, ignored))
+            engine.remote = where->machine();
     if (std::string error = chooseEngine(commandLine, engine); !error.empty()) {
         std::fprintf(stderr, "fxview: %s\n", error.c_str());
         return 2;

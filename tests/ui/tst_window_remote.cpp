@@ -328,6 +328,30 @@ private slots:
         QCOMPARE(again.folderEdit()->text(), folder);
     }
 
+    // A TorchScript archive on the host opens in the host's fxview-engine --stdio (sid's build,
+    // seen by the server at the same path): its LibTorch traces the graph and runs it, confined
+    // there; the window checks its outputs against the forward, as with a local file.
+    void aTorchScriptArchiveRunsInTheHostsFxviewEngine() {
+        const QString build = qEnvironmentVariable("FXVIEW_BUILD_DIR");
+        EngineSettings settings;
+        settings.engineCommand = QStringList{build + "/app/fxview-engine", "--stdio"};
+        settings.engineGiven = settings.commandGiven = true;
+        settings.remote = remote(""); // as fxview ssh://... sets it: no spare started here
+        EngineClient::setSettings(settings);
+        MainWindow w;
+        w.show();
+        QSignalSpy failed(w.engine(), &EngineClient::loadFailed);
+        QVERIFY2(open(w, remote(build + "/fixtures/resnet18_traced.pt").toStdString()),
+                 failed.isEmpty() ? "no sentence" : qPrintable(failed.front().value(0).toString()));
+        QVERIFY(w.session()->model().graph.nodeCount(true) > 50);
+        press(w, QKeySequence(Qt::Key_F10));
+        QVERIFY(settle(w));
+        QVERIFY2(!w.currentNode().isEmpty(), "no node ran");
+        press(w, QKeySequence(Qt::Key_F5));
+        QVERIFY(settle(w, scaled(120000)));
+        QVERIFY2(w.statusText().contains("output equal to forward"), qPrintable(w.statusText()));
+    }
+
     void aServerThatCannotBeReachedIsASentence() {
         auto w = window();
         QSignalSpy failed(w->engine(), &EngineClient::loadFailed);

@@ -172,6 +172,19 @@ bool readSentProgram(std::uint64_t maxProgram, std::string& schemas, std::string
     return true;
 }
 
+// `reading`'s graph walked from `program` with `schemas` before the built-in table, or why not.
+void walk(fxview::ProgramReading& reading, const fxview::ExportedProgram& program,
+          const std::string& schemas) {
+    std::vector<std::string> unknown;
+    fxview::Graph graph = fxview::walkedWithSchemas(program, schemas, unknown);
+    if (!unknown.empty()) {
+        reading.why = "it calls " + unknown.front() + ", which the schema table lacks";
+        return;
+    }
+    reading.graph = std::move(graph);
+    reading.drawn = true;
+}
+
 // The program a remote engine sent, walked: no file, so no cache key.
 fxview::ProgramReading readSent(const std::string& member, std::uint64_t maxProgram) {
     fxview::ProgramReading reading;
@@ -179,15 +192,7 @@ fxview::ProgramReading readSent(const std::string& member, std::uint64_t maxProg
     if (!readSentProgram(maxProgram, schemas, json, reading.why))
         return reading;
     try {
-        const fxview::ExportedProgram program = fxview::parseExportedProgram(json, member);
-        std::vector<std::string> unknown;
-        fxview::Graph graph = fxview::walkedWithSchemas(program, schemas, unknown);
-        if (!unknown.empty()) {
-            reading.why = "it calls " + unknown.front() + ", which the schema table lacks";
-            return reading;
-        }
-        reading.graph = std::move(graph);
-        reading.drawn = true;
+        walk(reading, fxview::parseExportedProgram(json, member), schemas);
     } catch (const std::exception& e) {
         reading.why = e.what();
     }
@@ -204,15 +209,7 @@ fxview::ProgramReading readAhead(const std::string& path, std::uint64_t maxProgr
     }
     reading.cacheKey = cacheKeyOf(zip);
     try {
-        const fxview::ExportedArchive archive = fxview::readExportedArchive(zip, {}, maxProgram);
-        std::vector<std::string> unknown;
-        fxview::Graph graph = fxview::walkedWithSchemas(archive.program, schemas, unknown);
-        if (!unknown.empty()) {
-            reading.why = "it calls " + unknown.front() + ", which the schema table lacks";
-            return reading;
-        }
-        reading.graph = std::move(graph);
-        reading.drawn = true;
+        walk(reading, fxview::readExportedArchive(zip, {}, maxProgram).program, schemas);
     } catch (const std::exception& e) {
         reading.why = e.what(); // a TorchScript archive, or a .pt2 the engine will refuse
     }

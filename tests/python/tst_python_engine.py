@@ -34,6 +34,7 @@ from fxview import wire
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
 from checks import check, run_groups  # noqa: E402
+from two_checkpoints import write_two  # noqa: E402
 
 READER = os.environ["FXVIEW_READER"]
 PEER = os.environ["WIRE_PEER"]
@@ -391,25 +392,12 @@ def step_into_hops(dirs):
     print(f"stepped into {', '.join(sorted(seen))}")
 
 
-class TwoLayers(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.fc1, self.fc2 = torch.nn.Linear(6, 5), torch.nn.Linear(5, 3)
-
-    def forward(self, x):
-        return self.fc2(torch.relu(self.fc1(x)))
-
-
 def compare_two_files(folder):
     """Compare Runs with another .pt2 as run B (two checkpoints of one model): every node is
     paired by name, the input agrees, the first weight is where they part, and the output's max |a-b| is the one this PyTorch's own
     ep.module() of each file gives on the same input; a run B that cannot load is a sentence."""
-    x = torch.randn(4, 6)
-    paths = []
-    for seed in (0, 1):
-        torch.manual_seed(seed)
-        paths.append(folder / f"two_layers_{seed}.pt2")
-        torch.export.save(torch.export.export(TwoLayers().eval(), (x,)), str(paths[-1]))
+    written, x, expected = write_two(str(folder))
+    paths = [Path(p) for p in written]
     engine = Engine()
     engine.open(paths[0])
     got = engine.request(wire.COMPARE, wire.CompareRequest(modelB=str(paths[1])))
@@ -420,8 +408,6 @@ def compare_two_files(folder):
         rows = {r["node"]: r for r in doc["nodes"]}
         check(not doc["only_a"] and not doc["only_b"] and
               all(r["match"] == "name" for r in doc["nodes"]), f"unpaired: {doc}")
-        a, b = (torch.export.load(str(p)).module()(x) for p in paths)
-        expected = (a.double() - b.double()).abs().max().item()
         out = rows.get("linear_1", {})
         check(rows.get("x", {}).get("max_abs") == 0.0 and out.get("max_abs") == expected,
               f"max |a-b|: x {rows.get('x')}, linear_1 {out.get('max_abs')} for {expected}")

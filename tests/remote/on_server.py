@@ -1,5 +1,6 @@
 """Run on the SSH tests' server by its own python3 (tst_window_remote sends it over ssh as
-`python3 - MODE`): what that machine's PyTorch says, where the window cannot look.
+`python3 - MODE`, the checkout's python/ and tests/ on PYTHONPATH): what that machine's
+PyTorch says, where the window cannot look.
 
 write: two checkpoints of one model in a new folder of the server's /var/tmp (which the test's
 own machine does not see), and as JSON: the folder, print(ep.graph) of the first as
@@ -24,14 +25,7 @@ import time
 
 def write():
     import torch
-
-    class TwoLayers(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.fc1, self.fc2 = torch.nn.Linear(6, 5), torch.nn.Linear(5, 3)
-
-        def forward(self, x):
-            return self.fc2(torch.relu(self.fc1(x)))
+    from two_checkpoints import write_two  # tests/ is on the path
 
     import glob
     import shutil
@@ -39,16 +33,9 @@ def write():
     for old in glob.glob("/var/tmp/fxview-remote-test-*"):  # an earlier run's
         shutil.rmtree(old, ignore_errors=True)
     folder = tempfile.mkdtemp(prefix="fxview-remote-test-", dir="/var/tmp")
-    x = torch.randn(4, 6)
-    paths = []
-    for seed in (0, 1):
-        torch.manual_seed(seed)
-        paths.append(f"{folder}/two_layers_{seed}.pt2")
-        torch.export.save(torch.export.export(TwoLayers().eval(), (x,)), paths[-1])
-    a, b = (torch.export.load(p).module()(x) for p in paths)
+    paths, _, max_abs = write_two(folder)
     ep = torch.export.load(paths[0])
-    print(json.dumps({"folder": folder, "text": str(ep.graph),
-                      "max_abs": (a.double() - b.double()).abs().max().item(),
+    print(json.dumps({"folder": folder, "text": str(ep.graph), "max_abs": max_abs,
                       "first": ep.graph_signature.input_specs[0].arg.name,
                       "torch": torch.__version__}))
 

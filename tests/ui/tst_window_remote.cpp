@@ -48,17 +48,23 @@ class TestWindowRemote : public QObject {
         return remote(models_["folder"].toString() + QString("/two_layers_%1.pt2").arg(seed));
     }
 
-    // tests/remote/on_server.py MODE run by the server's python3 (over the test's own ssh): its
-    // stdout.
-    QByteArray onServer(const QString& mode) {
+    // tests/remote/on_server.py MODE started by the server's python3 over the test's own ssh
+    // (the checkout is at the same path there), its script written.
+    void startOnServer(QProcess& ssh, const QString& mode) {
+        ssh.start("ssh",
+                  {"-F", dir_.path() + "/ssh_config", "-p", QString::number(port_), "127.0.0.1",
+                   "env PYTHONPATH=" FXVIEW_TESTS_DIR "/../python:" FXVIEW_TESTS_DIR " python3 - " +
+                       mode});
         QFile script(QStringLiteral(FXVIEW_TESTS_DIR "/remote/on_server.py"));
-        if (!script.open(QIODevice::ReadOnly))
-            return {};
-        QProcess ssh;
-        ssh.start("ssh", {"-F", dir_.path() + "/ssh_config", "-p", QString::number(port_),
-                          "127.0.0.1", "python3 - " + mode});
-        ssh.write(script.readAll());
+        if (script.open(QIODevice::ReadOnly))
+            ssh.write(script.readAll());
         ssh.closeWriteChannel();
+    }
+
+    // What on_server.py MODE printed.
+    QByteArray onServer(const QString& mode) {
+        QProcess ssh;
+        startOnServer(ssh, mode);
         if (!ssh.waitForFinished(scaled(120000)) || ssh.exitCode() != 0)
             qWarning("on the server: %s", ssh.readAllStandardError().constData());
         return ssh.readAllStandardOutput();
@@ -230,14 +236,7 @@ private slots:
         QFETCH(QString, call);
         QProcess script;
         script.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        script.start("ssh",
-                     {"-F", dir_.path() + "/ssh_config", "-p", QString::number(port_), "127.0.0.1",
-                      "env PYTHONPATH=" + QStringLiteral(FXVIEW_TESTS_DIR "/../python") +
-                          " python3 - " + call});
-        QFile code(QStringLiteral(FXVIEW_TESTS_DIR "/remote/on_server.py"));
-        QVERIFY(code.open(QIODevice::ReadOnly));
-        script.write(code.readAll());
-        script.closeWriteChannel();
+        startOnServer(script, call);
         QString command, modes;
         while (command.isEmpty() || (call == "serve" && modes.isEmpty())) {
             QVERIFY2(script.canReadLine() || script.waitForReadyRead(scaled(120000)),

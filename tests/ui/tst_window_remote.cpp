@@ -25,6 +25,7 @@
 #include "WindowSupport.h"
 #include "Wire.h"
 #include "engineclient/EngineClient.h"
+#include "engineclient/PythonEngine.h"
 #include "engineclient/RemoteEngine.h"
 #include "session/DebugSession.h"
 #include "window/MainWindow.h"
@@ -82,8 +83,15 @@ class TestWindowRemote : public QObject {
         return false;
     }
 
-    std::unique_ptr<MainWindow> window() {
-        EngineClient::setSettings({});
+    // A window as `fxview ssh://...` makes it; `python`: --python names the Python there.
+    std::unique_ptr<MainWindow> window(const QString& python = {}) {
+        EngineSettings settings;
+        settings.remote = remote("");
+        if (!python.isEmpty()) {
+            settings.engineCommand = pythonEngineCommand(python);
+            settings.engineGiven = settings.commandGiven = true;
+        }
+        EngineClient::setSettings(settings);
         auto w = std::make_unique<MainWindow>();
         w->show();
         return w;
@@ -206,13 +214,14 @@ private slots:
     }
 
     // bash runs $BASH_ENV first: a login shell that prints on stdout before the engine starts.
+    // The engine is the Python --python names there (the bootstrap runs it as given).
     void aBannerOnStdoutIsSkipped() {
         QFile banner(dir_.path() + "/banner.sh");
         QVERIFY(banner.open(QIODevice::WriteOnly));
         banner.write("echo 'Welcome to the GPU server'\necho 'Last login: today'\n");
         banner.close();
         qputenv("FXVIEW_SSH", (sshCommand() + " -o SetEnv=BASH_ENV=" + banner.fileName()).toUtf8());
-        auto w = window();
+        auto w = window("/usr/bin/python3");
         QSignalSpy failed(w->engine(), &EngineClient::loadFailed);
         QVERIFY2(open(*w, model(1).toStdString()),
                  failed.isEmpty() ? "no sentence" : qPrintable(failed.front().value(0).toString()));

@@ -32,6 +32,8 @@ steps a GraphModule in your own process.")
 # pictures, python3 for the package's Python side. The fxview of one package before the split.
 set(CPACK_DEBIAN_WINDOW_PACKAGE_DEPENDS "qt6-svg-plugins | libqt6svg6, fonts-dejavu-core, python3")
 set(CPACK_DEBIAN_WINDOW_PACKAGE_SUGGESTS "python3-torch (>= 2.1)")
+# ssh:// models: the window starts their engine through the system's OpenSSH client.
+set(CPACK_DEBIAN_WINDOW_PACKAGE_RECOMMENDS "openssh-client")
 set(CPACK_DEBIAN_WINDOW_PACKAGE_CONFLICTS "fxview")
 set(CPACK_DEBIAN_WINDOW_PACKAGE_REPLACES "fxview")
 

@@ -3,12 +3,12 @@
 PyTorch says, where the window cannot look.
 
 write: two checkpoints of one model in a new folder of the server's /var/tmp (which the test's
-own machine does not see), and as JSON: the folder, print(ep.graph) of the first as
-torch.export.load gives it, the output's max |a-b| between the two files' ep.module() on one
-input, the first weight's placeholder, the PyTorch version.
+own machine does not see; the first is copied to the home folder too), and as JSON: the folder,
+print(ep.graph) of the first as torch.export.load gives it, the output's max |a-b| between the
+two files' ep.module() on one input, the first weight's placeholder, the PyTorch version.
 serve, show, backend: fxview.serve (fxview.show, which serves where there is no display, or
 torch.compile with fxview.backend(serve=True), which serves its session) of a small
-model (fxview from the checkout's python/, on PYTHONPATH), which prints the command that attaches
+model, which prints the command that attaches
 a window; once the window detaches, "serve returned" and whether the socket is still there
 (serve also prints the socket's folder's and the socket's modes first).
 subfolder: a folder runs/ in the newest of those folders.
@@ -34,6 +34,7 @@ def write():
         shutil.rmtree(old, ignore_errors=True)
     folder = tempfile.mkdtemp(prefix="fxview-remote-test-", dir="/var/tmp")
     paths, _, max_abs = write_two(folder)
+    shutil.copy(paths[0], os.path.expanduser("~/two_layers_0.pt2"))  # ssh://host/~/...
     ep = torch.export.load(paths[0])
     print(json.dumps({"folder": folder, "text": str(ep.graph), "max_abs": max_abs,
                       "first": ep.graph_signature.input_specs[0].arg.name,

@@ -213,6 +213,16 @@ private slots:
         QVERIFY2(serverQuiet(), "an engine was left running on the server");
     }
 
+    // ssh://host/~/file is in the home folder there, whichever engine opens it.
+    void opensAPathInTheRemoteHome() {
+        auto w = window();
+        QSignalSpy failed(w->engine(), &EngineClient::loadFailed);
+        QVERIFY2(open(*w, remote("/~/two_layers_0.pt2").toStdString()),
+                 failed.isEmpty() ? "no sentence" : qPrintable(failed.front().value(0).toString()));
+        QCOMPARE(QString::fromStdString(w->session()->model().graphText).trimmed(),
+                 models_["text"].toString().trimmed());
+    }
+
     // bash runs $BASH_ENV first: a login shell that prints on stdout before the engine starts.
     // The engine is the Python --python names there (the bootstrap runs it as given).
     void aBannerOnStdoutIsSkipped() {

@@ -65,13 +65,21 @@ void EngineWorker::useEngine(const QStringList& command, const QString& machine)
         retire(spare_);
 }
 
+namespace {
+// The path an engine on another machine opens: ~/x as x, since the SSH session starts in the
+// home folder there and neither engine expands a ~.
+std::string pathThere(const RemoteLocation& where) {
+    return (where.path.startsWith("~/") ? where.path.mid(2) : where.path).toStdString();
+}
+} // namespace
+
 std::string EngineWorker::openFor(const OpenRequest& request) const {
     QString error;
     if (!isRemoteSource(qs(request.source)))
         return encode(request);
     OpenRequest there = request;
     if (std::optional<RemoteLocation> where = parseRemoteSource(qs(request.source), error))
-        there.source = where->path.toStdString();
+        there.source = pathThere(*where);
     return encode(there);
 }
 
@@ -92,7 +100,7 @@ void EngineWorker::compare(CompareRequest request) {
             emitDone([e = engine_, error] { emit e->comparisonReady({}, error); });
             return engine_->finishedLater(1);
         }
-        request.modelB = where->path.toStdString();
+        request.modelB = pathThere(*where);
     }
     engine->send(EngineMessage::Compare, encode(request), true);
 }

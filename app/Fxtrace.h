@@ -42,6 +42,8 @@ struct Options {
     bool tracePath = false;
     std::string savedNode, savedValueFile; // --save-value NODE FILE
     bool breakOnNonFinite = false;         // --break-on nan
+    int profileRuns = 0;                   // --profile N: N timed runs after a warm-up
+    std::string csvFile;                   // --csv FILE: the cost table as CSV
     // export
     QString format;
     bool run = false;

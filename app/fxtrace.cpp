@@ -16,6 +16,7 @@
 
 #include "ConfinedRun.h"
 #include "Confinement.h"
+#include "CostTable.h"
 #include "EngineConnection.h"
 #include "Examples.h"
 #include "FxText.h"
@@ -23,6 +24,7 @@
 #include "GraphJson.h"
 #include "Interpreter.h"
 #include "Model.h"
+#include "Profiling.h"
 #include "ScopeView.h"
 #include "Tracer.h"
 #include "Versions.h"
@@ -58,7 +60,7 @@ const std::vector<Command>& commands() {
         {"run",
          "fxtrace run MODEL [--input SPEC]... [--seed N] [--json FILE] [--keep-values] "
          "[--trace-path] [--show-hidden] [--save-outputs FILE] [--save-value NODE FILE] "
-         "[--break-on nan]",
+         "[--break-on nan] [--profile N] [--csv FILE]",
          "Runs the graph node by node and prints one line per node: name, op, target, output\n"
          "shape, dtype and time; then whether the outputs equal the module's own forward.\n"
          "  --input SPEC    one per placeholder: 3x4, 1x3x224x224, 2x8:int64 (integers are drawn\n"
@@ -81,6 +83,13 @@ const std::vector<Command>& commands() {
          "  --save-value NODE FILE  write NODE's value, as it was when the node ran, the same way\n"
          "  --break-on nan  stop after the first node whose output holds a NaN or an Inf, say\n"
          "                  whether they were born there or came in with an input, exit 1\n"
+         "  --profile N     run it once to warm up, then N times more, and print what each node\n"
+         "                  costs: its median time and spread, its share of the whole, the new\n"
+         "                  storage its outputs hold (or view/in-place), the bytes every value\n"
+         "                  a later node still uses holds once it ran (weights apart), its\n"
+         "                  FLOPs as torch.utils.flop_counter counts them (docs/cost.md)\n"
+         "  --csv FILE      write that table as CSV: node,op,target,scope,time_us,bytes,\n"
+         "                  live_bytes,flops (time_us the median over the --profile runs)\n"
          "Exit code 1 when a node fails (the message names it) or the outputs differ.\n"},
         {"compare",
          "fxtrace compare A [B] [--input SPEC]... [--seed N] [--dtype D] [--input-b SPEC]... "
@@ -261,7 +270,18 @@ int run(const Options& options) {
         return kModelFailed;
     }
     interpreter.setBreakOnNonFinite(options.breakOnNonFinite);
-    StopReason stop = interpreter.runToEnd();
+    // --profile N: one run to warm up and N timed ones, which breakpoints and watches do not stop.
+    ProfiledRuns profile;
+    StopReason stop = StopReason::Finished;
+    if (options.profileRuns > 0) {
+        profile = profileRuns(interpreter, options.profileRuns, [](const std::string& next) {
+            reportStage(next, true);
+            return true;
+        });
+        stop = interpreter.finished() ? StopReason::Finished : StopReason::Failed;
+    } else {
+        stop = interpreter.runToEnd();
+    }
     if (!interpreter.stopNote().empty()) {
         std::cout << runTable(interpreter, options.showHidden) << interpreter.stopNote() << "\n";
         if (!options.savedNode.empty())
@@ -287,7 +307,13 @@ int run(const Options& options) {
         return stop == StopReason::Failed ? kModelFailed : kOk;
     }
 
-    std::cout << runTable(interpreter, options.showHidden);
+    const CostTable cost = makeCostTable(
+        interpreter.graph(), [&](const std::string& name) { return interpreter.record(name); },
+        profile.times, options.profileRuns > 0 ? options.profileRuns : 1, options.showHidden);
+    std::cout << (options.profileRuns > 0 ? costText(cost)
+                                          : runTable(interpreter, options.showHidden));
+    if (!options.csvFile.empty() && !writeFile(options.csvFile, costCsv(cost)))
+        return kModelFailed;
     // The model's own warnings.warn calls, as Python would print them, after the table.
     interpreter.graph().forEachNode([&](const Node& n, int) {
         const NodeRecord* r = interpreter.record(n.name);
@@ -457,6 +483,18 @@ int main(int argc, char** argv) {
                 return usageError("--break-on takes nan (a NaN or an Inf in a node's output)");
             options.breakOnNonFinite = true;
             ++i;
+        } else if (a == "--profile" && options.command == "run") {
+            if (i + 1 == args.size() || args[i + 1].empty() || args[i + 1].size() > 6 ||
+                args[i + 1].find_first_not_of("0123456789") != std::string::npos ||
+                std::stoi(args[i + 1]) < 1 || std::stoi(args[i + 1]) > kMaxProfileRuns)
+                return usageError("--profile needs how many timed runs, a whole number from 1 "
+                                  "to " +
+                                  std::to_string(kMaxProfileRuns));
+            options.profileRuns = std::stoi(args[++i]);
+        } else if (a == "--csv" && options.command == "run") {
+            if (i + 1 == args.size())
+                return usageError("--csv needs a file name");
+            options.csvFile = args[++i];
         } else if (a == "--keep-values" && options.command == "run") {
             options.keepValues = true;
         } else if (a == "--trace-path" && options.command == "run") {
@@ -512,7 +550,7 @@ int main(int argc, char** argv) {
     confined.memoryLimit = options.memoryLimit;
     confined.inProcess = options.inProcess;
     confined.outputs = {&options.output, &options.jsonFile, &options.outputsFile,
-                        &options.savedValueFile};
+                        &options.savedValueFile, &options.csvFile};
     return runConfined(
         confined, [&] { return options.command == "compare" ? compare(options) : run(options); });
 }

@@ -40,6 +40,10 @@ inline std::string reencode(EngineMessage kind, const std::string& payload) {
         return reencoded<ComparisonAnswer>(payload);
     case EngineMessage::ImportsOffered:
         return reencoded<ImportOffer>(payload);
+    case EngineMessage::Profile:
+        return reencoded<ProfileRequest>(payload);
+    case EngineMessage::Profiled:
+        return reencoded<ProfileAnswer>(payload);
     case EngineMessage::Values:
     case EngineMessage::Detail:
         return reencoded<ValueSlice>(payload);

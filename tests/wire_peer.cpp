@@ -99,7 +99,17 @@ ValueSummary sampleValue(int depth = 0) {
 }
 
 NodeRecord sampleRecord() {
-    return {NodeState::Failed, sampleValue(), 12.5, 2, {1, 0}, "error", "warning"};
+    return {NodeState::Failed,
+            sampleValue(),
+            12.5,
+            2,
+            {1, 0},
+            "error",
+            "warning",
+            std::int64_t{1} << 40,
+            "aliasKind",
+            7,
+            std::int64_t{3} << 33};
 }
 
 InputSpec sampleSpec() {
@@ -177,6 +187,8 @@ void samples() {
     put(EngineMessage::Compare, encode(compare));
     put(EngineMessage::Comparison, encode(ComparisonAnswer{"error", "json"}));
     put(EngineMessage::ImportsOffered, encode(ImportOffer{{"modules"}}));
+    put(EngineMessage::Profile, encode(ProfileRequest{25}));
+    put(EngineMessage::Profiled, encode(ProfileAnswer{"error", 3, {{"times", {1.5, 2.25, 1e9}}}}));
     RunState s;
     s.records = {{"records", sampleRecord()}};
     s.recordsAreChanges = true;

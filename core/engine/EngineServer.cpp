@@ -17,6 +17,7 @@
 #include "Importer.h"
 #include "Interpreter.h"
 #include "ModelComparison.h"
+#include "Profiling.h"
 #include "RunComparison.h"
 #include "Wire.h"
 
@@ -200,6 +201,12 @@ public:
                 compare(m);
                 break;
             }
+            case EngineMessage::Profile: {
+                ProfileRequest m;
+                decode(request.payload, m);
+                profile(m);
+                break;
+            }
             case EngineMessage::ExecutedPath:
                 executedPath();
                 break;
@@ -370,6 +377,26 @@ private:
             interpreter_->reset();
             break;
         }
+        publish();
+    }
+
+    // Run ▸ Profile…: every node's time over the runs (Profiling.h), then the last run's state.
+    void profile(const ProfileRequest& request) {
+        if (!interpreter_)
+            return;
+        ProfileAnswer answer;
+        if (request.runs < 1 || request.runs > kMaxProfileRuns) {
+            answer.error = "A profile takes 1 to " + std::to_string(kMaxProfileRuns) +
+                           " runs, not " + std::to_string(request.runs) + ".";
+            return send(EngineMessage::Profiled, encode(answer));
+        }
+        ProfiledRuns runs =
+            profileRuns(*interpreter_, static_cast<int>(request.runs),
+                        [this](const std::string& next) { return beforeNode(next); });
+        answer.error = runs.error;
+        answer.runs = runs.runs;
+        answer.times = std::move(runs.times);
+        send(EngineMessage::Profiled, encode(answer));
         publish();
     }
 

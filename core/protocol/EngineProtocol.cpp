@@ -109,6 +109,14 @@ template <typename Io> void walk(Io& io, ComparisonAnswer& m) {
 template <typename Io> void walk(Io& io, ImportOffer& m) {
     io(m.modules);
 }
+template <typename Io> void walk(Io& io, ProfileRequest& m) {
+    io(m.runs);
+}
+template <typename Io> void walk(Io& io, ProfileAnswer& m) {
+    io(m.error);
+    io(m.runs);
+    io(m.times);
+}
 template <typename Io> void walk(Io& io, FrameState& m) {
     io(m.node);
     io(m.moduleType);
@@ -211,6 +219,12 @@ std::string encode(const ComparisonAnswer& m) {
 std::string encode(const ImportOffer& m) {
     return encoded(m);
 }
+std::string encode(const ProfileRequest& m) {
+    return encoded(m);
+}
+std::string encode(const ProfileAnswer& m) {
+    return encoded(m);
+}
 std::string encode(const std::string& sentence) {
     return encoded(sentence);
 }
@@ -273,6 +287,12 @@ void decode(const std::string& payload, ComparisonAnswer& m) {
     decodeWhole(payload, m);
 }
 void decode(const std::string& payload, ImportOffer& m) {
+    decodeWhole(payload, m);
+}
+void decode(const std::string& payload, ProfileRequest& m) {
+    decodeWhole(payload, m);
+}
+void decode(const std::string& payload, ProfileAnswer& m) {
     decodeWhole(payload, m);
 }
 void decode(const std::string& payload, std::string& sentence) {

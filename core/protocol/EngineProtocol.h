@@ -38,6 +38,10 @@ enum class EngineMessage : std::uint16_t {
     // ValueSliceRequest (its frame and node): answered with Detail, the node's whole value with
     // std and histograms made (ValueSummary::hasDetail), for a record sent without them.
     DetailRequest,
+    // ProfileRequest: the model run from its inputs to its end once to warm up, then `runs`
+    // times, breakpoints and watches not stopping it; answered with Profiled, then State (the
+    // last run). Interrupt stops it between two nodes.
+    Profile,
     // engine -> window
     Hello = 100,    // EngineHello, once, before the first request is read
     Progress,       // ProgressNote: a load's stage
@@ -60,12 +64,27 @@ enum class EngineMessage : std::uint16_t {
     // ImportOffer, just before an OpenFailed: the modules the file names that the engine would
     // import to open it (the Python engine reads them from the archive); the window offers them.
     ImportsOffered,
+    Profiled, // ProfileAnswer
 };
 
 // Modules a file names (a pytree class's, the code that called an operator registered in
 // Python) that the engine lacks: opening it again with them imported may succeed.
 struct ImportOffer {
     std::vector<std::string> modules;
+};
+
+// Run ▸ Profile… asks for 1 to this many runs.
+constexpr std::int64_t kMaxProfileRuns = 10000;
+struct ProfileRequest {
+    std::int64_t runs = 10;
+};
+
+// What Profile measured (docs/cost.md): every node's wall time in each timed run, in
+// microseconds, by node name (a node inside a loop: its last iteration's).
+struct ProfileAnswer {
+    std::string error; // why it stopped short: a node failed, or Pause; "" when all ran
+    std::int64_t runs = 0;
+    std::unordered_map<std::string, std::vector<double>> times;
 };
 
 // The answer to Compare: the fxview.comparison JSON (docs/comparison.md), or why there is none.
@@ -210,6 +229,8 @@ std::string encode(const SaveValueRequest& m);
 std::string encode(const CompareRequest& m);
 std::string encode(const ComparisonAnswer& m);
 std::string encode(const ImportOffer& m);
+std::string encode(const ProfileRequest& m);
+std::string encode(const ProfileAnswer& m);
 std::string encode(const std::string& sentence);
 // A graph's bytes as OpenedModel carries them: two graphs draw alike when these are equal.
 std::string encode(const Graph& m);
@@ -233,6 +254,8 @@ void decode(const std::string& payload, SaveValueRequest& m);
 void decode(const std::string& payload, CompareRequest& m);
 void decode(const std::string& payload, ComparisonAnswer& m);
 void decode(const std::string& payload, ImportOffer& m);
+void decode(const std::string& payload, ProfileRequest& m);
+void decode(const std::string& payload, ProfileAnswer& m);
 void decode(const std::string& payload, std::string& sentence);
 
 } // namespace fxview

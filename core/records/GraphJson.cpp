@@ -142,6 +142,12 @@ void writeMeta(JsonWriter& w, const NodeRecord& r) {
         w.key("runs").value(r.runs);
         w.key("value");
         writeValue(w, r.value);
+        // What it cost (docs/cost.md): new storage, aliasing, the live set after it, FLOPs.
+        w.key("bytes").value(r.newBytes);
+        if (!r.aliasKind.empty())
+            w.key("alias").value(r.aliasKind);
+        w.key("live_bytes").value(r.liveBytes);
+        w.key("flops").value(r.flops);
     }
     if (!r.blockRuns.empty()) {
         w.key("block_runs").beginArray();

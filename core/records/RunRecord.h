@@ -62,6 +62,17 @@ struct NodeRecord {
     std::vector<int> blockRuns; // control flow: times each branch ran, or loop iterations
     std::string error;
     std::string warning; // what an aten::warn node said (warnings.warn in the model's code)
+    // What the node's run cost in memory and arithmetic (docs/cost.md), as both engines count it:
+    // the bytes of the storages its outputs hold that none of its inputs held (0 for a view or
+    // an in-place op; each storage once, however many outputs share it), what its outputs are
+    // when they share an input's storage, the bytes of the distinct storages of every value a
+    // later node still uses once this node has run (weights, buffers and constants apart), and
+    // its floating-point operations from its operands' shapes, as torch.utils.flop_counter
+    // counts them (0 where no count is known).
+    std::int64_t newBytes = 0;
+    std::string aliasKind; // "", "view" or "in-place"
+    std::int64_t liveBytes = 0;
+    std::int64_t flops = 0;
 };
 
 // What a control-flow node did: "took true" / "took false" for an if (known once it is entered),

@@ -67,9 +67,16 @@ void Interpreter::Private::planFrees() {
     for (int id : plan->top)
         noteUses(id, id);
     freeAfter.assign(plan->steps.size(), {});
+    topPosition.assign(plan->steps.size(), 0);
+    for (std::size_t at = 0; at < plan->top.size(); ++at)
+        topPosition[static_cast<std::size_t>(plan->top[at])] = at;
+    lastUseAt.assign(lastUse.size(), -1);
     for (std::size_t slot = 0; slot < lastUse.size(); ++slot)
-        if (lastUse[slot] >= 0)
+        if (lastUse[slot] >= 0) {
             freeAfter[static_cast<std::size_t>(lastUse[slot])].push_back(static_cast<int>(slot));
+            lastUseAt[slot] =
+                static_cast<std::int64_t>(topPosition[static_cast<std::size_t>(lastUse[slot])]);
+        }
 }
 
 void Interpreter::Private::resetRun() {
@@ -78,6 +85,8 @@ void Interpreter::Private::resetRun() {
     records.assign(plan->steps.size(), NodeRecord());
     versions.assign(plan->steps.size(), -1);
     keptBytes = 0;
+    liveSlots.clear();
+    weightStorages.clear();
     frames = {Frame{&plan->top, 0, -1, 0, 0, {}}};
     stopNote.clear();
     order.clear();

@@ -56,6 +56,10 @@ struct Interpreter::Private {
     std::function<void(int id, c10::IValue& value)> afterStep;
     std::optional<c10::ScalarType> castTo;   // RunOptions::castTo
     std::vector<std::vector<int>> freeAfter; // top-level step id -> slots nobody needs after it
+    // The live set (NodeCost.h): a top-level step's position in plan->top, and a slot's last
+    // use as such a position (-1: none).
+    std::vector<std::size_t> topPosition;
+    std::vector<std::int64_t> lastUseAt;
 
     // The run's state; reset() clears it.
     std::vector<c10::IValue> slots;
@@ -70,7 +74,9 @@ struct Interpreter::Private {
     // a later in-place op changes the value the Values view shows, and the view says so.
     std::vector<std::int64_t> versions;
     std::int64_t keptBytes = 0; // held past their last use, for the Values view
-    c10::IValue captured;       // options.capturedNode's value when it last ran
+    std::vector<int> liveSlots; // top-level values a later top-level step uses, weights apart
+    std::unordered_set<const void*> weightStorages; // the storages weights hold
+    c10::IValue captured;                           // options.capturedNode's value when it last ran
     bool hasCaptured = false;
     bool outputShaped = false; // output is ep.module()'s return already (Step::shapeOutput)
     std::string last;
@@ -98,6 +104,11 @@ struct Interpreter::Private {
     c10::IValue resolve(const ValueSource& source) const;
     torch::jit::Stack resolveAll(const std::vector<ValueSource>& sources) const;
     void recordDone(int id, const c10::IValue& value, Clock::time_point start);
+    void noteCost(int id, const torch::jit::Stack& operands,
+                  const std::unordered_map<const void*, std::int64_t>& versionsBefore,
+                  const c10::IValue& value);
+    bool isWeight(int id) const;
+    void noteLive(int id);
     void fail(int id, const std::string& why, const torch::jit::Stack& operands);
     void markNotExecuted(const StepBlock& block);
     void logPath(PathEvent::Kind kind, int id, int block = 0, std::int64_t iteration = 0);

@@ -16,6 +16,7 @@
 #include "Functorch.h"
 #include "InterpreterPrivate.h"
 #include "ModelPrivate.h"
+#include "NodeCost.h"
 #include "TorchValues.h"
 
 namespace fxview {
@@ -181,7 +182,14 @@ void Interpreter::Private::logPath(PathEvent::Kind kind, int id, int block,
 bool Interpreter::Private::runSimple(int id) {
     const Step& s = stepAt(id);
     torch::jit::Stack stack;
+    std::unordered_map<const void*, std::int64_t> versionsBefore; // NodeCost.h
     auto start = Clock::now();
+    // The operands of a step that calls something, and their version counters before the call:
+    // an input whose counter moves was written in place.
+    auto takeOperands = [&] {
+        stack = resolveAll(s.inputs);
+        versionsBefore = versionsByStorage(stack);
+    };
     try {
         c10::IValue value;
         std::string warning;
@@ -198,7 +206,7 @@ bool Interpreter::Private::runSimple(int id) {
                 value = value.toTensor().to(*castTo);
             break;
         case Step::Kind::Operator:
-            stack = resolveAll(s.inputs);
+            takeOperands();
             if (!s.operation)
                 throw std::runtime_error("LibTorch has no operator to run " + s.unsupported);
             {
@@ -213,7 +221,7 @@ bool Interpreter::Private::runSimple(int id) {
             }
             break;
         case Step::Kind::CallModule: {
-            stack = resolveAll(s.inputs);
+            takeOperands();
             torch::jit::Stack work = stack;
             work.insert(work.begin(), s.module._ivalue());
             s.function->run(work);
@@ -221,7 +229,7 @@ bool Interpreter::Private::runSimple(int id) {
             break;
         }
         case Step::Kind::Function: {
-            stack = resolveAll(s.inputs);
+            takeOperands();
             torch::jit::Stack work = stack;
             s.function->run(work);
             value = work.back();
@@ -229,6 +237,7 @@ bool Interpreter::Private::runSimple(int id) {
         }
         case Step::Kind::GetItem: {
             c10::IValue whole = resolve(s.inputs[0]);
+            stack = {whole}; // its item holds no storage of its own
             auto index = static_cast<std::size_t>(s.index);
             std::size_t size =
                 whole.isTuple() ? whole.toTupleRef().elements().size() : whole.toListRef().size();
@@ -241,6 +250,7 @@ bool Interpreter::Private::runSimple(int id) {
         }
         case Step::Kind::PassThrough:
             value = resolve(s.inputs[0]);
+            stack = {value};
             break;
         case Step::Kind::Warn: {
             // warnings.warn(message): the message goes on the node's record, the run on.
@@ -282,6 +292,8 @@ bool Interpreter::Private::runSimple(int id) {
             break; // handled by enterControl and enterHop
         }
         recordDone(id, value, start);
+        if (s.kind != Step::Kind::Output)
+            noteCost(id, stack, versionsBefore, value);
         if (afterStep)
             afterStep(id, value);
         slots[static_cast<std::size_t>(s.slot)] = value;
@@ -362,6 +374,7 @@ void Interpreter::Private::finishControl(int id, std::vector<c10::IValue> result
     r.state = NodeState::Done;
     r.runs += 1;
     r.value = summarize(value, options.fullSummaries);
+    noteCost(id, resolveAll(s.inputs), {}, value);
     if (afterStep)
         afterStep(id, value);
     slots[static_cast<std::size_t>(s.slot)] = value;
@@ -370,8 +383,56 @@ void Interpreter::Private::finishControl(int id, std::vector<c10::IValue> result
     afterTopLevel(id);
 }
 
+// The node's new storage, aliasing and FLOPs (NodeCost.h); a weight's storage is noted so that
+// the live set leaves it out.
+void Interpreter::Private::noteCost(
+    int id, const torch::jit::Stack& operands,
+    const std::unordered_map<const void*, std::int64_t>& versionsBefore, const c10::IValue& value) {
+    NodeRecord& r = records[static_cast<std::size_t>(id)];
+    noteOutputCost(r, operands, versionsBefore, value);
+    const Step& s = stepAt(id);
+    const Node* n = nodeOf[static_cast<std::size_t>(id)];
+    if (isWeight(id)) {
+        StorageBytes storages;
+        addStorages(value, storages);
+        for (const auto& storage : storages)
+            weightStorages.insert(storage.first);
+    }
+    c10::IValue weight;
+    if (s.kind == Step::Kind::CallModule && s.module.hasattr("weight"))
+        weight = s.module.attr("weight");
+    r.flops = n ? countFlops(*n, operands, value, weight) : 0;
+}
+
+bool Interpreter::Private::isWeight(int id) const {
+    const Step& s = stepAt(id);
+    const Node* n = nodeOf[static_cast<std::size_t>(id)];
+    return s.kind == Step::Kind::Attribute ||
+           (s.kind == Step::Kind::Placeholder && n && !n->isInput());
+}
+
+// The bytes every value a later top-level node uses holds once `id` has run, weights apart:
+// the values torch.fx's Interpreter still has in its env, less any no later node reads.
+void Interpreter::Private::noteLive(int id) {
+    const std::size_t at = topPosition[static_cast<std::size_t>(id)];
+    const int slot = stepAt(id).slot;
+    if (slot >= 0 && lastUseAt[static_cast<std::size_t>(slot)] > static_cast<std::int64_t>(at) &&
+        !isWeight(id))
+        liveSlots.push_back(slot);
+    std::vector<const c10::IValue*> values;
+    std::erase_if(liveSlots, [&](int live) {
+        return lastUseAt[static_cast<std::size_t>(live)] <= static_cast<std::int64_t>(at);
+    });
+    for (int live : liveSlots)
+        values.push_back(&slots[static_cast<std::size_t>(live)]);
+    records[static_cast<std::size_t>(id)].liveBytes = distinctBytes(values, weightStorages);
+}
+
 void Interpreter::Private::afterTopLevel(int id) {
-    if (frames.size() != 1 || options.keepValues)
+    if (frames.size() != 1)
+        return;
+    noteLive(id);
+    if (options.keepValues)
         return;
     // Values no later node needs are freed, as torch.fx frees them, once the ones kept for the
     // Values view fill options.keepBytes.
@@ -497,10 +558,15 @@ void Interpreter::Private::completeChild() {
     auto start = Clock::now();
     slots[static_cast<std::size_t>(stepAt(id).slot)] = value;
     recordDone(id, value, start);
-    double total = 0;
-    for (const NodeRecord& r : child->d->records)
-        total += r.timeUs;
-    records[static_cast<std::size_t>(id)].timeUs = total;
+    noteCost(id, resolveAll(stepAt(id).inputs), {}, value);
+    // The module's time and FLOPs are what its own nodes took and counted.
+    NodeRecord& record = records[static_cast<std::size_t>(id)];
+    record.timeUs = 0;
+    record.flops = 0;
+    for (const NodeRecord& r : child->d->records) {
+        record.timeUs += r.timeUs;
+        record.flops += r.flops;
+    }
     logPath(PathEvent::Kind::Ran, id);
     child.reset();
     childStep = -1;

@@ -3,10 +3,14 @@ PyTorch (program.py, the code the window's Python engine runs).
 
   graph MODEL.pt2 [--import M]...        prints print(torch.export.load(MODEL).graph)
   run MODEL.pt2 [--input SPEC|file:IN.pt] [--save-outputs OUT.pt] [--device D] [--import M]...
-                [--ops LIB.so]...         steps it to the end: a line per node (name, op, target,
+                [--ops LIB.so]... [--profile N] [--csv FILE]
+                                          steps it to the end: a line per node (name, op, target,
                                           shape, dtype, time) as fxtrace run prints them, then
                                           `Outputs equal to ep.module(): True|False`; exit 1 when
-                                          a node fails or the outputs differ
+                                          a node fails or the outputs differ. --profile N runs it
+                                          N more times after that one and prints what each node
+                                          costs as `fxtrace run --profile` does; --csv FILE
+                                          writes that table (docs/cost.md)
 
 SPEC is 3x4, 2x8:int64 (random after torch.manual_seed(--seed)) or example, once per input in
 the graph's order; file:IN.pt is ep.module()'s arguments as torch.save wrote them: a tensor, a
@@ -20,7 +24,7 @@ import sys
 import torch
 import torch.utils._pytree as pytree
 
-from . import fxgraph, wire
+from . import cost, fxgraph, wire
 from .program import ProgramError, ProgramSession, load_program
 
 
@@ -76,19 +80,20 @@ def run(args) -> int:
         if error:
             raise ProgramError(error)
     stepper = session.stepper
+    times = {}
     with session.run_mode():
-        stepper.run_to_end()
-    rows = [("name", "op", "target", "shape", "dtype", "time")]
-    for node in stepper.nodes:
-        record = stepper.records[node.name]
-        if record.state != wire.DONE_STATE:
-            continue
-        shape, dtype = _describe(record.value)
-        rows.append((node.name, node.op, fxgraph._target(node), shape, dtype,
-                     f"{record.timeUs:.1f} us"))
-    widths = [max(len(r[i]) for r in rows) for i in range(6)]
-    for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        if args.profile:  # a run to warm up, then the timed ones
+            times, _, _ = cost.profile(stepper, args.profile)
+        else:
+            stepper.run_to_end()
+    table = cost.table_rows(stepper, times)
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8") as f:
+            f.write(cost.table_csv(table))
+    if args.profile:
+        sys.stdout.write(cost.table_text(table, args.profile))
+    else:
+        _print_run(stepper)
     if stepper.failed:
         print(stepper.failure, file=sys.stderr)
         return 1
@@ -101,6 +106,27 @@ def run(args) -> int:
                                         session.ep.call_spec.out_spec)
         torch.save(outputs, args.save_outputs)
     return 0 if check.verdict == wire.EQUAL else 1
+
+
+def _print_run(stepper) -> None:
+    rows = [("name", "op", "target", "shape", "dtype", "time")]
+    for node in stepper.nodes:
+        record = stepper.records[node.name]
+        if record.state != wire.DONE_STATE:
+            continue
+        shape, dtype = _describe(record.value)
+        rows.append((node.name, node.op, fxgraph._target(node), shape, dtype,
+                     f"{record.timeUs:.1f} us"))
+    widths = [max(len(r[i]) for r in rows) for i in range(6)]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+
+
+def _positive(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= wire.MAX_PROFILE_RUNS:
+        raise argparse.ArgumentTypeError("--profile needs how many timed runs, a whole number "
+                                         f"from 1 to {wire.MAX_PROFILE_RUNS}")
+    return int(text)
 
 
 def main(argv: list[str]) -> int:
@@ -118,6 +144,8 @@ def main(argv: list[str]) -> int:
     step.add_argument("--seed", type=int, default=0)
     step.add_argument("--device", default="")
     step.add_argument("--save-outputs", metavar="OUT.pt")
+    step.add_argument("--profile", type=_positive, default=0, metavar="N")
+    step.add_argument("--csv", metavar="FILE")
     args = parser.parse_args(argv)
     try:
         if args.command == "graph":

@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from . import comparison, fxgraph, values, wire
+from . import comparison, cost, fxgraph, values, wire
 from .stepper import Stepper, bind_inputs, finish_outputs, unflatten_inputs
 from .summary import exactly_equal, summarize
 
@@ -521,6 +521,8 @@ class LiveEngine:
             elif kind == wire.DETAIL_REQUEST:
                 request = wire.decode(payload, wire.ValueSliceRequest)
                 self.send(wire.DETAIL, wire.encode(s.detail(request)))
+            elif kind == wire.PROFILE:
+                self.profile(wire.decode(payload, wire.ProfileRequest))
             elif kind == wire.EXECUTED_PATH:
                 self.send(wire.PATH, wire.encode(s.executed_path()))
             else:
@@ -532,6 +534,19 @@ class LiveEngine:
             self.send(wire.FAILED, wire.encode(
                 f"The {self.NAME} stopped on an unexpected error ({type(error).__name__}: "
                 f"{line}); the model stays open, Reset (Ctrl+Shift+F5) to run again."))
+
+    def profile(self, request: wire.ProfileRequest) -> None:
+        """Run ▸ Profile…: every node's time over the runs (cost.profile), then the state."""
+        if not 1 <= request.runs <= wire.MAX_PROFILE_RUNS:
+            return self.send(wire.PROFILED, wire.encode(wire.ProfileAnswer(
+                error=f"A profile takes 1 to {wire.MAX_PROFILE_RUNS} runs, not "
+                      f"{request.runs}.")))
+        stepper = self.session.stepper
+        self.at = [stepper.next_node(), time.monotonic(), False]
+        with self.session.run_mode():
+            times, runs, error = cost.profile(stepper, request.runs, self._before_node)
+        self.send(wire.PROFILED, wire.encode(wire.ProfileAnswer(error, runs, times)))
+        self.publish()
 
     def command(self, request: wire.CommandRequest) -> None:
         stepper = self.session.stepper

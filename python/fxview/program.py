@@ -192,7 +192,9 @@ class _ProgramStepper(Stepper):
 
     def __init__(self, session: "ProgramSession", user_values: list):
         self.session, self.user_inputs = session, user_values
-        super().__init__(session.gm, session._all_inputs(user_values))
+        weights = frozenset(p.name for p, v in zip(session.placeholders, session.state_values)
+                            if v is not _USER)
+        super().__init__(session.gm, session._all_inputs(user_values), weights=weights)
         self.device = session.device
 
     def reset(self) -> None:

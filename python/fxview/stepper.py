@@ -17,7 +17,7 @@ import torch
 import torch.fx
 from torch.fx.graph import _PyTreeCodeGen
 
-from . import fxgraph, values, wire
+from . import cost, fxgraph, values, wire
 from .hops import HopError, HopRun
 from .summary import summarize
 
@@ -54,8 +54,15 @@ def _synchronize(device) -> None:
 class Stepper:
     """One GraphModule's run. `inputs` are the placeholders' values in order (flat)."""
 
-    def __init__(self, gm: torch.fx.GraphModule, inputs: list, prefix: str = ""):
+    def __init__(self, gm: torch.fx.GraphModule, inputs: list, prefix: str = "",
+                 weights: frozenset = frozenset()):
         self.gm = gm
+        # The placeholders that are weights, buffers or constants (a program's, or a Dynamo
+        # graph's parameters, which come in as placeholders): the live set leaves them out, as it
+        # leaves out what get_attr reads.
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        self.weights = frozenset(weights) | {
+            n.name for n, v in zip(placeholders, inputs) if isinstance(v, torch.nn.Parameter)}
         self.interpreter = torch.fx.Interpreter(gm)
         self.nodes = list(gm.graph.nodes)
         self.by_name = {n.name: n for n in self.nodes}
@@ -80,6 +87,7 @@ class Stepper:
         self.child_node: torch.fx.Node | None = None
         self.hop: HopRun | None = None  # the higher-order op child_node is, run block by block
         self.hop_us = 0.0  # the time of its blocks that finished
+        self.hop_flops = 0  # the FLOPs of the blocks, or the module, stepped into so far
         self.finished = self.failed = False
         self.failure = ""
         self.output = None
@@ -91,6 +99,7 @@ class Stepper:
         self.remade: dict[str, object] = {}
         self.versions: dict[str, int] = {}
         self.kept_bytes = 0
+        self.weight_storages: set = set()  # cost.py: the storages weights hold
 
     @property
     def depth(self) -> int:
@@ -158,9 +167,34 @@ class Stepper:
             return self.inputs[index]
         return self.interpreter.run_node(node)
 
-    def _done(self, node: torch.fx.Node, value, elapsed_us: float) -> None:
+    def _operands(self, node: torch.fx.Node):
+        """The node's args and kwargs as run_node takes them, and their tensors' versions."""
+        if node.op in ("placeholder", "get_attr"):
+            return ((), {}), {}
+        operands = self.interpreter.fetch_args_kwargs_from_env(node)
+        return operands, cost.versions(operands)
+
+    def _note_cost(self, node: torch.fx.Node, operands, before: dict, value) -> None:
+        record = self.records[node.name]
+        if node.op == "output":
+            return
+        cost.note_output_cost(record, operands, before, value)
+        if node.op == "get_attr" or node.name in self.weights:
+            self.weight_storages.update(cost.storages(value))
+        record.flops = cost.count_flops(node, self.gm, *operands, value)
+
+    def _note_live(self, node: torch.fx.Node) -> None:
+        """The bytes every value a later node uses holds, weights apart: what
+        torch.fx.Interpreter.run's env still holds that some node still reads."""
+        live = [v for n, v in self.interpreter.env.items()
+                if n.users and n.op != "get_attr" and n.name not in self.weights]
+        self.records[node.name].liveBytes = cost.distinct_bytes(live, self.weight_storages)
+
+    def _done(self, node: torch.fx.Node, value, elapsed_us: float, operands=((), {}),
+              before=None) -> None:
         env = self.interpreter.env
         env[node] = value
+        self._note_cost(node, operands, before or {}, value)
         record = self.records[node.name]
         # Without std and the histogram: the window asks for them when it shows the node.
         record.state, record.value = wire.DONE_STATE, summarize(value, detail=False)
@@ -179,6 +213,7 @@ class Stepper:
                 self.kept_bytes += size
             else:
                 self.values.pop(gone.name, None)
+        self._note_live(node)
         self.pc += 1
         if node.op == "output":
             self.finished = True
@@ -201,6 +236,7 @@ class Stepper:
         if self.finished or self.failed:
             return
         node = self.nodes[self.pc]
+        operands, before = self._operands(node)
         _synchronize(self.device)
         start = time.perf_counter()
         try:
@@ -209,7 +245,7 @@ class Stepper:
         except Exception as error:  # noqa: BLE001 - the model's error is the person's to see
             self._fail(node, error)
             return
-        self._done(node, value, (time.perf_counter() - start) * 1e6)
+        self._done(node, value, (time.perf_counter() - start) * 1e6, operands, before)
 
     # --- stepping into a module or a function -----------------------------------------------
     def _inner_graph(self, node: torch.fx.Node):
@@ -265,9 +301,10 @@ class Stepper:
         """The child's graph ran to its output: the op's next block, or the node's value."""
         node, child = self.child_node, self.child
         elapsed = sum(r.timeUs for r in child.records.values())
+        self.hop_flops += sum(r.flops for r in child.records.values())
         if self.hop is None:
             self.child = self.child_node = None
-            return self._done(node, child.output, elapsed)
+            return self._done_inside(node, child.output, elapsed)
         self.hop_us += elapsed
         try:
             done = self.hop.finish(child.output)
@@ -279,7 +316,13 @@ class Stepper:
             return self._enter(node, self.hop.block, self.hop.operands)
         value = self.hop.value
         self.child = self.child_node = self.hop = None
-        self._done(node, value, self.hop_us)
+        self._done_inside(node, value, self.hop_us)
+
+    def _done_inside(self, node: torch.fx.Node, value, elapsed_us: float) -> None:
+        """A node stepped into has finished: its FLOPs are those its own nodes counted."""
+        operands = self.interpreter.fetch_args_kwargs_from_env(node)
+        self._done(node, value, elapsed_us, operands)
+        self.records[node.name].flops, self.hop_flops = self.hop_flops, 0
 
     def _step_child(self, into: bool) -> None:
         with self.hop.context() if self.hop else contextlib.nullcontext():

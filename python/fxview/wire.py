@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 12
+WIRE_VERSION = 13
 MAGIC = b"FXVE"
 # Numbers travel little-endian whatever the two machines are (core/protocol/Wire.h).
 HEADER = struct.Struct("<4sHHI")  # magic, version, kind, payload length
@@ -33,10 +33,11 @@ class WireError(ValueError):
 
 # Message kinds (EngineMessage).
 (OPEN, SET_INPUTS, COMMAND, SET_BREAKPOINT, EXECUTED_PATH, INTERRUPT, VALUE_REQUEST, SAVE_VALUE,
- SET_WATCH, COMPARE, DETAIL_REQUEST) = range(1, 12)
+ SET_WATCH, COMPARE, DETAIL_REQUEST, PROFILE) = range(1, 13)
 (HELLO, PROGRESS, RUNNING, OPENED, OPEN_FAILED, INPUTS_APPLIED, INPUTS_REJECTED, STATE, PATH,
  FAILED, DONE, VALUES, VALUE_SAVED, COMPARISON, COMPILE_SESSION, DETAIL,
- IMPORTS_OFFERED) = range(100, 117)
+ IMPORTS_OFFERED, PROFILED) = range(100, 118)
+MAX_PROFILE_RUNS = 10000  # kMaxProfileRuns
 
 # RunCommand
 STEP, STEP_INTO, STEP_OUT, RUN_TO, RUN_TO_END, RESET = range(6)
@@ -127,7 +128,8 @@ class ValueSummary:
 class NodeRecord:
     FIELDS = [("state", "enum", PENDING), ("value", ValueSummary, ValueSummary),
               ("timeUs", "float", 0.0), ("runs", "int", 0), ("blockRuns", ("vec", "int"), list),
-              ("error", "str", ""), ("warning", "str", "")]
+              ("error", "str", ""), ("warning", "str", ""), ("newBytes", "int", 0),
+              ("aliasKind", "str", ""), ("liveBytes", "int", 0), ("flops", "int", 0)]
 
 
 @_struct
@@ -243,6 +245,16 @@ class ImportOffer:
 
 
 @_struct
+class ProfileRequest:
+    FIELDS = [("runs", "int", 10)]
+
+
+@_struct
+class ProfileAnswer:
+    FIELDS = [("error", "str", ""), ("runs", "int", 0), ("times", ("map", ("vec", "float")), dict)]
+
+
+@_struct
 class FrameState:
     FIELDS = [("node", "str", ""), ("moduleType", "str", ""), ("graph", Graph, Graph),
               ("graphText", "str", ""), ("records", ("map", NodeRecord), dict),
@@ -278,7 +290,7 @@ PAYLOADS = {
     SAVE_VALUE: SaveValueRequest, SET_WATCH: WatchRequest, VALUES: ValueSlice,
     VALUE_SAVED: SavedValue, COMPARE: CompareRequest, COMPARISON: ComparisonAnswer,
     COMPILE_SESSION: "str", DETAIL_REQUEST: ValueSliceRequest, DETAIL: ValueSlice,
-    IMPORTS_OFFERED: ImportOffer,
+    IMPORTS_OFFERED: ImportOffer, PROFILE: ProfileRequest, PROFILED: ProfileAnswer,
 }
 
 _U8, _U32, _I64, _F64 = struct.Struct("<B"), struct.Struct("<I"), struct.Struct("<q"), \

@@ -38,6 +38,7 @@ EngineClient::EngineClient(QObject* parent)
     qRegisterMetaType<fxview::ExecutedView>();
     qRegisterMetaType<std::string>();
     qRegisterMetaType<std::shared_ptr<const fxview::ValueSlice>>();
+    qRegisterMetaType<std::shared_ptr<const fxview::ProfileAnswer>>();
     layoutFont_ = GraphScene::defaultFont();
     worker_->moveToThread(&thread_);
     connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
@@ -173,6 +174,10 @@ void EngineClient::saveValue(const SaveValueRequest& request, const QString& des
 
 void EngineClient::compare(const CompareRequest& request) {
     post([request](EngineWorker& w) { w.compare(request); });
+}
+
+void EngineClient::profile(int runs) {
+    post([request = ProfileRequest{runs}](EngineWorker& w) { w.profile(request); });
 }
 
 void EngineClient::stop() {

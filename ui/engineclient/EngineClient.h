@@ -104,6 +104,9 @@ public:
     // Runs A (the model open, on its inputs) and B as `request` says, side by side, in the
     // engine; answered by comparisonReady. A live engine compares in the person's Python.
     void compare(const CompareRequest& request);
+    // Run ▸ Profile…: the model run once to warm up, then `runs` times, each node timed
+    // (docs/cost.md); answered by profiled, then runUpdated with the last run.
+    void profile(int runs);
     bool busy() const { return pending_ > 0; }
     // Ends whatever the engine is doing now: its process is killed and a fresh one reloads the
     // model (the graph stays; the run starts again from the beginning). For Reset while busy.
@@ -145,6 +148,8 @@ signals:
     void valueSaved(const QString& destination, const QString& error);
     // `json` is the fxview.comparison document, or empty with `error` the sentence why not.
     void comparisonReady(const QByteArray& json, const QString& error);
+    // Every node's time in each profiled run, by name; `error` why it stopped short ("" when not).
+    void profiled(std::shared_ptr<const fxview::ProfileAnswer> answer);
     // A live engine serving a compile session sent it (after each graph it opened): the
     // Compile panel's JSON (docs/compile-session.md), with "open" the graph open now.
     void compileSession(const QByteArray& json);
@@ -176,3 +181,4 @@ Q_DECLARE_METATYPE(fxview::LoadedModel)
 Q_DECLARE_METATYPE(fxview::RunSnapshot)
 Q_DECLARE_METATYPE(fxview::ExecutedView)
 Q_DECLARE_METATYPE(std::shared_ptr<const fxview::ValueSlice>)
+Q_DECLARE_METATYPE(std::shared_ptr<const fxview::ProfileAnswer>)

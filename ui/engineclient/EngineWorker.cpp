@@ -105,6 +105,13 @@ void EngineWorker::compare(CompareRequest request) {
     engine->send(EngineMessage::Compare, encode(request), true);
 }
 
+void EngineWorker::profile(const ProfileRequest& request) {
+    EngineProcess* engine = liveCurrent();
+    if (!engine)
+        return engine_->finishedLater(1);
+    engine->send(EngineMessage::Profile, encode(request), true);
+}
+
 void EngineWorker::load(const OpenRequest& request, const QFont& font,
                         const std::shared_ptr<LoadTicket>& t,
                         const std::optional<std::set<std::string>>& openScopes,
@@ -547,6 +554,11 @@ void EngineWorker::fromCurrent(EngineMessage kind, const std::string& payload) {
         QByteArray json = QByteArray::fromStdString(answer.json);
         QString error = qs(answer.error);
         emitDone([e = engine_, json, error] { emit e->comparisonReady(json, error); });
+        break;
+    }
+    case EngineMessage::Profiled: {
+        auto answer = std::make_shared<const ProfileAnswer>(decoded<ProfileAnswer>(payload));
+        emitDone([e = engine_, answer] { emit e->profiled(answer); });
         break;
     }
     case EngineMessage::Values: {

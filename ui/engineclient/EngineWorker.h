@@ -153,6 +153,7 @@ public:
     }
 
     void compare(CompareRequest request);
+    void profile(const ProfileRequest& request);
 
     // After stop(): the killed engine's successor reloads the model.
     void reload() {

@@ -14,25 +14,14 @@
 #include <algorithm>
 #include <cmath>
 
+#include "panels/TableParts.h"
+
 namespace fxview {
 
 namespace {
 
 const QColor kEqual(0xd9, 0xf0, 0xd3);
 const QColor kBroken(0xdd, 0x34, 0x97); // not finite, or shapes that differ
-// Light enough at its red end for the boxes' black text.
-const QColor kScale[] = {QColor(0xff, 0xf7, 0xbc), QColor(0xfd, 0xae, 0x61),
-                         QColor(0xf0, 0x5a, 0x4a)};
-
-QColor scaleColour(double t) {
-    t = std::clamp(t, 0.0, 1.0) * 2;
-    int i = std::min(static_cast<int>(t), 1);
-    double f = t - i;
-    const QColor &a = kScale[i], &b = kScale[i + 1];
-    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * f),
-                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * f),
-                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * f));
-}
 
 // "How different" on one scale for every metric: cosine as 1 - cos, SQNR as the relative noise
 // 10^(-dB/20) it stands for.
@@ -43,21 +32,6 @@ double asMagnitude(Metric metric, double value) {
         return std::pow(10.0, -value / 20);
     return value;
 }
-
-// A table cell that sorts by its number, not its text.
-class NumberItem : public QTableWidgetItem {
-public:
-    NumberItem(const QString& text, double number) : QTableWidgetItem(text) {
-        setData(Qt::UserRole, number);
-        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-    }
-    bool operator<(const QTableWidgetItem& other) const override {
-        double a = data(Qt::UserRole).toDouble(), b = other.data(Qt::UserRole).toDouble();
-        if (std::isnan(a) || std::isnan(b)) // NaN sorts as the largest
-            return !std::isnan(a) && std::isnan(b);
-        return a < b;
-    }
-};
 
 enum Column {
     NodeColumn,
@@ -99,7 +73,7 @@ protected:
         swatch(kEqual, tr("equal"));
         int barWidth = std::max(120, width() - x - fm.horizontalAdvance(tr("not finite")) - h - 40);
         for (int i = 0; i < barWidth; ++i) {
-            p.setPen(scaleColour(static_cast<double>(i) / (barWidth - 1)));
+            p.setPen(heatColour(static_cast<double>(i) / (barWidth - 1)));
             p.drawLine(x + i, y, x + i, y + h);
         }
         p.setPen(palette().color(QPalette::WindowText));
@@ -289,7 +263,7 @@ QColor ComparisonPanel::colourOf(const NodeDifference& node) const {
         return kBroken;
     if (m <= 0)
         return kEqual;
-    return scaleColour(std::log(m / low_) / std::log(high_ / low_));
+    return heatColour(std::log(m / low_) / std::log(high_ / low_));
 }
 
 QList<QPair<QString, QColor>> ComparisonPanel::nodeMarks() const {

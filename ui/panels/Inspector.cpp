@@ -6,6 +6,7 @@
 #include <QUrl>
 #include <algorithm>
 
+#include "CostTable.h"
 #include "FxText.h"
 #include "SourceLocation.h"
 
@@ -201,9 +202,19 @@ void Inspector::showNode(const Node& n, const NodeRecord* record, const QColor& 
                                                            : detailNote.toHtmlEscaped()) +
                                      "</small>");
             }
-            if (r.timeUs > 0) // an executed path's nodes carry values, not times
+            if (r.timeUs > 0) { // an executed path's nodes carry values, not times
                 row("time", r.timeUs >= 1000 ? QString("%1 ms").arg(r.timeUs / 1000, 0, 'f', 2)
                                              : QString("%1 µs").arg(r.timeUs, 0, 'f', 1));
+                // What it cost (docs/cost.md): new storage or what it aliases, the live set
+                // after it, its FLOPs.
+                row("memory", r.aliasKind.empty()
+                                  ? QString::fromStdString(formatBytes(r.newBytes)) + " new"
+                                  : QString::fromStdString(r.aliasKind) + " (no new storage)");
+                row("live set", QString::fromStdString(formatBytes(r.liveBytes)) +
+                                    " <small>held for later nodes once it ran</small>");
+                if (r.flops > 0)
+                    row("FLOPs", QString::fromStdString(formatFlops(r.flops)));
+            }
         }
         if (r.runs > 1)
             row("runs", QString::number(r.runs));

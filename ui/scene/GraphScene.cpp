@@ -238,12 +238,18 @@ void GraphScene::clearRun() {
         e->setLabel({});
 }
 
-void GraphScene::setNodeMarks(const QList<QPair<QString, QColor>>& marks) {
+void GraphScene::setNodeMarks(const QList<QPair<QString, QColor>>& marks,
+                              const QHash<QString, QString>& notes) {
     QHash<QString, QColor> byItem;
-    for (const auto& [node, colour] : marks)
-        byItem.insert(drawnAs(node), colour);
+    QHash<QString, QString> noteByItem;
+    for (const auto& [node, colour] : marks) {
+        const QString item = drawnAs(node);
+        byItem.insert(item, colour);
+        if (auto note = notes.find(node); note != notes.end())
+            noteByItem.insert(item, *note);
+    }
     for (auto it = nodes_.begin(); it != nodes_.end(); ++it)
-        it.value()->setMark(byItem.value(it.key()));
+        it.value()->setMark(byItem.value(it.key()), noteByItem.value(it.key()));
 }
 
 void GraphScene::setBreakpoint(const QString& node, bool on) {

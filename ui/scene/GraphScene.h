@@ -60,7 +60,9 @@ public:
     void setBreakpoint(const QString& node, bool on);
     // Colours nodes by a comparison (ComparisonPanel::nodeMarks): each on the box it is drawn as,
     // later entries winning where nodes share one (a closed scope); every other box plain.
-    void setNodeMarks(const QList<QPair<QString, QColor>>& marks);
+    // `notes`: by the same names, what a box's colour stands for (NodeItem::setMark).
+    void setNodeMarks(const QList<QPair<QString, QColor>>& marks,
+                      const QHash<QString, QString>& notes = {});
     void clearNodeMarks() { setNodeMarks({}); }
 
     NodeItem* nodeItem(const QString& name) const { return nodes_.value(name); }

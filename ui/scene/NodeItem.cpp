@@ -135,15 +135,18 @@ void NodeItem::setBreakpoint(bool on) {
     update();
 }
 
-void NodeItem::setMark(const QColor& mark) {
-    if (mark == mark_)
+void NodeItem::setMark(const QColor& mark, const QString& note) {
+    if (mark == mark_ && note == note_)
         return;
+    if (note.isEmpty() != note_.isEmpty())
+        prepareGeometryChange(); // the note's line above the box comes or goes
     mark_ = mark;
+    note_ = note;
     update();
 }
 
 QRectF NodeItem::boundingRect() const {
-    return box_.adjusted(-10, -3, 3, 3);
+    return box_.adjusted(-10, note_.isEmpty() ? -3 : -3 - style_->lineSpacing, 3, 3);
 }
 
 void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
@@ -208,6 +211,12 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
                                                  : t.text;
     QColor muted = mark_.isValid() ? QColor(0x30, 0x30, 0x30) : t.mutedText;
     double line = style_->lineSpacing;
+    if (!note_.isEmpty()) {
+        painter->setFont(style_->font);
+        painter->setPen(t.text);
+        painter->drawText(QRectF(box_.left(), box_.top() - line - 1, box_.width(), line),
+                          Qt::AlignRight | Qt::AlignBottom, note_);
+    }
     QRectF row(kPadding, kPadding - 2, box_.width() - 2 * kPadding, line);
     painter->setFont(style_->bold);
     painter->setPen(text);

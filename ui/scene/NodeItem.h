@@ -40,8 +40,10 @@ public:
     void setRunState(State state, const QString& shape);
     void setBreakpoint(bool on);
     // A comparison's colour for this node (ComparisonPanel::colourOf) in place of its op's fill;
-    // an invalid colour for none.
-    void setMark(const QColor& mark);
+    // an invalid colour for none. `note`, drawn just above the box's right end, says what the
+    // colour stands for ("3.2 ms (12%)" under the Cost dock's Colour by).
+    void setMark(const QColor& mark, const QString& note = {});
+    const QString& markNote() const { return note_; }
     const QColor& mark() const { return mark_; }
     bool hasBreakpoint() const { return breakpoint_; }
     State runState() const { return state_; }
@@ -66,6 +68,7 @@ private:
     State state_ = State::Idle;
     bool breakpoint_ = false;
     QColor mark_;
+    QString note_;
     bool gutterHover_ = false; // a faint dot shows where a click sets a breakpoint
     const Theme* theme_;
     const SceneStyle* style_;

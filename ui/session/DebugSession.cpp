@@ -57,6 +57,12 @@ DebugSession::DebugSession(QObject* parent)
         emit modelLoaded(model_);
     });
     connect(engine_, &EngineClient::runUpdated, this, [this](const RunSnapshot& snapshot) {
+        // A profile's times belong to its last run, the update that follows its answer.
+        if (!profileState_) {
+            profileTimes_.clear();
+            profileRuns_ = 0;
+        }
+        profileState_ = false;
         takeRun(snapshot);
         emit runUpdated(run_);
     });
@@ -87,6 +93,13 @@ DebugSession::DebugSession(QObject* parent)
                 if (QString bad = readComparison(json, *report, metric, threshold); !bad.isEmpty())
                     return emit comparisonFailed(bad);
                 emit comparisonReady(report, metric, threshold);
+            });
+    connect(engine_, &EngineClient::profiled, this,
+            [this](std::shared_ptr<const ProfileAnswer> answer) {
+                profileTimes_ = answer->times;
+                profileRuns_ = static_cast<int>(answer->runs);
+                profileState_ = true;
+                emit profiled(QString::fromStdString(answer->error));
             });
     connect(engine_, &EngineClient::valueSaved, this,
             [this](const QString& destination, const QString& error) {
@@ -436,6 +449,14 @@ void DebugSession::compare(const CompareRequest& request) {
     else
         emit comparisonFailed("Compare Runs needs a model open (and, for a live one, its Python "
                               "session still attached).");
+}
+
+void DebugSession::profile(int runs) {
+    if (!canRun())
+        return emit profiled("Profile needs a model open (and, for a live one, its Python "
+                             "session still attached).");
+    setPlaying(false);
+    engine_->profile(runs);
 }
 
 void DebugSession::saveValue(const SaveValueRequest& request, const QString& path) {

@@ -100,6 +100,13 @@ public:
     // Run ▸ Compare Runs…: run B beside a fresh run A of the model open, in its engine (a live
     // one in the person's Python); answered by comparisonReady or comparisonFailed.
     void compare(const CompareRequest& request);
+    // Run ▸ Profile…: the model run once to warm up, then `runs` times, each node timed
+    // (profiled follows, then the last run). The times belong to that run: they go when the run
+    // moves on (a step, Reset, new inputs).
+    void profile(int runs);
+    using NodeTimes = std::unordered_map<std::string, std::vector<double>>;
+    const NodeTimes& profileTimes() const { return profileTimes_; }
+    int profileRuns() const { return profileRuns_; }
     void saveValue(const SaveValueRequest& request, const QString& path);
     // The node the person selected ("" for none), as the scene reports it.
     void select(const QString& node);
@@ -141,6 +148,8 @@ signals:
     void comparisonReady(std::shared_ptr<const fxview::ComparisonReport> report,
                          fxview::Metric metric, double threshold);
     void comparisonFailed(const QString& sentence);
+    // A profile ended: its times are profileTimes(); `error` why it stopped short, or "".
+    void profiled(const QString& error);
     // A value could not be saved: the sentence says why (a saved one is said in `message`).
     void valueNotSaved(const QString& sentence);
 
@@ -171,6 +180,9 @@ private:
     // Details asked for in this run, by "frame/node": "" while asked or made, else the engine's
     // sentence why not. A run sent whole (a reset, new inputs) starts it afresh.
     QHash<QString, QString> detailsAsked_;
+    NodeTimes profileTimes_; // Run ▸ Profile…'s, for the run it ended in
+    int profileRuns_ = 0;
+    bool profileState_ = false; // the next run update is the profile's last run
 };
 
 } // namespace fxview

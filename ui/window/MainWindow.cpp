@@ -42,10 +42,12 @@
 #include "panels/Banner.h"
 #include "panels/ComparisonPanel.h"
 #include "panels/CompilePanel.h"
+#include "panels/CostPanel.h"
 #include "panels/GraphTextPanel.h"
 #include "panels/InputBar.h"
 #include "panels/Inspector.h"
 #include "panels/LoadProgress.h"
+#include "panels/MemoryStrip.h"
 #include "panels/NodeListPanel.h"
 #include "panels/ValuesPanel.h"
 #include "scene/ClusterItem.h"
@@ -83,6 +85,8 @@ MainWindow::MainWindow(QWidget* parent)
     layout->setSpacing(0);
     layout->addWidget(banner_);
     layout->addWidget(view_);
+    buildCostPanel(); // its strip goes under the graph
+    layout->addWidget(strip_);
     setCentralWidget(central);
     // On the right, without stretch: the left keeps room for messages (Find, Export, Cancel).
     statusBar()->addPermanentWidget(status_);
@@ -148,10 +152,13 @@ MainWindow::MainWindow(QWidget* parent)
             nodeList_->showSelected({});
             graphText_->showNodeLine({});
             comparison_->showNode({});
+            strip_->setSelected({});
             return;
         }
         showInspector(name);
         comparison_->showNode(name);
+        cost_->showNode(name);
+        strip_->setSelected(name);
         const ScopeBox* box =
             scene_->scopeView() ? scene_->scopeView()->box(name.toStdString()) : nullptr;
         nodeList_->showSelected(name, box ? QString::fromStdString(box->scope) : QString());
@@ -233,6 +240,7 @@ void MainWindow::buildDocks() {
         {ids::kValuesDock, "Values", values_, Qt::BottomDockWidgetArea},
         {ids::kComparisonDock, "Comparison", comparison_, Qt::BottomDockWidgetArea},
         {ids::kCompileDock, "Compile", compile_, Qt::LeftDockWidgetArea},
+        {ids::kCostDock, "Cost", cost_, Qt::BottomDockWidgetArea},
     };
     for (const auto& d : docks) {
         auto* dock = new QDockWidget(d.title, this);
@@ -246,6 +254,13 @@ void MainWindow::buildDocks() {
     auto* textDock = findChild<QDockWidget*>(ids::kGraphTextDock);
     tabifyDockWidget(textDock, valuesDock);
     tabifyDockWidget(valuesDock, findChild<QDockWidget*>(ids::kComparisonDock));
+    tabifyDockWidget(findChild<QDockWidget*>(ids::kComparisonDock),
+                     findChild<QDockWidget*>(ids::kCostDock));
+    connect(findChild<QDockWidget*>(ids::kCostDock), &QDockWidget::visibilityChanged, this,
+            [this](bool visible) {
+                costShown_ = visible; // a tab behind another is not
+                showCost();
+            });
     textDock->raise();
     resizeDocks({textDock}, {220}, Qt::Vertical);
     // A compile session's list takes the Nodes dock's place, one tab over.
@@ -381,8 +396,8 @@ void MainWindow::showGraph(const Graph& graph, const GraphLayout& layout, const 
     const LoadedModel& loaded = session_->model();
     const bool model = scopes != nullptr || &graph == &loaded.graph;
     scene_->show(graph, layout, scopes);
-    showComparisonMarks(); // a new picture of the same model keeps the comparison's colours
-    inspector_->clear();   // its node may not be in this graph
+    showMarks(); // a new picture of the same model keeps the comparison's or the cost's colours
+    inspector_->clear(); // its node may not be in this graph
     if (model)
         showBreakpoints();
     nodeList_->fill(model ? loaded.graph : graph, model ? &loaded.scopes : nullptr,

@@ -40,6 +40,8 @@ class NodeListPanel;
 class ValuesPanel;
 class ComparisonPanel;
 class CompilePanel;
+class CostPanel;
+class MemoryStrip;
 struct CompareRequest;
 class OverviewView;
 
@@ -107,11 +109,16 @@ public:
     // View ▸ Weights as Nodes: weights as boxes of their own, or as lines in their readers' boxes
     // (the default); remembered.
     void setWeightsAsNodes(bool on);
+    // Run ▸ Profile… without asking: the model run once to warm up, then `runs` times; the Cost
+    // dock shows each node's median time (MainWindowCost.cpp).
+    void profile(int runs);
     // Run ▸ Compare Runs…: asks what run B is, then runs the comparison (MainWindowCompare.cpp).
     void compareRuns();
     // Runs A (the model open, on its input) and B as `request` says, in the model's engine.
     void startComparison(const CompareRequest& request);
     ComparisonPanel* comparisonPanel() const { return comparison_; }
+    CostPanel* costPanel() const { return cost_; }
+    MemoryStrip* memoryStrip() const { return strip_; }
     CompilePanel* compilePanel() const { return compile_; }
     QStringList openScopes() const;
     // The box a node is drawn inside, or the node itself when it is drawn.
@@ -134,6 +141,12 @@ private:
     void buildCompilePanel();
     void hideCompileDockUntilNeeded();
     void showComparisonMarks();
+    // The Cost dock and the live set's strip (MainWindowCost.cpp).
+    void buildCostPanel();
+    void showCost();
+    void showMarks(); // the Cost dock's colours, else a comparison's
+    void chooseCostExport();
+    void chooseProfile(); // Run ▸ Profile…: how many runs, then the engine runs them
     void showModel(const LoadedModel& model);
     void loadFailed(const QString& sentence, const QString& source, const QStringList& imports);
     void inputsApplied(const QString& note, const QStringList& specs, quint64 seed);
@@ -182,6 +195,10 @@ private:
     Inspector* inspector_;
     ValuesPanel* values_;
     ComparisonPanel* comparison_;
+    CostPanel* cost_;
+    MemoryStrip* strip_;        // under the graph while the Cost dock is open
+    bool costShown_ = false;    // the Cost dock is open and in front
+    int profileRunsAsked_ = 20; // Run ▸ Profile…'s last answer
     CompilePanel* compile_;
     bool compileShown_ = false; // the Compile dock was brought up for a session
     // A pass's graph keeps its colours (added, retargeted) when its comparison with the graph

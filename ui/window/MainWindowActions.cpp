@@ -172,6 +172,12 @@ void MainWindow::buildActions() {
     compare->setToolTip("Run B beside this run (another precision, input or file) and compare "
                         "them node by node");
     connect(compare, &QAction::triggered, this, &MainWindow::compareRuns);
+    QAction* profile = run->addAction("&Profile…");
+    profile->setObjectName(ids::kProfile);
+    profile->setShortcut(QKeySequence("Ctrl+Alt+P"));
+    profile->setToolTip("Run the model several times and show what each node costs: its median "
+                        "time, memory, live set and FLOPs (the Cost dock)");
+    connect(profile, &QAction::triggered, this, [this] { chooseProfile(); });
 
     QMenu* edit = menuBar()->addMenu("&Edit");
     edit->setObjectName("editMenu");

@@ -9,6 +9,7 @@
 
 #include "FxText.h"
 #include "panels/Banner.h"
+#include "panels/CostPanel.h"
 #include "panels/GraphTextPanel.h"
 #include "panels/InputBar.h"
 #include "panels/NodeListPanel.h"
@@ -57,6 +58,9 @@ void MainWindow::showRecords(const QString& current) {
     auto records = [this](const std::string& n) { return session_->recordOf(n); };
     scene_->syncRun(records, current);
     nodeList_->showRecords(records, current);
+    showCost();
+    if (cost_->measure() != CostMeasure::None)
+        showMarks(); // the figures moved with the run
 }
 
 void MainWindow::setExecutedPathShown(bool on) {

@@ -13,6 +13,7 @@ inline constexpr char kOverviewDock[] = "overview";
 inline constexpr char kValuesDock[] = "values";
 inline constexpr char kComparisonDock[] = "comparison";
 inline constexpr char kCompileDock[] = "compile";
+inline constexpr char kCostDock[] = "cost";
 
 // Run menu.
 inline constexpr char kStep[] = "run.step";
@@ -27,6 +28,7 @@ inline constexpr char kToggleBreakpoint[] = "run.toggleBreakpoint";
 inline constexpr char kRemoveBreakpoints[] = "run.removeBreakpoints";
 inline constexpr char kBreakOnNonFinite[] = "run.breakOnNonFinite";
 inline constexpr char kCompareRuns[] = "run.compare";
+inline constexpr char kProfile[] = "run.profile";
 
 // File and View menus.
 inline constexpr char kOpen[] = "file.open";

@@ -1,0 +1,332 @@
+"""What each node costs (docs/cost.md), from both engines, against this root's PyTorch (issue 51).
+
+Models written here (convolutions and a transposed one, linear layers on batches, every matrix
+product flop_counter knows, attention with and without grouped query heads, views, a weight's
+view, an input written in place) are exported with torch.export and saved; TorchScript's own
+copy of one is saved with torch.jit.trace. Then, node by node:
+
+1. bytes: the storages a node's outputs hold that its inputs did not, as
+   untyped_storage().nbytes() gives them (each storage once), where torch.fx.Interpreter runs the
+   same graph; views and in-place ops hold none, and say which they are (fxtrace's --json
+   `alias`, the Python engine's records).
+2. live_bytes: the distinct storages of the values torch.fx.Interpreter.run still holds in its
+   env once the node has run (it frees each after its last use) that some node still reads,
+   weights, buffers and constants apart.
+3. flops: what FlopCounterMode counts while Interpreter runs the node. Where it counts nothing for
+   attention (its registry has no formula for the CPU flash kernel PyTorch picks here) the
+   reference is its own formula for the flash, efficient and cudnn kernels, sdpa_flop_count.
+4. `fxtrace run --profile N --csv` (the C++ engine) and `python3 -m fxview run --profile N --csv`
+   (the Python engine, this Python's PyTorch) write those figures for every node, a row per node,
+   each time_us the median of N timed runs, and print the table.
+
+Environment: FXTRACE. Exits 1 with one FAIL line per failed check."""
+
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.fx
+import torch.nn.functional as F
+from torch import nn
+from torch.utils.flop_counter import FlopCounterMode, sdpa_flop_count
+
+sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
+from checks import check, fxtrace, run_groups  # noqa: E402
+
+PACKAGE = str(Path(__file__).resolve().parents[2] / "python")
+sys.path.insert(0, PACKAGE)
+from fxview import wire  # noqa: E402
+from fxview.program import ProgramSession, load_program  # noqa: E402
+
+RUNS = 3
+
+
+class Convolutions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(4, 6, 3, padding=1, groups=2)
+        self.norm = nn.BatchNorm2d(6)
+        self.up = nn.ConvTranspose2d(6, 3, 2, stride=2)
+        self.line = nn.Conv1d(3, 5, 3)
+        self.head = nn.Linear(5 * 62, 7)
+
+    def forward(self, x):
+        x = F.relu(self.norm(self.conv(x)), inplace=True)
+        x = F.max_pool2d(x, 2)
+        x = self.up(x)                        # [2, 3, 8, 8]
+        x = self.line(x.flatten(2))           # a view: [2, 5, 62]
+        return self.head(x.flatten(1))
+
+
+class Products(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(6, 8))
+        self.v = nn.Parameter(torch.randn(6))
+        self.register_buffer("bias", torch.randn(3, 5, 5))
+
+    def forward(self, x, y):
+        a = x @ self.w                          # [3, 5, 8]: 3-D by 2-D, folded into one mm
+        b = torch.bmm(a, a.transpose(1, 2))     # [3, 5, 5]
+        c = torch.baddbmm(self.bias, a, a.transpose(1, 2))
+        d = torch.addmm(y, x[0], self.w)        # [5, 8]
+        e = torch.mm(d.t(), d)                  # [8, 8]
+        f = torch.matmul(self.v, self.w)        # 1-D by 2-D: an mm of one row
+        g = torch.matmul(x[0], self.v)          # 2-D by 1-D: an mv, which flop_counter counts 0
+        h = torch.matmul(x.unsqueeze(0), x.transpose(1, 2))  # broadcast batches: a bmm
+        return b + c, e.sum() + f.sum() + g.sum() + h.sum()
+
+
+class Attention(nn.Module):
+    def __init__(self, grouped: bool):
+        super().__init__()
+        self.grouped = grouped
+        self.q = nn.Linear(16, 16)
+        self.kv = nn.Linear(16, 16 if grouped else 32)
+        self.out = nn.Linear(16, 16)
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        q = self.q(x).view(b, s, 4, 4).transpose(1, 2)
+        kv_heads = 2 if self.grouped else 4
+        k, v = self.kv(x).view(b, s, 2, kv_heads, 4).permute(2, 0, 3, 1, 4).unbind(0)
+        if self.grouped:
+            o = F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+        else:
+            o = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.out(o.transpose(1, 2).reshape(b, s, 16))
+
+
+class Aliases(nn.Module):
+    """Views of an input and of a weight, and a tensor written in place."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4))
+
+    def forward(self, x):
+        t = self.w.t()                 # a view of a weight: not in the live set
+        first, second = x.split(2)     # two views of the input
+        y = first.clone()
+        y.add_(second)                 # y written in place
+        return y @ t, x.view(-1)[:3]
+
+
+def models():
+    out = [("convolutions", Convolutions(), (torch.randn(2, 4, 8, 8),)),
+           ("products", Products(), (torch.randn(3, 5, 6), torch.randn(5, 8))),
+           ("attention", Attention(False), (torch.randn(2, 6, 16),)),
+           ("attention_gqa", Attention(True), (torch.randn(2, 6, 16),)),
+           ("aliases", Aliases(), (torch.randn(4, 4),))]
+    for _, model, _ in out:
+        model.eval()
+    return out
+
+
+# --- the reference: torch.fx.Interpreter on the same graph, in this root's PyTorch -------------
+
+def tensors(value):
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from tensors(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from tensors(item)
+
+
+def storages(value) -> dict:
+    """data_ptr -> nbytes of the storages `value` holds (the reference's own way to tell them)."""
+    return {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors(value)}
+
+
+class Reference(torch.fx.Interpreter):
+    """Interpreter.run, noting for each node: its new storage, whether it is a view or in-place,
+    what FlopCounterMode counts, and the env's live values once it (and the frees after it) ran.
+    """
+
+    def __init__(self, gm, weights: set):
+        super().__init__(gm)
+        self.weights, self.previous = weights, None
+        self.weight_storages: set = set()
+        self.bytes, self.alias, self.flops, self.live, self.operands = {}, {}, {}, {}, {}
+
+    def run_node(self, n):
+        if self.previous is not None:  # the env as run() left it after the previous node
+            held = {}
+            for node, value in self.env.items():
+                if node.users and node.op != "get_attr" and node.name not in self.weights:
+                    held.update(storages(value))
+            self.live[self.previous] = sum(size for key, size in held.items()
+                                           if key not in self.weight_storages)
+        operands = self.fetch_args_kwargs_from_env(n) if n.op not in ("placeholder",
+                                                                       "get_attr") else ()
+        versions = {t.untyped_storage().data_ptr(): t._version for t in tensors(operands)}
+        with FlopCounterMode(display=False) as counter:
+            out = super().run_node(n)
+        self.flops[n.name] = counter.get_total_flops()
+        if n.op == "call_function" and "scaled_dot_product" in str(n.target) and \
+                not self.flops[n.name]:
+            q, k, v = (t.shape for t in list(tensors(operands))[:3])
+            self.flops[n.name] = sdpa_flop_count(q, k, v)
+        inputs, outputs = storages(operands), storages(out)
+        self.bytes[n.name] = sum(s for key, s in outputs.items() if key not in inputs)
+        shared = [t for t in tensors(out) if t.untyped_storage().data_ptr() in inputs]
+        written = any(t._version != versions.get(t.untyped_storage().data_ptr()) for t in shared)
+        # The output node makes nothing: it hands the graph's values back.
+        self.alias[n.name] = ("in-place" if written else "view") if shared and \
+            n.op != "output" else ""
+        if n.op == "get_attr" or n.name in self.weights:
+            self.weight_storages.update(storages(out))
+        self.operands[n.name] = operands
+        self.previous = None if n.op == "output" else n.name
+        if n.op == "output":
+            self.live[n.name] = 0
+        return out
+
+
+def program_inputs(ep):
+    """Every placeholder's value in order, as ep.module() feeds them; the weights' names."""
+    users = iter(torch.utils._pytree.tree_leaves(ep.example_inputs))
+    values, weights = [], set()
+    placeholders = [n for n in ep.graph.nodes if n.op == "placeholder"]
+    for node, spec in zip(placeholders, ep.graph_signature.input_specs):
+        kind = spec.kind.name
+        if kind in ("PARAMETER", "BUFFER"):
+            value = ep.state_dict.get(spec.target)
+            values.append(ep.constants[spec.target] if value is None else value)
+        elif kind in ("CONSTANT_TENSOR", "CUSTOM_OBJ"):
+            values.append(ep.constants[spec.target])
+        else:
+            values.append(next(users))
+            continue
+        weights.add(node.name)
+    return values, weights
+
+
+def reference_of_program(path):
+    ep = torch.export.load(path)
+    values, weights = program_inputs(ep)
+    reference = Reference(ep.graph_module, weights)
+    with torch.enable_grad():  # as ep.module() runs when a person calls it
+        reference.run(*values)
+    return reference
+
+
+# --- what the engines say ------------------------------------------------------------------------
+
+def csv_rows(text: str) -> dict:
+    rows = list(csv.DictReader(io.StringIO(text)))
+    return {r["node"]: r for r in rows}, list(rows[0].keys()) if rows else []
+
+
+def compare(label, reference, rows, aliases=None):
+    """Every node's figures against the reference's."""
+    check(set(rows) == set(reference.bytes),
+          f"{label}: nodes {sorted(set(rows) ^ set(reference.bytes))} in one only")
+    for name in reference.bytes:
+        row = rows.get(name)
+        if row is None:
+            continue
+        for column, expected in (("bytes", reference.bytes[name]),
+                                 ("live_bytes", reference.live.get(name, 0)),
+                                 ("flops", reference.flops[name])):
+            check(int(row[column]) == expected,
+                  f"{label}: {name} {column} {row[column]}, PyTorch's {expected}")
+        if aliases is not None:
+            check(aliases.get(name, "") == reference.alias[name],
+                  f"{label}: {name} is {aliases.get(name)!r}, PyTorch's {reference.alias[name]!r}")
+
+
+def cpp_engine(path, folder, *options):
+    table = Path(folder) / "cpp.csv"
+    graph = Path(folder) / "cpp.json"
+    run = fxtrace("run", path, "--profile", RUNS, "--csv", table, "--json", graph, *options)
+    check(run.returncode == 0, f"fxtrace run --profile on {path} exited {run.returncode}: "
+                               f"{run.stderr[-600:]}")
+    check("peak live set:" in run.stdout and f"over {RUNS} runs" in run.stdout,
+          f"fxtrace run --profile printed no cost table: {run.stdout[-400:]}")
+    aliases = {n["name"]: n.get("meta", {}).get("alias", "")
+               for n in json.loads(graph.read_text())["nodes"]}
+    rows, columns = csv_rows(table.read_text())
+    return rows, columns, aliases
+
+
+def python_engine(path, folder):
+    table = Path(folder) / "python.csv"
+    run = subprocess.run([sys.executable, "-m", "fxview", "run", str(path), "--profile",
+                          str(RUNS), "--csv", str(table)], capture_output=True, text=True,
+                         env=dict(os.environ, PYTHONPATH=PACKAGE), timeout=600)
+    check(run.returncode == 0, f"python3 -m fxview run --profile on {path} exited "
+                               f"{run.returncode}: {run.stderr[-600:]}")
+    check("peak live set:" in run.stdout, f"no cost table printed: {run.stdout[-400:]}")
+    rows, columns = csv_rows(table.read_text())
+    # The engine's own records say what the CSV cannot: view or in-place.
+    session = ProgramSession(load_program(str(path), []), str(path))
+    with session.run_mode():
+        session.stepper.run_to_end()
+    aliases = {name: r.aliasKind for name, r in session.stepper.records.items()}
+    return rows, columns, aliases
+
+
+COLUMNS = ["node", "op", "target", "scope", "time_us", "bytes", "live_bytes", "flops"]
+
+
+def programs(folder):
+    for name, model, args in models():
+        path = Path(folder) / f"{name}.pt2"
+        torch.export.save(torch.export.export(model, args), path)
+        reference = reference_of_program(path)
+        for label, engine in (("fxtrace", cpp_engine), ("python engine", python_engine)):
+            rows, columns, aliases = engine(path, folder)
+            check(columns == COLUMNS, f"{label} {name}: CSV columns {columns}")
+            compare(f"{label} {name}.pt2", reference, rows, aliases)
+            times = [float(r["time_us"]) for r in rows.values()]
+            check(all(t >= 0 for t in times) and sum(times) > 0,
+                  f"{label} {name}: times {times[:5]}")
+        noted = {n: reference.alias[n] for n in reference.alias if reference.alias[n]}
+        print(f"ok   {name}.pt2: {len(reference.bytes)} nodes, "
+              f"{sum(reference.flops.values())} FLOPs, peak live "
+              f"{max(reference.live.values())} B, aliases {noted}")
+
+
+def torchscript(folder):
+    """A traced archive in the C++ engine against symbolic_trace's graph of the same module."""
+    model, args = Convolutions().eval(), (torch.randn(2, 4, 8, 8),)
+    path = Path(folder) / "convolutions_traced.pt"
+    torch.jit.trace(model, args).save(str(path))
+    torch.save(args[0], Path(folder) / "input.pt")
+    reference = Reference(torch.fx.symbolic_trace(model), set())
+    with torch.no_grad():
+        reference.run(*args)
+    rows, _, aliases = cpp_engine(path, folder, "--input", f"file:{Path(folder) / 'input.pt'}")
+    compare("fxtrace convolutions_traced.pt", reference, rows, aliases)
+    check(reference.alias.get("relu") == "in-place", f"relu is {reference.alias.get('relu')!r}")
+    print(f"ok   convolutions_traced.pt: {len(rows)} nodes")
+
+
+def refusals():
+    for bad in ("0", "x", "-3"):
+        run = fxtrace("run", "example:tinynet", "--profile", bad)
+        check(run.returncode == 2 and "--profile needs" in run.stderr,
+              f"fxtrace --profile {bad}: {run.returncode} {run.stderr}")
+        run = subprocess.run([sys.executable, "-m", "fxview", "run", "x.pt2", "--profile", bad],
+                             capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=PACKAGE))
+        check(run.returncode == 2 and "--profile needs" in run.stderr,
+              f"python3 -m fxview run --profile {bad}: {run.returncode} {run.stderr}")
+
+
+if __name__ == "__main__":
+    torch.manual_seed(0)
+    with tempfile.TemporaryDirectory() as folder:
+        sys.exit(run_groups([("programs", programs, (folder,)),
+                             ("torchscript", torchscript, (folder,)),
+                             ("refusals", refusals, ())]))

@@ -1,0 +1,161 @@
+// The window's Cost dock with real engines (issue 51): Run ▸ Profile… in fxview-engine and in the
+// root's Python engine times every node over the runs; the table the dock exports holds the
+// figures fxtrace writes for the same model and input; Colour by FLOPs gives a closed scope's box
+// the sum of its nodes; a click on the strip's peak selects that node; Pause stops a long profile
+// with a sentence and the window runs on.
+
+#include <QSettings>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include "CostTable.h"
+#include "WindowSupport.h"
+#include "engineclient/EngineClient.h"
+#include "engineclient/PythonEngine.h"
+#include "panels/CostPanel.h"
+#include "panels/MemoryStrip.h"
+#include "scene/GraphScene.h"
+#include "scene/NodeItem.h"
+#include "session/DebugSession.h"
+#include "window/MainWindow.h"
+
+using namespace fxview;
+
+namespace {
+
+std::unique_ptr<MainWindow> windowWith(const QStringList& command) {
+    EngineSettings settings;
+    settings.engineCommand = command;
+    settings.engineGiven = !command.isEmpty();
+    EngineClient::setSettings(settings);
+    auto window = std::make_unique<MainWindow>();
+    window->show();
+    return window;
+}
+
+// Profiles and waits for the answer and the last run: the sentence ("" when every run ended).
+QString profiled(MainWindow& window, int runs) {
+    QSignalSpy answered(window.session(), &DebugSession::profiled);
+    window.profile(runs);
+    if (!answered.wait(scaled(300000)) || !settle(window))
+        return "no answer";
+    return answered.front().value(0).toString();
+}
+
+// The CSV's rows by node, each without its time (which no two runs share).
+QMap<QString, QString> untimed(const QByteArray& csv) {
+    QMap<QString, QString> rows;
+    for (const QByteArray& line : csv.split('\n').mid(1)) {
+        QList<QByteArray> cells = line.split(',');
+        if (cells.size() != 8)
+            continue;
+        cells.removeAt(4);
+        rows.insert(QString::fromUtf8(cells[0]), QString::fromUtf8(cells.join(',')));
+    }
+    return rows;
+}
+
+} // namespace
+
+class TestWindowCost : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() {
+        QStandardPaths::setTestModeEnabled(true); // remembered settings stay the test's
+        QSettings().clear();
+    }
+    void cleanup() { EngineClient::setSettings({}); }
+
+    void profilesInTheCppEngine() {
+        auto window = windowWith({});
+        QVERIFY(open(*window, "example:smallcnn"));
+        QCOMPARE(profiled(*window, 3), QString());
+        QCOMPARE(window->session()->profileRuns(), 3);
+        CostPanel* cost = window->costPanel();
+        QVERIFY(cost->isVisible() && window->memoryStrip()->isVisible());
+        QCOMPARE(cost->table().runs, 3);
+        int timed = 0;
+        for (const CostRow& row : cost->table().rows)
+            if (row.ran) {
+                QCOMPARE(row.time.runs, 3);
+                QVERIFY(row.time.min <= row.time.median && row.time.median <= row.time.max);
+                ++timed;
+            }
+        QVERIFY(timed > 10);
+        QCOMPARE(cost->measure(), CostMeasure::Time); // a profile colours the graph by time
+        QVERIFY(window->statusText().contains("finished"));
+
+        // The dock's export: fxtrace's figures for the same model and input.
+        QTemporaryDir dir;
+        QCOMPARE(cost->exportCsv(dir.filePath("window.csv")), QString());
+        const std::vector<std::int64_t>& shape = window->run().inputs.at(0).shape;
+        QStringList sizes;
+        for (std::int64_t s : shape)
+            sizes << QString::number(s);
+        FxtraceRun run = fxtrace({"run", "example:smallcnn", "--input", sizes.join('x'), "--csv",
+                                  dir.filePath("fxtrace.csv")});
+        QVERIFY2(run.exitCode == 0, qPrintable(run.err));
+        QCOMPARE(untimed(readFile(dir.filePath("window.csv").toStdString())),
+                 untimed(readFile(dir.filePath("fxtrace.csv").toStdString())));
+
+        // A click on the strip's peak selects the node the live set peaks after.
+        MemoryStrip* strip = window->memoryStrip();
+        const QString peak = strip->nodes().at(strip->peakIndex());
+        int x = 0;
+        while (x < strip->width() && strip->nodeAt(x) != peak)
+            ++x;
+        QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(x, strip->height() / 2));
+        QCOMPARE(window->selectedNode(), window->scene()->drawnAs(peak));
+
+        // Colour by FLOPs with every scope closed: the block's box is the sum of its convolutions.
+        cost->setMeasure(CostMeasure::Flops);
+        window->collapseToDepth(0);
+        QTRY_VERIFY(window->scene()->drawnAs("block_conv1") != "block_conv1");
+        std::int64_t block = 0;
+        for (const CostRow& row : cost->table().rows)
+            if (row.scope == "block")
+                block += row.flops;
+        QVERIFY(block > 0);
+        NodeItem* box = window->scene()->nodeItem(window->scene()->drawnAs("block_conv1"));
+        QVERIFY(box && box->mark().isValid());
+        QCOMPARE(box->markNote(), QString::fromStdString(formatFlops(block)) + " FLOPs");
+        cost->setMeasure(CostMeasure::None);
+        QVERIFY(!box->mark().isValid() && box->markNote().isEmpty());
+    }
+
+    void profilesInThePythonEngineAndPauseStopsIt() {
+        auto window = windowWith(pythonEngineCommand(FXVIEW_PYTHON_PATH));
+        QVERIFY(open(*window, "transformer_block.pt2"));
+        QCOMPARE(profiled(*window, 2), QString());
+        QCOMPARE(window->session()->profileRuns(), 2);
+        const CostTable& table = window->costPanel()->table();
+        auto row = std::find_if(table.rows.begin(), table.rows.end(),
+                                [](const CostRow& r) { return r.node == "linear"; });
+        QVERIFY(row != table.rows.end());
+        QCOMPARE(row->time.runs, 2);
+        // qkv: x [2, 8, 32] by a [96, 32] weight: 2 * 16 * 32 * 96.
+        QCOMPARE(row->flops, std::int64_t{2 * 16 * 32 * 96});
+
+        // Pause during a long profile: a sentence, the times of the runs that ended; a step
+        // after it starts the run again and goes on.
+        QSignalSpy answered(window->session(), &DebugSession::profiled);
+        window->profile(10000);
+        QTest::qWait(scaled(1500));
+        window->engine()->interrupt();
+        QVERIFY(answered.wait(scaled(60000)) && settle(*window));
+        const QString sentence = answered.front().value(0).toString();
+        QVERIFY2(sentence.contains("The profile was stopped after") &&
+                     sentence.contains("of 10000 timed runs"),
+                 qPrintable(sentence));
+        QVERIFY(window->session()->profileRuns() < 10000);
+        press(*window, QKeySequence(Qt::Key_F5));
+        QVERIFY(settle(*window));
+        QVERIFY2(window->statusText().contains("finished, outputs equal to ep.module()"),
+                 qPrintable(window->statusText()));
+        QCOMPARE(window->session()->profileRuns(), 0); // the times went with their run
+    }
+};
+
+QTEST_MAIN(TestWindowCost)
+#include "tst_window_cost.moc"

@@ -1,0 +1,40 @@
+#pragma once
+// What the docks that colour the graph share (ComparisonPanel, CostPanel): the colour scale from
+// pale yellow to red, and a table cell that sorts by its number.
+
+#include <QColor>
+#include <QTableWidgetItem>
+#include <algorithm>
+#include <cmath>
+
+namespace fxview {
+
+// t from 0 (pale yellow) to 1 (red), light enough at its red end for the boxes' black text.
+inline QColor heatColour(double t) {
+    static const QColor scale[] = {QColor(0xff, 0xf7, 0xbc), QColor(0xfd, 0xae, 0x61),
+                                   QColor(0xf0, 0x5a, 0x4a)};
+    t = std::clamp(t, 0.0, 1.0) * 2;
+    int i = std::min(static_cast<int>(t), 1);
+    double f = t - i;
+    const QColor &a = scale[i], &b = scale[i + 1];
+    return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * f),
+                            static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * f),
+                            static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * f));
+}
+
+// A table cell that sorts by its number, not its text; NaN sorts as the largest.
+class NumberItem : public QTableWidgetItem {
+public:
+    NumberItem(const QString& text, double number) : QTableWidgetItem(text) {
+        setData(Qt::UserRole, number);
+        setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    }
+    bool operator<(const QTableWidgetItem& other) const override {
+        double a = data(Qt::UserRole).toDouble(), b = other.data(Qt::UserRole).toDouble();
+        if (std::isnan(a) || std::isnan(b))
+            return !std::isnan(a) && std::isnan(b);
+        return a < b;
+    }
+};
+
+} // namespace fxview

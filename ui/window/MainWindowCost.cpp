@@ -1,0 +1,122 @@
+// The window's part in showing what each node costs (docs/cost.md): the Cost dock's table and
+// the strip of the live set under the graph follow the run, the graph takes the dock's colours
+// (Colour by), a row or a point of the strip selects its node, and Export CSV writes the table.
+
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QStatusBar>
+
+#include "panels/Banner.h"
+#include "panels/ComparisonPanel.h"
+#include "panels/CostPanel.h"
+#include "panels/MemoryStrip.h"
+#include "scene/GraphScene.h"
+#include "session/DebugSession.h"
+#include "window/MainWindow.h"
+#include "window/WindowIds.h"
+
+namespace fxview {
+
+void MainWindow::buildCostPanel() {
+    cost_ = new CostPanel;
+    strip_ = new MemoryStrip;
+    strip_->hide(); // while the Cost dock is open
+    auto choose = [this](const QString& node) {
+        if (node != selectedNode())
+            selectNode(node);
+    };
+    connect(cost_, &CostPanel::nodeChosen, this, choose);
+    connect(strip_, &MemoryStrip::nodeChosen, this, choose);
+    connect(cost_, &CostPanel::measureChanged, this, &MainWindow::showMarks);
+    connect(cost_, &CostPanel::exportWanted, this, &MainWindow::chooseCostExport);
+    connect(cost_, &CostPanel::profileWanted, this, &MainWindow::chooseProfile);
+    connect(session_, &DebugSession::profiled, this, [this](const QString& error) {
+        if (!error.isEmpty())
+            banner_->say(error, Banner::State::Error);
+        else
+            statusBar()->showMessage(QString("Profiled %1 runs: each node's time is its median")
+                                         .arg(session_->profileRuns()),
+                                     8000);
+        // Times over runs are what a profile is for: the graph shows them unless told otherwise.
+        if (cost_->measure() == CostMeasure::None && session_->profileRuns() > 0)
+            cost_->setMeasure(CostMeasure::Time);
+    });
+}
+
+void MainWindow::chooseProfile() {
+    bool ok = false;
+    int runs =
+        QInputDialog::getInt(this, tr("Profile"),
+                             tr("Timed runs (after one to warm up); breakpoints do not "
+                                "stop them:"),
+                             profileRunsAsked_, 1, static_cast<int>(kMaxProfileRuns), 1, &ok);
+    if (ok)
+        profile(runs);
+}
+
+void MainWindow::profile(int runs) {
+    if (!session_->canRun()) {
+        banner_->say("Profile needs a model open: open a .pt or .pt2 first.", Banner::State::Error);
+        return;
+    }
+    profileRunsAsked_ = runs;
+    if (auto* dock = findChild<QDockWidget*>(ids::kCostDock)) {
+        dock->show();
+        dock->raise();
+    }
+    statusBar()->showMessage(QString("Profiling: one run to warm up, then %1…").arg(runs));
+    session_->profile(runs);
+}
+
+// The dock and the strip follow the records shown, while someone can see them.
+void MainWindow::showCost() {
+    const bool shown = costShown_;
+    if (strip_->isVisible() != shown) {
+        strip_->setVisible(shown);
+        if (cost_->measure() != CostMeasure::None)
+            showMarks(); // its colours come and go with it
+    }
+    if (!shown)
+        return;
+    // The whole graph's nodes, whichever of its scopes are closed: a box sums its own.
+    const Graph& graph = session_->modelShown() ? session_->model().graph : session_->shownGraph();
+    cost_->showRun(
+        graph, [this](const std::string& n) { return session_->recordOf(n); },
+        session_->profileTimes(), session_->profileRuns());
+    strip_->setTable(cost_->table());
+    strip_->setSelected(selectedNode());
+}
+
+// The graph's colours: the Cost dock's measure when one is chosen and the dock is open, else a
+// comparison's.
+void MainWindow::showMarks() {
+    if (cost_->measure() != CostMeasure::None && costShown_) {
+        auto drawn = [this](const QString& node) { return scene_->drawnAs(node); };
+        scene_->setNodeMarks(cost_->boxMarks(drawn), cost_->boxNotes(drawn));
+        return;
+    }
+    showComparisonMarks();
+}
+
+void MainWindow::chooseCostExport() {
+    if (cost_->table().rows.empty()) {
+        banner_->say("Nothing to export yet: run the model first (F5), or Profile it.",
+                     Banner::State::Error);
+        return;
+    }
+    QString suggested = QFileInfo(session_->source()).completeBaseName() + "-cost.csv";
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export the cost table"),
+        QFileInfo(QFileInfo(session_->source()).absolutePath(), suggested).filePath(),
+        tr("CSV (*.csv)"));
+    if (path.isEmpty())
+        return;
+    if (QString error = cost_->exportCsv(path); !error.isEmpty())
+        banner_->say(error, Banner::State::Error);
+    else
+        statusBar()->showMessage("Wrote " + path, 6000);
+}
+
+} // namespace fxview

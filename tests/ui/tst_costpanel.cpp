@@ -143,6 +143,7 @@ private slots:
         QCOMPARE(marks.value("block"), heatColour(1));
         QCOMPARE(marks.value("add"), QColor(0xe4, 0xe4, 0xe4));
         QCOMPARE(panel.boxNotes(drawnAs).value("block"), QString("9.00 K FLOPs"));
+        QVERIFY(!panel.boxNotes(drawnAs).contains("add")); // its grey says 0
         panel.setMeasure(CostMeasure::None);
         QVERIFY(panel.boxMarks(drawnAs).isEmpty());
     }

@@ -80,6 +80,7 @@ public:
         setMinimumHeight(fontMetrics().height() * 2 + 6);
         setMinimumWidth(300);
     }
+    const QString& zero() const { return zero_; }
     void setScale(const QString& zero, const QString& low, const QString& high) {
         zero_ = zero;
         low_ = low;
@@ -229,12 +230,14 @@ CostPanel::boxFigures(const std::function<QString(const QString&)>& drawnAs) con
 }
 
 QList<QPair<QString, QColor>>
-CostPanel::boxMarks(const std::function<QString(const QString&)>& drawnAs) const {
+CostPanel::boxMarks(const std::function<QString(const QString&)>& drawnAs) {
     QList<QPair<QString, QColor>> marks;
     if (measure_ == CostMeasure::None)
         return marks;
     const QList<QPair<QString, double>> figures = boxFigures(drawnAs);
     auto [low, high] = scaleOf(figures);
+    if (high > 0)
+        legend_->setScale(legend_->zero(), describe(low), describe(high));
     for (const auto& [box, f] : figures)
         marks.append({box, f > 0 ? heatColour(position(f, low, high)) : kNothing});
     return marks;
@@ -245,7 +248,8 @@ CostPanel::boxNotes(const std::function<QString(const QString&)>& drawnAs) const
     QHash<QString, QString> notes;
     if (measure_ != CostMeasure::None)
         for (const auto& [box, f] : boxFigures(drawnAs))
-            notes.insert(box, describe(f));
+            if (f > 0) // grey says 0 already
+                notes.insert(box, describe(f));
     return notes;
 }
 

@@ -52,10 +52,11 @@ public:
     QList<QPair<QString, double>>
     boxFigures(const std::function<QString(const QString&)>& drawnAs) const;
     // Each drawn box's colour under the measure, on a log scale from the smallest figure above 0
-    // to the largest; a box whose figure is 0 is grey. Empty for None.
-    QList<QPair<QString, QColor>>
-    boxMarks(const std::function<QString(const QString&)>& drawnAs) const;
-    // What each drawn box's colour stands for, by box: its figure as describe() says it.
+    // to the largest; a box whose figure is 0 is grey. Empty for None. The legend takes the
+    // boxes' scale.
+    QList<QPair<QString, QColor>> boxMarks(const std::function<QString(const QString&)>& drawnAs);
+    // What each drawn box's colour stands for, by box: its figure as describe() says it (none
+    // for 0, which the box's grey says).
     QHash<QString, QString> boxNotes(const std::function<QString(const QString&)>& drawnAs) const;
     // "3.25 ms (12.4%)", "1.50 MiB", "2.31 G FLOPs": a figure under the measure.
     QString describe(double figure) const;

@@ -128,13 +128,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
         headers << metricTitle(static_cast<Metric>(m));
     headers << tr("Note");
     table_->setHorizontalHeaderLabels(headers);
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->verticalHeader()->hide();
-    table_->horizontalHeader()->setStretchLastSection(true);
-    table_->setSortingEnabled(true);
-    table_->sortByColumn(NodeColumn, Qt::AscendingOrder);
+    setUpNodeTable(table_, NodeColumn, Qt::AscendingOrder);
     status_ = new QLabel(this);
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);

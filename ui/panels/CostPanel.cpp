@@ -137,15 +137,9 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     tableWidget_->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("Scope"), tr("Time"),
                                              tr("Spread"), tr("Share"), tr("Memory"),
                                              tr("Live set"), tr("FLOPs")});
-    tableWidget_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    tableWidget_->setSelectionBehavior(QAbstractItemView::SelectRows);
-    tableWidget_->setSelectionMode(QAbstractItemView::SingleSelection);
-    tableWidget_->verticalHeader()->hide();
+    setUpNodeTable(tableWidget_, TimeColumn, Qt::DescendingOrder); // the slowest first
     tableWidget_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     tableWidget_->setWordWrap(false);
-    tableWidget_->horizontalHeader()->setStretchLastSection(true);
-    tableWidget_->setSortingEnabled(true);
-    tableWidget_->sortByColumn(TimeColumn, Qt::DescendingOrder);
     status_ = new QLabel(this);
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);

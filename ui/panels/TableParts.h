@@ -1,8 +1,10 @@
 #pragma once
 // What the docks that colour the graph share (ComparisonPanel, CostPanel): the colour scale from
-// pale yellow to red, and a table cell that sorts by its number.
+// pale yellow to red, a table cell that sorts by its number, a node table set up alike.
 
 #include <QColor>
+#include <QHeaderView>
+#include <QTableWidget>
 #include <QTableWidgetItem>
 #include <algorithm>
 #include <cmath>
@@ -36,5 +38,16 @@ public:
         return a < b;
     }
 };
+
+// A dock's table of nodes: read-only, a row at a time, sortable, first sorted by `column`.
+inline void setUpNodeTable(QTableWidget* table, int column, Qt::SortOrder order) {
+    table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table->setSelectionMode(QAbstractItemView::SingleSelection);
+    table->verticalHeader()->hide();
+    table->horizontalHeader()->setStretchLastSection(true);
+    table->setSortingEnabled(true);
+    table->sortByColumn(column, order);
+}
 
 } // namespace fxview

@@ -8,8 +8,9 @@ For each .pt2 given, side by side in one process, ROUNDS rounds of:
             of Run ▸ Profile…'s runs is;
   uncosted  the same run with the cost figures' code (python/fxview/cost.py: storages, the live
             set, FLOPs) replaced by nothing, to say what those figures add on their own.
-Each round runs the three in turn (so that a busy machine slows all three alike), after one
-warm-up each. Prints each one's median and the ratios stepped/plain and stepped/uncosted.
+Each round runs the three in turn (so that a busy machine slows all three alike), five runs of
+each in a row, after one warm-up each: what one kind leaves behind slows the first run of the
+next (ep.module() more than the others), which the median over all of a kind's runs leaves out. Prints each one's median and the ratios stepped/plain and stepped/uncosted.
 
 Usage, inside a root (scripts/in-root) with the package on PYTHONPATH:
     PYTHONPATH=python python3 bench/cost.py [--rounds 20] MODEL.pt2...
@@ -28,6 +29,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(
                                 "python"))
 from fxview import cost  # noqa: E402
 from fxview.program import ProgramSession, load_program  # noqa: E402
+
+
+BLOCK = 5
 
 
 def timed(run) -> float:
@@ -66,17 +70,20 @@ def bench(path: str, rounds: int) -> None:
             (cost.note_output_cost, cost.count_flops, cost.distinct_bytes,
              cost.versions) = figures
 
-    runs = {"plain": plain, "stepped": stepped, "uncosted": uncosted}
-    times = {name: [] for name in runs}
-    for run in runs.values():
+    runs = [("plain", plain), ("stepped", stepped), ("uncosted", uncosted)]
+    times = {name: [] for name, _ in runs}
+    for _, run in runs:
         run()  # warm-up
+    # In blocks of BLOCK runs of one kind, the kinds in turn: the first run after another kind
+    # pays for what that one left behind (ep.module()'s allocations, the caches), which the
+    # median over the block's runs leaves out.
     for _ in range(rounds):
-        for name, run in runs.items():
-            times[name].append(timed(run))
+        for name, run in runs:
+            times[name] += [timed(run) for _ in range(BLOCK)]
     median = {name: statistics.median(t) for name, t in times.items()}
     nodes = len(stepper.nodes)
     print(f"{os.path.basename(path)} ({nodes} nodes, PyTorch {torch.__version__}, {rounds} "
-          f"rounds): plain {median['plain']:.2f} ms, stepped {median['stepped']:.2f} ms, "
+          f"rounds of {BLOCK}): plain {median['plain']:.2f} ms, stepped {median['stepped']:.2f} ms, "
           f"uncosted {median['uncosted']:.2f} ms; stepped/plain "
           f"{median['stepped'] / median['plain']:.2f}, stepped/uncosted "
           f"{median['stepped'] / median['uncosted']:.3f}")

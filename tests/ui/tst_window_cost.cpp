@@ -1,8 +1,9 @@
 // The window's Cost dock with real engines (issue 51): Run ▸ Profile… in fxview-engine and in the
 // root's Python engine times every node over the runs; the table the dock exports holds the
 // figures fxtrace writes for the same model and input; Colour by FLOPs gives a closed scope's box
-// the sum of its nodes; a click on the strip's peak selects that node; Pause stops a long profile
-// with a sentence and the window runs on.
+// the sum of its nodes, and File ▸ Export writes those colours and figures; a click on the
+// strip's peak selects that node; Pause stops a long profile with a sentence and the window runs
+// on.
 
 #include <QSettings>
 #include <QSignalSpy>
@@ -120,6 +121,11 @@ private slots:
         NodeItem* box = window->scene()->nodeItem(window->scene()->drawnAs("block_conv1"));
         QVERIFY(box && box->mark().isValid());
         QCOMPARE(box->markNote(), QString::fromStdString(formatFlops(block)) + " FLOPs");
+        // File ▸ Export writes the coloured picture, each box's figure with it.
+        QCOMPARE(window->exportTo(dir.filePath("cost.svg")), QString());
+        const QByteArray svg = readFile(dir.filePath("cost.svg").toStdString());
+        QVERIFY(svg.contains(box->markNote().toUtf8()));
+        QVERIFY(svg.contains(box->mark().name().toUtf8()));
         cost->setMeasure(CostMeasure::None);
         QVERIFY(!box->mark().isValid() && box->markNote().isEmpty());
     }

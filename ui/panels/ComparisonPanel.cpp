@@ -72,12 +72,7 @@ protected:
         };
         swatch(kEqual, tr("equal"));
         int barWidth = std::max(120, width() - x - fm.horizontalAdvance(tr("not finite")) - h - 40);
-        for (int i = 0; i < barWidth; ++i) {
-            p.setPen(heatColour(static_cast<double>(i) / (barWidth - 1)));
-            p.drawLine(x + i, y, x + i, y + h);
-        }
-        p.setPen(palette().color(QPalette::WindowText));
-        p.drawRect(x, y, barWidth, h);
+        paintHeatBar(p, QRect(x, y, barWidth, h), palette().color(QPalette::WindowText));
         auto label = [&](double magnitude, Qt::Alignment align) {
             double value = metric_ == Metric::Cosine ? 1 - magnitude
                            : metric_ == Metric::Sqnr ? -20 * std::log10(magnitude)

@@ -101,12 +101,7 @@ protected:
         p.drawText(x + h + 4, y + fm.ascent(), zero_);
         x += h + 16 + fm.horizontalAdvance(zero_);
         int barWidth = std::max(120, width() - x - 8);
-        for (int i = 0; i < barWidth; ++i) {
-            p.setPen(heatColour(static_cast<double>(i) / (barWidth - 1)));
-            p.drawLine(x + i, y, x + i, y + h);
-        }
-        p.setPen(palette().color(QPalette::WindowText));
-        p.drawRect(x, y, barWidth, h);
+        paintHeatBar(p, QRect(x, y, barWidth, h), palette().color(QPalette::WindowText));
         p.drawText(x, y + h + fm.ascent() + 2, low_);
         p.drawText(x + barWidth - fm.horizontalAdvance(high_), y + h + fm.ascent() + 2, high_);
     }

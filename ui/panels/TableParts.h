@@ -1,9 +1,11 @@
 #pragma once
 // What the docks that colour the graph share (ComparisonPanel, CostPanel): the colour scale from
-// pale yellow to red, a table cell that sorts by its number, a node table set up alike.
+// pale yellow to red and its bar, a table cell that sorts by its number, a node table set up
+// alike.
 
 #include <QColor>
 #include <QHeaderView>
+#include <QPainter>
 #include <QTableWidget>
 #include <QTableWidgetItem>
 #include <algorithm>
@@ -22,6 +24,16 @@ inline QColor heatColour(double t) {
     return QColor::fromRgbF(static_cast<float>(a.redF() + (b.redF() - a.redF()) * f),
                             static_cast<float>(a.greenF() + (b.greenF() - a.greenF()) * f),
                             static_cast<float>(a.blueF() + (b.blueF() - a.blueF()) * f));
+}
+
+// The scale drawn left to right in `bar`, framed in `frame`: a legend's middle.
+inline void paintHeatBar(QPainter& p, const QRect& bar, const QColor& frame) {
+    for (int i = 0; i < bar.width(); ++i) {
+        p.setPen(heatColour(static_cast<double>(i) / std::max(1, bar.width() - 1)));
+        p.drawLine(bar.left() + i, bar.top(), bar.left() + i, bar.top() + bar.height());
+    }
+    p.setPen(frame);
+    p.drawRect(bar);
 }
 
 // A table cell that sorts by its number, not its text; NaN sorts as the largest.

@@ -168,8 +168,12 @@ int exportPicture(const Options& options, const std::shared_ptr<Model>& model, T
             std::cerr << interpreter->failure() << "\n";
         Interpreter* it = interpreter.get();
         content.recordOf = [it](const std::string& n) { return it->record(n); };
-        content.run = {specs, it->inputSummaries(), options.seed, content.recordOf,
-                       it->finished() ? it->checkOutputs() : OutputCheck{}};
+        content.run = {specs,
+                       it->inputSummaries(),
+                       options.seed,
+                       content.recordOf,
+                       it->finished() ? it->checkOutputs() : OutputCheck{},
+                       it->peakLive()};
         content.current = options.run ? std::string() : it->lastNode();
     }
     return drawAndWrite(options, content);
@@ -257,8 +261,8 @@ int exportLive(const Options& options) {
             auto it = records.find(n);
             return it == records.end() ? nullptr : &it->second;
         };
-        content.run = {state.inputs, state.inputValues, state.seed, content.recordOf,
-                       state.outputCheck};
+        content.run = {state.inputs,     state.inputValues, state.seed,
+                       content.recordOf, state.outputCheck, state.peak};
         content.current = options.run ? std::string() : state.last;
     }
     return drawAndWrite(options, content);

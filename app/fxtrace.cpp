@@ -293,8 +293,10 @@ int run(const Options& options) {
 
     // Checked once, before the JSON that carries the verdict: forward costs a second run.
     OutputCheck check = interpreter.finished() ? interpreter.checkOutputs() : OutputCheck{};
-    JsonRunInfo runInfo{specs, interpreter.inputSummaries(), options.seed,
-                        [&](const std::string& name) { return interpreter.record(name); }, check};
+    JsonRunInfo runInfo{
+        specs,        interpreter.inputSummaries(),
+        options.seed, [&](const std::string& name) { return interpreter.record(name); },
+        check,        interpreter.peakLive()};
     std::string json = graphToJson(interpreter.graph(), info, &runInfo);
     if (options.command == "json") {
         if (options.output.empty())
@@ -307,9 +309,10 @@ int run(const Options& options) {
         return stop == StopReason::Failed ? kModelFailed : kOk;
     }
 
-    const CostTable cost = makeCostTable(
+    CostTable cost = makeCostTable(
         interpreter.graph(), [&](const std::string& name) { return interpreter.record(name); },
         profile.times, options.profileRuns > 0 ? options.profileRuns : 1, options.showHidden);
+    cost.peakLive = interpreter.peakLive();
     std::cout << (options.profileRuns > 0 ? costText(cost)
                                           : runTable(interpreter, options.showHidden));
     if (!options.csvFile.empty() && !writeFile(options.csvFile, costCsv(cost)))

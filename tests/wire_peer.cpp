@@ -212,6 +212,7 @@ void samples() {
     frame->last = "last";
     frame->next = "next";
     s.steppedInto = frame;
+    s.peak = {"node", 1 << 20, {{"node", 1 << 19}, {"node", 0}}};
     put(EngineMessage::State, encode(s));
     put(EngineMessage::Path, encode(PathState{sampleGraph(), {{"records", sampleRecord()}}}));
     put(EngineMessage::OpenFailed, encode(std::string("OpenFailed")));

@@ -533,6 +533,7 @@ private:
         s.inputs = specs_;
         s.seed = seed_;
         s.inputValues = interpreter_->inputSummaries();
+        s.peak = interpreter_->peakLive();
         send(EngineMessage::State, encode(s));
     }
 };

@@ -142,6 +142,7 @@ template <typename Io> void walk(Io& io, RunState& m) {
     io(m.seed);
     io(m.inputValues);
     io(m.steppedInto);
+    io(m.peak);
 }
 template <typename Io> void walk(Io& io, PathState& m) {
     io(m.graph);

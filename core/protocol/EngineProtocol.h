@@ -205,6 +205,7 @@ struct RunState {
     std::uint64_t seed = 0;
     std::vector<ValueSummary> inputValues;
     std::shared_ptr<FrameState> steppedInto; // null when not stepped into a module
+    PeakLive peak; // the top-level live set's peak so far in this run, and what is alive there
 };
 
 struct PathState {

@@ -27,7 +27,7 @@
 
 namespace fxview {
 
-constexpr std::uint16_t kWireVersion = 13;
+constexpr std::uint16_t kWireVersion = 14;
 constexpr std::size_t kFrameHeaderSize = 12;
 // A frame bigger than this is a broken peer, not a message: a vit_b_16 graph is ~2 MB.
 constexpr std::uint32_t kMaxFramePayload = 1u << 30;
@@ -320,6 +320,15 @@ template <typename Io> void walk(Io& io, NodeRecord& r) {
     io(r.aliasKind);
     io(r.liveBytes);
     io(r.flops);
+}
+template <typename Io> void walk(Io& io, LiveValue& v) {
+    io(v.node);
+    io(v.bytes);
+}
+template <typename Io> void walk(Io& io, PeakLive& p) {
+    io(p.node);
+    io(p.bytes);
+    io(p.values);
 }
 template <typename Io> void walk(Io& io, InputSpec& s) {
     io(s.shape);

@@ -136,6 +136,26 @@ std::string costText(const CostTable& table) {
         const CostRow& peak = table.rows[static_cast<std::size_t>(at)];
         text += "peak live set: " + formatBytes(peak.liveBytes) + " after " + peak.node + "\n";
     }
+    const PeakLive& p = table.peakLive;
+    if (p.values.empty() || p.bytes <= 0)
+        return text;
+    text += "alive there, the largest first:\n";
+    std::vector<std::vector<std::string>> alive;
+    std::int64_t rest = 0;
+    for (std::size_t i = 0; i < p.values.size(); ++i) {
+        const LiveValue& v = p.values[i];
+        if (i < kPeakValuesPrinted)
+            alive.push_back(
+                {"  " + v.node, formatBytes(v.bytes),
+                 fixed(100.0 * static_cast<double>(v.bytes) / static_cast<double>(p.bytes), 1) +
+                     "%"});
+        else
+            rest += v.bytes;
+    }
+    text += alignColumns(alive);
+    if (p.values.size() > kPeakValuesPrinted)
+        text += "  and " + std::to_string(p.values.size() - kPeakValuesPrinted) + " more, " +
+                formatBytes(rest) + "\n";
     return text;
 }
 

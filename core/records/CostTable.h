@@ -36,6 +36,7 @@ struct CostRow {
 struct CostTable {
     std::vector<CostRow> rows; // in graph order
     int runs = 0;              // how many timed runs the times are of
+    PeakLive peakLive;         // what the engine found alive at the live set's peak
     double totalUs() const;    // the sum of the medians
     std::int64_t totalFlops() const;
     // The row where the live set is largest (the first of equals), or -1 for an empty table.
@@ -53,7 +54,8 @@ CostTable makeCostTable(const Graph& graph,
 // The table as CSV (RFC 4180): node,op,target,scope,time_us,bytes,live_bytes,flops.
 std::string costCsv(const CostTable& table);
 // The table as text, a line per node (time, spread, share, bytes, live set, FLOPs), then the
-// totals and the peak of the live set.
+// totals, the peak of the live set and the largest values alive there (kPeakValuesPrinted).
+constexpr std::size_t kPeakValuesPrinted = 10;
 std::string costText(const CostTable& table);
 
 // "512 B", "1.50 KiB", "3.25 MiB", "1.02 GiB".

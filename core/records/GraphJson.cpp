@@ -284,6 +284,18 @@ std::string graphToJson(const Graph& graph, const JsonModelInfo& model, const Js
         }
         w.endArray();
         writeOutputCheck(w, run->outputCheck);
+        w.key("peak_live").beginObject();
+        w.key("node").value(run->peak.node);
+        w.key("bytes").value(run->peak.bytes);
+        w.key("values").beginArray();
+        for (const LiveValue& v : run->peak.values) {
+            w.beginObject();
+            w.key("node").value(v.node);
+            w.key("bytes").value(v.bytes);
+            w.endObject();
+        }
+        w.endArray();
+        w.endObject();
     }
     w.key("nodes");
     writeNodes(w, graph.nodes, run);

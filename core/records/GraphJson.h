@@ -29,6 +29,9 @@ struct JsonRunInfo {
     // The run's verdict against the model's own forward: the document's `output_check`,
     // {"verdict": "equal" | "differs" | "not checked", "reason": ...}.
     OutputCheck outputCheck;
+    // The document's `peak_live`: {"node", "bytes", "values": [{"node", "bytes"}]}, what is alive
+    // where the live set peaks, the largest first (docs/cost.md).
+    PeakLive peak;
 };
 
 std::string graphToJson(const Graph& graph, const JsonModelInfo& model,

@@ -75,6 +75,21 @@ struct NodeRecord {
     std::int64_t flops = 0;
 };
 
+// What is alive where the live set peaks (docs/cost.md): the top-level node after which the
+// live set is largest (the first of equals) and every value a later node still reads there, each
+// with the bytes of the storages it holds that no value made before it holds (a view of an
+// earlier value's storage: 0), the largest first; their sum is the peak. Empty until the live
+// set holds more than 0 bytes.
+struct LiveValue {
+    std::string node;
+    std::int64_t bytes = 0;
+};
+struct PeakLive {
+    std::string node;
+    std::int64_t bytes = 0;
+    std::vector<LiveValue> values;
+};
+
 // What a control-flow node did: "took true" / "took false" for an if (known once it is entered),
 // "3 iterations" for a loop that ran, "iteration 2" for one still running; "" for other nodes.
 std::string controlFlowNote(const NodeRecord& record);

@@ -85,7 +85,8 @@ void Interpreter::Private::resetRun() {
     records.assign(plan->steps.size(), NodeRecord());
     versions.assign(plan->steps.size(), -1);
     keptBytes = 0;
-    liveSlots.clear();
+    liveValues.clear();
+    peak = {};
     weightStorages.clear();
     frames = {Frame{&plan->top, 0, -1, 0, 0, {}}};
     stopNote.clear();
@@ -275,6 +276,10 @@ std::string Interpreter::nextNode() const {
         return d->stepAt(d->childStep).name + "." + d->child->nextNode();
     int id = d->nextShownStep();
     return id < 0 ? std::string() : d->stepAt(id).name;
+}
+
+const PeakLive& Interpreter::peakLive() const {
+    return d->peak;
 }
 
 const NodeRecord* Interpreter::record(const std::string& node) const {

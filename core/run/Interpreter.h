@@ -108,6 +108,8 @@ public:
     std::string steppedIntoNode() const;
     const std::vector<std::string>& executionOrder() const;
     const NodeRecord* record(const std::string& node) const;
+    // The top-level live set's peak so far in this run and what is alive there (NodeCost.h).
+    const PeakLive& peakLive() const;
     ValueSummary outputSummary() const;
     // How many node values are held right now: with keepValues off, only those still needed.
     int liveValueCount() const;

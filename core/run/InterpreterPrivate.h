@@ -74,7 +74,10 @@ struct Interpreter::Private {
     // a later in-place op changes the value the Values view shows, and the view says so.
     std::vector<std::int64_t> versions;
     std::int64_t keptBytes = 0; // held past their last use, for the Values view
-    std::vector<int> liveSlots; // top-level values a later top-level step uses, weights apart
+    // Top-level values a later top-level step uses, weights apart, in the order they were made:
+    // (slot, step id).
+    std::vector<std::pair<int, int>> liveValues;
+    PeakLive peak; // the live set's peak so far in this run (NodeCost.h)
     std::unordered_set<const void*> weightStorages; // the storages weights hold
     c10::IValue captured;                           // options.capturedNode's value when it last ran
     bool hasCaptured = false;

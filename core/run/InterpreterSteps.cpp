@@ -383,6 +383,28 @@ void Interpreter::Private::finishControl(int id, std::vector<c10::IValue> result
     afterTopLevel(id);
 }
 
+namespace {
+
+// Whether a module's forward starts by transposing its first input's dimensions 1 and 0: what a
+// traced nn.MultiheadAttention with batch_first does, the attribute itself not kept by tracing.
+bool transposesItsQuery(const torch::jit::Module& module) {
+    auto forward = module.find_method("forward");
+    if (!forward || forward->graph()->inputs().size() < 2)
+        return false;
+    for (const torch::jit::Use& use : forward->graph()->inputs()[1]->uses()) {
+        const torch::jit::Node* n = use.user;
+        if (n->kind() != c10::aten::transpose || n->inputs().size() != 3)
+            continue;
+        auto a = torch::jit::constant_as<std::int64_t>(n->input(1));
+        auto b = torch::jit::constant_as<std::int64_t>(n->input(2));
+        if (a && b && ((*a == 1 && *b == 0) || (*a == 0 && *b == 1)))
+            return true;
+    }
+    return false;
+}
+
+} // namespace
+
 // The node's new storage, aliasing and FLOPs (NodeCost.h); a weight's storage is noted so that
 // the live set leaves it out.
 void Interpreter::Private::noteCost(
@@ -398,10 +420,20 @@ void Interpreter::Private::noteCost(
         for (const auto& storage : storages)
             weightStorages.insert(storage.first);
     }
-    c10::IValue weight;
-    if (s.kind == Step::Kind::CallModule && s.module.hasattr("weight"))
-        weight = s.module.attr("weight");
-    r.flops = n ? countFlops(*n, operands, value, weight) : 0;
+    ModuleFacts facts;
+    if (s.kind == Step::Kind::CallModule) {
+        auto attr = [&](const char* name) {
+            return s.module.hasattr(name) ? s.module.attr(name) : c10::IValue();
+        };
+        facts.weight = attr("weight");
+        facts.batchFirst = attr("batch_first");
+        if (facts.batchFirst.isNone() && n && n->moduleType.ends_with("MultiheadAttention"))
+            facts.batchFirst = transposesItsQuery(s.module);
+        const c10::IValue biasK = attr("bias_k"), zeroAttn = attr("add_zero_attn");
+        facts.addedKeys = (biasK.isTensor() && biasK.toTensor().defined() ? 1 : 0) +
+                          (zeroAttn.isBool() && zeroAttn.toBool() ? 1 : 0);
+    }
+    r.flops = n ? countFlops(*n, operands, value, facts) : 0;
 }
 
 bool Interpreter::Private::isWeight(int id) const {
@@ -412,20 +444,32 @@ bool Interpreter::Private::isWeight(int id) const {
 }
 
 // The bytes every value a later top-level node uses holds once `id` has run, weights apart:
-// the values torch.fx's Interpreter still has in its env, less any no later node reads.
+// the values torch.fx's Interpreter still has in its env, less any no later node reads. The
+// largest such set is the run's peak, kept with what is alive there.
 void Interpreter::Private::noteLive(int id) {
     const std::size_t at = topPosition[static_cast<std::size_t>(id)];
     const int slot = stepAt(id).slot;
     if (slot >= 0 && lastUseAt[static_cast<std::size_t>(slot)] > static_cast<std::int64_t>(at) &&
         !isWeight(id))
-        liveSlots.push_back(slot);
-    std::vector<const c10::IValue*> values;
-    std::erase_if(liveSlots, [&](int live) {
-        return lastUseAt[static_cast<std::size_t>(live)] <= static_cast<std::int64_t>(at);
+        liveValues.push_back({slot, id});
+    std::erase_if(liveValues, [&](const std::pair<int, int>& live) {
+        return lastUseAt[static_cast<std::size_t>(live.first)] <= static_cast<std::int64_t>(at);
     });
-    for (int live : liveSlots)
-        values.push_back(&slots[static_cast<std::size_t>(live)]);
-    records[static_cast<std::size_t>(id)].liveBytes = distinctBytes(values, weightStorages);
+    std::vector<const c10::IValue*> values;
+    for (const auto& live : liveValues)
+        values.push_back(&slots[static_cast<std::size_t>(live.first)]);
+    const std::vector<std::int64_t> shares = storageShares(values, weightStorages);
+    std::int64_t total = 0;
+    for (std::int64_t share : shares)
+        total += share;
+    records[static_cast<std::size_t>(id)].liveBytes = total;
+    if (total <= peak.bytes)
+        return;
+    peak = PeakLive{stepAt(id).name, total, {}};
+    for (std::size_t i = 0; i < liveValues.size(); ++i)
+        peak.values.push_back({stepAt(liveValues[i].second).name, shares[i]});
+    std::stable_sort(peak.values.begin(), peak.values.end(),
+                     [](const LiveValue& a, const LiveValue& b) { return a.bytes > b.bytes; });
 }
 
 void Interpreter::Private::afterTopLevel(int id) {

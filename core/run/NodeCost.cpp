@@ -144,6 +144,46 @@ std::int64_t attentionFlops(const at::Tensor& q, const at::Tensor& k, const at::
     return matrixProducts(heads, sq, dq, sk) + matrixProducts(heads, sq, sk, dv);
 }
 
+// nn.MultiheadAttention as F.multi_head_attention_forward runs it without its fast path (cost.py's
+// _multihead_attention): four projections, each a linear, and attention's two products over
+// every head, 2·N·L·S·E each whatever the heads. A traced module keeps neither batch_first nor
+// add_zero_attn: the attention weights the call returned ((N, L, S), or (N, heads, L, S)) say the
+// batch and the keys; without them batch_first (not said: the default, second) and the keys
+// bias_k and add_zero_attn add.
+std::int64_t multiheadAttentionFlops(const torch::jit::Stack& operands, const c10::IValue& value,
+                                     const ModuleFacts& module) {
+    // A traced call takes a tensor once however many arguments it was: self-attention's query is
+    // its key and value, and a key that is the value comes once.
+    const at::Tensor* q = tensorAt(operands, 0);
+    const at::Tensor* k = operands.size() > 1 ? tensorAt(operands, 1) : q;
+    const at::Tensor* v = operands.size() > 2 ? tensorAt(operands, 2) : k;
+    if (!q || !k || !v || q->dim() < 2 || q->dim() != k->dim() || q->dim() != v->dim())
+        return 0;
+    const std::int64_t e = q->size(-1), kdim = k->size(-1), vdim = v->size(-1);
+    if (e == 0 || kdim == 0 || vdim == 0)
+        return 0;
+    const std::int64_t rowsQ = q->numel() / e, rowsK = k->numel() / kdim, rowsV = v->numel() / vdim;
+    const std::int64_t projections =
+        matrixProducts(1, rowsQ, e, e) + matrixProducts(1, rowsK, kdim, e) +
+        matrixProducts(1, rowsV, vdim, e) + matrixProducts(1, rowsQ, e, e);
+    const bool first = module.batchFirst.isBool() && module.batchFirst.toBool();
+    std::int64_t batch = q->dim() == 3 ? q->size(first ? 0 : 1) : 1;
+    if (batch == 0)
+        return 0;
+    std::int64_t keys = rowsK / batch + module.addedKeys;
+    if (value.isTuple() && value.toTupleRef().elements().size() == 2 &&
+        value.toTupleRef().elements()[1].isTensor()) {
+        const at::Tensor& weights = value.toTupleRef().elements()[1].toTensor();
+        if (weights.dim() == q->dim() || weights.dim() == q->dim() + 1) {
+            batch = q->dim() == 3 ? weights.size(0) : 1;
+            keys = weights.size(-1);
+        }
+    }
+    if (batch == 0)
+        return 0;
+    return projections + 2 * matrixProducts(batch, rowsQ / batch, e, keys);
+}
+
 } // namespace
 
 void addStorages(const c10::IValue& value, StorageBytes& out) {
@@ -194,14 +234,17 @@ void noteOutputCost(NodeRecord& record, const torch::jit::Stack& operands,
 }
 
 std::int64_t countFlops(const Node& node, const torch::jit::Stack& operands,
-                        const c10::IValue& value, const c10::IValue& weight) {
+                        const c10::IValue& value, const ModuleFacts& module) {
     try {
         if (node.op == Op::CallModule) {
+            const std::string type = node.moduleType.substr(node.moduleType.rfind('.') + 1);
+            if (type == "MultiheadAttention")
+                return multiheadAttentionFlops(operands, value, module);
             const at::Tensor* x = tensorAt(operands, 0);
+            const c10::IValue& weight = module.weight;
             if (!x || !weight.isTensor() || !weight.toTensor().defined())
                 return 0;
             const at::Tensor& w = weight.toTensor();
-            const std::string type = node.moduleType.substr(node.moduleType.rfind('.') + 1);
             if (type == "Linear" && w.dim() == 2)
                 return matrixProducts(product(x->sizes(), 0, x->dim() - 1), 1, w.size(1),
                                       w.size(0));
@@ -242,16 +285,21 @@ std::int64_t countFlops(const Node& node, const torch::jit::Stack& operands,
     return 0;
 }
 
-std::int64_t distinctBytes(const std::vector<const c10::IValue*>& values,
-                           const std::unordered_set<const void*>& apart) {
-    StorageBytes storages;
-    for (const c10::IValue* value : values)
-        addStorages(*value, storages);
-    std::int64_t bytes = 0;
-    for (const auto& [storage, size] : storages)
-        if (!apart.count(storage))
-            bytes += size;
-    return bytes;
+std::vector<std::int64_t> storageShares(const std::vector<const c10::IValue*>& values,
+                                        const std::unordered_set<const void*>& apart) {
+    std::unordered_set<const void*> seen(apart);
+    std::vector<std::int64_t> shares;
+    shares.reserve(values.size());
+    for (const c10::IValue* value : values) {
+        StorageBytes held;
+        addStorages(*value, held);
+        std::int64_t bytes = 0;
+        for (const auto& [storage, size] : held)
+            if (seen.insert(storage).second)
+                bytes += size;
+        shares.push_back(bytes);
+    }
+    return shares;
 }
 
 } // namespace fxview

@@ -36,15 +36,25 @@ void noteOutputCost(NodeRecord& record, const torch::jit::Stack& operands,
                     const std::unordered_map<const void*, std::int64_t>& before,
                     const c10::IValue& value);
 
+// What a call_module's FLOPs need of its module: nn.Linear's and nn.Conv*'s weight;
+// nn.MultiheadAttention's layout when the module says it (a traced one keeps no batch_first) and
+// the keys its bias_k and add_zero_attn add.
+struct ModuleFacts {
+    c10::IValue weight;
+    c10::IValue batchFirst; // a bool, or none when the module does not say
+    std::int64_t addedKeys = 0;
+};
+
 // The node's FLOPs as torch.utils.flop_counter counts the kernels its operator runs
 // (convolution, linear, mm, addmm, bmm, baddbmm, matmul, scaled dot product attention), from its
-// operands' and output's shapes; `weight` is a call_module's own weight (nn.Linear, nn.Conv*).
-// 0 for every other operator.
+// operands' and output's shapes; a call_module's nn.Linear, nn.Conv* or nn.MultiheadAttention
+// as the kernels its forward runs. 0 for every other operator.
 std::int64_t countFlops(const Node& node, const torch::jit::Stack& operands,
-                        const c10::IValue& value, const c10::IValue& weight = {});
+                        const c10::IValue& value, const ModuleFacts& module = {});
 
-// The distinct storages' bytes of `values`, leaving out those in `apart` (the weights').
-std::int64_t distinctBytes(const std::vector<const c10::IValue*>& values,
-                           const std::unordered_set<const void*>& apart);
+// Each value's bytes in the distinct storages of `values`: those it holds that no value before
+// it holds, leaving out the storages in `apart` (the weights'). Their sum is the live set.
+std::vector<std::int64_t> storageShares(const std::vector<const c10::IValue*>& values,
+                                        const std::unordered_set<const void*>& apart);
 
 } // namespace fxview

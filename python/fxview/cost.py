@@ -71,11 +71,23 @@ def note_output_cost(record, operands, before: dict, value) -> None:
     record.aliasKind = ("in-place" if written else "view") if aliased else ""
 
 
-def distinct_bytes(values, apart: set) -> int:
-    found: dict = {}
+def shares(values, apart: set) -> list[int]:
+    """Each value's bytes in the distinct storages of `values`: those it holds that no value
+    before it holds, leaving out the storages in `apart` (NodeCost.cpp's distinctBytes)."""
+    seen, out = set(apart), []
     for value in values:
-        storages(value, found)
-    return sum(size for key, size in found.items() if key not in apart)
+        held = storages(value)
+        out.append(sum(size for key, size in held.items() if key not in seen))
+        seen.update(held)
+    return out
+
+
+def peak_live(node: str, names: list, sizes: list) -> wire.PeakLive:
+    """The live set after `node` as PeakLive: every live value and its share, the largest first
+    (of equals, the one made first)."""
+    values = [wire.LiveValue(node=n, bytes=b) for n, b in zip(names, sizes)]
+    values.sort(key=lambda v: -v.bytes)
+    return wire.PeakLive(node=node, bytes=sum(sizes), values=values)
 
 
 # --- FLOPs --------------------------------------------------------------------------------------
@@ -186,11 +198,36 @@ def _attention(q, k, v) -> int:
                 flop_counter.bmm_flop((b * h, s_q, s_k), (b * h, s_k, d_v)))
 
 
+def _multihead_attention(module, args, kwargs) -> int:
+    """nn.MultiheadAttention as F.multi_head_attention_forward runs it without its fast path
+    (NodeCost.cpp's multiheadAttentionFlops): the query, key and value projections and the
+    output's, each a linear, and the two products of attention over every head (bmm, or
+    scaled_dot_product_attention: the same count). bias_k and add_zero_attn each add a key."""
+    q, k = _operand(args, kwargs, 0, "query"), _operand(args, kwargs, 1, "key")
+    v = _operand(args, kwargs, 2, "value")
+    if None in (q, k, v):
+        return 0
+    e, heads = q.shape[-1], module.num_heads
+    rows_q, rows_k, rows_v = q.numel() // e, k.numel() // k.shape[-1], v.numel() // v.shape[-1]
+    projections = (flop_counter.mm_flop((rows_q, e), (e, e)) +
+                   flop_counter.mm_flop((rows_k, k.shape[-1]), (k.shape[-1], e)) +
+                   flop_counter.mm_flop((rows_v, v.shape[-1]), (v.shape[-1], e)) +
+                   flop_counter.mm_flop((rows_q, e), (e, e)))
+    batch = 1 if q.dim() == 2 else q.shape[0 if module.batch_first else 1]
+    length, keys = rows_q // batch, rows_k // batch
+    keys += (module.bias_k is not None) + bool(module.add_zero_attn)
+    b, d = batch * heads, e // heads
+    return projections + flop_counter.bmm_flop((b, length, d), (b, d, keys)) + \
+        flop_counter.bmm_flop((b, length, keys), (b, keys, d))
+
+
 def count_flops(node: torch.fx.Node, gm: torch.nn.Module, args, kwargs, value) -> int:
     """The node's FLOPs (NodeCost.cpp's countFlops); 0 where no count is known."""
     try:
         if node.op == "call_module":
             module, x = gm.get_submodule(node.target), _operand(args, kwargs, 0, "input")
+            if isinstance(module, torch.nn.MultiheadAttention):
+                return _multihead_attention(module, args, kwargs)
             w = getattr(module, "weight", None)
             if x is None or not isinstance(w, torch.Tensor):
                 return 0
@@ -228,7 +265,8 @@ def count_flops(node: torch.fx.Node, gm: torch.nn.Module, args, kwargs, value) -
             q, k = _operand(args, kwargs, 0, "query"), _operand(args, kwargs, 1, "key")
             v = _operand(args, kwargs, 2, "value")
             return _attention(q, k, v) if None not in (q, k, v) else 0
-    except (RuntimeError, ValueError, TypeError, AssertionError, IndexError):
+    except (RuntimeError, ValueError, TypeError, AssertionError, IndexError, AttributeError,
+            ZeroDivisionError):
         pass  # shapes the formula cannot read: no count
     return 0
 
@@ -331,9 +369,12 @@ def _us(us: float) -> str:
     return f"{us:.1f} us" if us < 1000 else f"{us / 1000:.2f} ms"
 
 
-def table_text(rows: list[dict], runs: int) -> str:
-    """The table as `fxtrace run --profile` prints it: a line per node, then the totals and
-    the live set's peak."""
+PEAK_VALUES_PRINTED = 10  # CostTable.h's kPeakValuesPrinted
+
+
+def table_text(rows: list[dict], runs: int, peak_live=None) -> str:
+    """The table as `fxtrace run --profile` prints it: a line per node, then the totals, the
+    live set's peak and the largest values alive there (`peak_live`, a wire.PeakLive)."""
     cells = [["name", "op", "target", "scope", "time", "spread", "share", "bytes", "live",
               "flops"]]
     total = sum(r["time"][0] for r in rows)
@@ -355,4 +396,14 @@ def table_text(rows: list[dict], runs: int) -> str:
     if rows:
         peak = max(rows, key=lambda r: r["live_bytes"])
         lines.append(f"peak live set: {format_bytes(peak['live_bytes'])} after {peak['node']}")
+    if peak_live is not None and peak_live.values and peak_live.bytes > 0:
+        lines.append("alive there, the largest first:")
+        shown = peak_live.values[:PEAK_VALUES_PRINTED]
+        cells = [["  " + v.node, format_bytes(v.bytes), f"{100 * v.bytes / peak_live.bytes:.1f}%"]
+                 for v in shown]
+        widths = [max(len(c[i]) for c in cells) for i in range(3)]
+        lines += ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+        rest = peak_live.values[PEAK_VALUES_PRINTED:]
+        if rest:
+            lines.append(f"  and {len(rest)} more, {format_bytes(sum(v.bytes for v in rest))}")
     return "\n".join(lines) + "\n"

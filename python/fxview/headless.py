@@ -91,7 +91,7 @@ def run(args) -> int:
         with open(args.csv, "w", encoding="utf-8") as f:
             f.write(cost.table_csv(table))
     if args.profile:
-        sys.stdout.write(cost.table_text(table, args.profile))
+        sys.stdout.write(cost.table_text(table, args.profile, stepper.peak))
     else:
         _print_run(stepper)
     if stepper.failed:

@@ -146,7 +146,7 @@ class Session:
             last=s.last_node(), next=s.next_node(), finished=s.finished, failed=s.failed,
             failure=s.failure, stopNote=s.stop_note, outputCheck=self.output_check,
             depth=s.depth, inputs=self.specs, seed=self.seed, inputValues=self.input_values,
-            steppedInto=self._frame())
+            steppedInto=self._frame(), peak=s.peak)
 
     def _stepper(self, made: list) -> Stepper:
         """A fresh run on the values the person gives (every placeholder's, here)."""

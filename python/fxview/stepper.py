@@ -100,6 +100,7 @@ class Stepper:
         self.versions: dict[str, int] = {}
         self.kept_bytes = 0
         self.weight_storages: set = set()  # cost.py: the storages weights hold
+        self.peak = wire.PeakLive()  # the live set's peak so far, and what is alive there
 
     @property
     def depth(self) -> int:
@@ -186,9 +187,12 @@ class Stepper:
     def _note_live(self, node: torch.fx.Node) -> None:
         """The bytes every value a later node uses holds, weights apart: what
         torch.fx.Interpreter.run's env still holds that some node still reads."""
-        live = [v for n, v in self.interpreter.env.items()
+        live = [(n.name, v) for n, v in self.interpreter.env.items()
                 if n.users and n.op != "get_attr" and n.name not in self.weights]
-        self.records[node.name].liveBytes = cost.distinct_bytes(live, self.weight_storages)
+        shares = cost.shares([v for _, v in live], self.weight_storages)
+        total = self.records[node.name].liveBytes = sum(shares)
+        if total > self.peak.bytes:
+            self.peak = cost.peak_live(node.name, [n for n, _ in live], shares)
 
     def _done(self, node: torch.fx.Node, value, elapsed_us: float, operands=((), {}),
               before=None) -> None:

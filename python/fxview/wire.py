@@ -14,7 +14,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass, field
 
-WIRE_VERSION = 13
+WIRE_VERSION = 14
 MAGIC = b"FXVE"
 # Numbers travel little-endian whatever the two machines are (core/protocol/Wire.h).
 HEADER = struct.Struct("<4sHHI")  # magic, version, kind, payload length
@@ -255,6 +255,16 @@ class ProfileAnswer:
 
 
 @_struct
+class LiveValue:
+    FIELDS = [("node", "str", ""), ("bytes", "int", 0)]
+
+
+@_struct
+class PeakLive:
+    FIELDS = [("node", "str", ""), ("bytes", "int", 0), ("values", ("vec", LiveValue), list)]
+
+
+@_struct
 class FrameState:
     FIELDS = [("node", "str", ""), ("moduleType", "str", ""), ("graph", Graph, Graph),
               ("graphText", "str", ""), ("records", ("map", NodeRecord), dict),
@@ -270,7 +280,8 @@ class RunState:
               ("outputCheck", OutputCheck, OutputCheck), ("depth", "int", 0),
               ("inputs", ("vec", InputSpec), list), ("seed", "int", 0),
               ("inputValues", ("vec", ValueSummary), list),
-              ("steppedInto", ("opt", FrameState), lambda: None)]
+              ("steppedInto", ("opt", FrameState), lambda: None),
+              ("peak", PeakLive, PeakLive)]
 
 
 @_struct

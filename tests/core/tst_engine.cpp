@@ -90,6 +90,8 @@ void TestEngine::wireCarriesARunWhole() {
     sent.order = run.executionOrder();
     sent.finished = true;
     sent.outputCheck = run.checkOutputs();
+    sent.peak = run.peakLive();
+    QVERIFY(sent.peak.bytes > 0 && !sent.peak.values.empty());
     fxview::RunState got;
     fxview::decode(fxview::encode(sent), got);
     QCOMPARE(got.order, sent.order);
@@ -100,8 +102,8 @@ void TestEngine::wireCarriesARunWhole() {
             return it == s.records.end() ? nullptr : &it->second;
         };
     };
-    fxview::JsonRunInfo before{{}, {}, 0, lookup(sent), sent.outputCheck},
-        after{{}, {}, 0, lookup(got), got.outputCheck};
+    fxview::JsonRunInfo before{{}, {}, 0, lookup(sent), sent.outputCheck, sent.peak},
+        after{{}, {}, 0, lookup(got), got.outputCheck, got.peak};
     QCOMPARE(fxview::graphToJson(run.graph(), {"t", "T"}, &after),
              fxview::graphToJson(run.graph(), {"t", "T"}, &before));
     QVERIFY(!got.records.at("fc1").value.histogram.empty());

@@ -11,7 +11,9 @@ copy of one is saved with torch.jit.trace. Then, node by node:
    `alias`, the Python engine's records).
 2. live_bytes: the distinct storages of the values torch.fx.Interpreter.run still holds in its
    env once the node has run (it frees each after its last use) that some node still reads,
-   weights, buffers and constants apart.
+   weights, buffers and constants apart. Where that is largest (the first of equals): every value
+   alive there with the bytes of the storages no value made before it holds, the largest first
+   (fxtrace's --json `peak_live`, the Python engine's stepper.peak, both printed tables).
 3. flops: what FlopCounterMode counts while Interpreter runs the node. Where it counts nothing for
    attention (its registry has no formula for the CPU flash kernel PyTorch picks here) the
    reference is its own formula for the flash, efficient and cudnn kernels, sdpa_flop_count.
@@ -118,6 +120,24 @@ class Aliases(nn.Module):
         return y @ t, x.view(-1)[:3]
 
 
+class Attending(nn.Module):
+    """nn.MultiheadAttention as one call_module (symbolic_trace and torch.jit.trace keep it
+    whole): self-attention with its batch first, and cross-attention sequence first with other
+    key and value sizes, bias_k and add_zero_attn."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn1 = nn.MultiheadAttention(16, 4, batch_first=True)
+        self.attn2 = nn.MultiheadAttention(16, 2, kdim=12, vdim=10, add_bias_kv=True,
+                                           add_zero_attn=True)
+
+    def forward(self, x, memory):
+        a, _ = self.attn1(x, x, x)                          # x: [2, 5, 16]
+        y = (a + x).transpose(0, 1)                         # [5, 2, 16]
+        b, w = self.attn2(y, memory, memory[..., :10])      # memory: [7, 2, 12]
+        return b, w
+
+
 def models():
     out = [("convolutions", Convolutions(), (torch.randn(2, 4, 8, 8),)),
            ("products", Products(), (torch.randn(3, 5, 6), torch.randn(5, 8))),
@@ -157,15 +177,19 @@ class Reference(torch.fx.Interpreter):
         self.weights, self.previous = weights, None
         self.weight_storages: set = set()
         self.bytes, self.alias, self.flops, self.live, self.operands = {}, {}, {}, {}, {}
+        self.peak = (None, 0, [])  # (node, bytes, [(value, its share), the largest first])
 
     def run_node(self, n):
         if self.previous is not None:  # the env as run() left it after the previous node
-            held = {}
-            for node, value in self.env.items():
+            seen, alive = set(self.weight_storages), []
+            for node, value in self.env.items():  # in the order the values were made
                 if node.users and node.op != "get_attr" and node.name not in self.weights:
-                    held.update(storages(value))
-            self.live[self.previous] = sum(size for key, size in held.items()
-                                           if key not in self.weight_storages)
+                    held = storages(value)
+                    alive.append((node.name, sum(s for key, s in held.items() if key not in seen)))
+                    seen.update(held)
+            total = self.live[self.previous] = sum(share for _, share in alive)
+            if total > self.peak[1]:
+                self.peak = (self.previous, total, sorted(alive, key=lambda a: -a[1]))
         operands = self.fetch_args_kwargs_from_env(n) if n.op not in ("placeholder",
                                                                        "get_attr") else ()
         versions = {t.untyped_storage().data_ptr(): t._version for t in tensors(operands)}
@@ -227,6 +251,26 @@ def csv_rows(text: str) -> dict:
     return {r["node"]: r for r in rows}, list(rows[0].keys()) if rows else []
 
 
+def compare_peak(label, reference, peak):
+    """What the engine found alive at the peak ((node, bytes, [(value, share)])) against the
+    reference's env there."""
+    check(peak == reference.peak, f"{label}: alive at the peak {peak}, PyTorch's "
+                                  f"{reference.peak}")
+    check(reference.peak[1] > 0, f"{label}: a peak of {reference.peak} checks nothing")
+
+
+def printed_peak(label, stdout: str, peak):
+    """The printed table names the largest values alive at the peak, in order."""
+    lines = stdout.splitlines()
+    at = next((i for i, line in enumerate(lines) if line.startswith("alive there")), None)
+    check(at is not None, f"{label}: no 'alive there' in {stdout[-300:]}")
+    if at is not None:
+        names = [line.split()[0] for line in lines[at + 1:at + 11]
+                 if line.startswith("  ") and not line.startswith("  and ")]
+        check(names == [v for v, _ in peak[2][:10]],
+              f"{label}: printed alive {names}, the peak's {peak[2][:10]}")
+
+
 def compare(label, reference, rows, aliases=None):
     """Every node's figures against the reference's."""
     check(set(rows) == set(reference.bytes),
@@ -253,10 +297,13 @@ def cpp_engine(path, folder, *options):
                                f"{run.stderr[-600:]}")
     check("peak live set:" in run.stdout and f"over {RUNS} runs" in run.stdout,
           f"fxtrace run --profile printed no cost table: {run.stdout[-400:]}")
-    aliases = {n["name"]: n.get("meta", {}).get("alias", "")
-               for n in json.loads(graph.read_text())["nodes"]}
+    document = json.loads(graph.read_text())
+    aliases = {n["name"]: n.get("meta", {}).get("alias", "") for n in document["nodes"]}
     rows, columns = csv_rows(table.read_text())
-    return rows, columns, aliases
+    p = document["peak_live"]
+    peak = (p["node"], p["bytes"], [(v["node"], v["bytes"]) for v in p["values"]])
+    printed_peak("fxtrace", run.stdout, peak)
+    return rows, columns, aliases, peak
 
 
 def python_engine(path, folder):
@@ -273,7 +320,10 @@ def python_engine(path, folder):
     with session.run_mode():
         session.stepper.run_to_end()
     aliases = {name: r.aliasKind for name, r in session.stepper.records.items()}
-    return rows, columns, aliases
+    p = session.stepper.peak
+    peak = (p.node, p.bytes, [(v.node, v.bytes) for v in p.values])
+    printed_peak("python3 -m fxview", run.stdout, peak)
+    return rows, columns, aliases, peak
 
 
 COLUMNS = ["node", "op", "target", "scope", "time_us", "bytes", "live_bytes", "flops"]
@@ -285,16 +335,51 @@ def programs(folder):
         torch.export.save(torch.export.export(model, args), path)
         reference = reference_of_program(path)
         for label, engine in (("fxtrace", cpp_engine), ("python engine", python_engine)):
-            rows, columns, aliases = engine(path, folder)
+            rows, columns, aliases, peak = engine(path, folder)
             check(columns == COLUMNS, f"{label} {name}: CSV columns {columns}")
             compare(f"{label} {name}.pt2", reference, rows, aliases)
+            compare_peak(f"{label} {name}.pt2", reference, peak)
             times = [float(r["time_us"]) for r in rows.values()]
             check(all(t >= 0 for t in times) and sum(times) > 0,
                   f"{label} {name}: times {times[:5]}")
         noted = {n: reference.alias[n] for n in reference.alias if reference.alias[n]}
         print(f"ok   {name}.pt2: {len(reference.bytes)} nodes, "
-              f"{sum(reference.flops.values())} FLOPs, peak live "
-              f"{max(reference.live.values())} B, aliases {noted}")
+              f"{sum(reference.flops.values())} FLOPs, peak live {reference.peak[1]} B after "
+              f"{reference.peak[0]} ({len(reference.peak[2])} values), aliases {noted}")
+
+
+def multihead_attention(folder):
+    """nn.MultiheadAttention as a call_module, in the Python engine's stepper (a symbolic_trace
+    graph, as fxview.show runs it) and in the C++ engine (a torch.jit.trace archive), against
+    FlopCounterMode on the same call with grad on: F.multi_head_attention_forward's math path,
+    its fast path (one kernel FlopCounterMode cannot see into) off."""
+    from fxview.stepper import Stepper
+
+    model, args = Attending(), (torch.randn(2, 5, 16), torch.randn(7, 2, 12))
+    gm = torch.fx.symbolic_trace(model)
+    reference = Reference(gm, set())
+    with torch.enable_grad():
+        reference.run(*args)
+    check(reference.flops["attn1"] > 0 and reference.flops["attn2"] > 0,
+          f"FlopCounterMode counted {reference.flops}")
+    stepper = Stepper(torch.fx.symbolic_trace(model), list(args))
+    with torch.no_grad():
+        stepper.run_to_end()
+    check(stepper.finished, f"the stepper stopped: {stepper.failure}")
+    rows = {name: {"bytes": r.newBytes, "live_bytes": r.liveBytes, "flops": r.flops}
+            for name, r in stepper.records.items()}
+    compare("python engine attending (symbolic_trace)", reference, rows)
+    path = Path(folder) / "attending_traced.pt"
+    torch.jit.trace(model, args).save(str(path))
+    torch.save(args, Path(folder) / "attending_input.pt")
+    rows, _, _, _ = cpp_engine(path, folder, "--input",
+                               f"file:{Path(folder) / 'attending_input.pt'}")
+    for name in ("attn1", "attn2"):
+        check(name in rows and int(rows[name]["flops"]) == reference.flops[name],
+              f"fxtrace attending_traced.pt: {name} {rows.get(name, {}).get('flops')} FLOPs, "
+              f"FlopCounterMode's {reference.flops[name]}")
+    print(f"ok   nn.MultiheadAttention: {reference.flops['attn1']} and "
+          f"{reference.flops['attn2']} FLOPs in both engines")
 
 
 def torchscript(folder):
@@ -306,8 +391,10 @@ def torchscript(folder):
     reference = Reference(torch.fx.symbolic_trace(model), set())
     with torch.no_grad():
         reference.run(*args)
-    rows, _, aliases = cpp_engine(path, folder, "--input", f"file:{Path(folder) / 'input.pt'}")
+    rows, _, aliases, peak = cpp_engine(path, folder, "--input",
+                                        f"file:{Path(folder) / 'input.pt'}")
     compare("fxtrace convolutions_traced.pt", reference, rows, aliases)
+    compare_peak("fxtrace convolutions_traced.pt", reference, peak)
     check(reference.alias.get("relu") == "in-place", f"relu is {reference.alias.get('relu')!r}")
     print(f"ok   convolutions_traced.pt: {len(rows)} nodes")
 
@@ -329,4 +416,5 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as folder:
         sys.exit(run_groups([("programs", programs, (folder,)),
                              ("torchscript", torchscript, (folder,)),
+                             ("multihead attention", multihead_attention, (folder,)),
                              ("refusals", refusals, ())]))

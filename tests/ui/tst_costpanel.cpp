@@ -11,6 +11,7 @@
 #include "CostTable.h"
 #include "panels/CostPanel.h"
 #include "panels/MemoryStrip.h"
+#include "panels/PeakList.h"
 #include "panels/TableParts.h"
 
 using namespace fxview;
@@ -191,6 +192,37 @@ private slots:
         QCOMPARE(chosen[1].value(0).toString(), QString("output"));
         QImage picture(strip.size(), QImage::Format_ARGB32);
         strip.render(&picture); // paints without a model too
+    }
+
+    void theLargestValuesAliveAtThePeakComeFirst() {
+        Run run = sampleRun();
+        CostPanel panel;
+        panel.showRun(run.graph, run.lookup(), {}, 1);
+        PeakLive peak{"conv", 3000, {{"conv", 2000}, {"x", 1000}, {"flat", 0}}};
+        panel.showPeak(peak, true);
+        QTableWidget* list = panel.peakList()->tableWidget();
+        QCOMPARE(list->rowCount(), 3);
+        QCOMPARE(list->item(0, 0)->text(), QString("conv"));
+        QCOMPARE(list->item(0, 1)->text(), QString("1.95 KiB"));
+        QCOMPARE(list->item(0, 2)->text(), QString("66.7%"));
+        QCOMPARE(list->item(2, 0)->text(), QString("flat"));
+        QVERIFY(panel.peakList()->heading().contains("2.93 KiB after conv: 3 values"));
+        QSignalSpy chosen(&panel, &CostPanel::nodeChosen);
+        list->selectRow(1);
+        QCOMPARE(chosen.count(), 1);
+        QCOMPARE(chosen.front().value(0).toString(), QString("x"));
+        // The text table lists them under the peak, the largest first, at most ten.
+        CostTable table = panel.table();
+        for (int i = 0; i < 12; ++i)
+            table.peakLive.values.push_back({"v" + std::to_string(i), 0});
+        const std::string text = costText(table);
+        QVERIFY(text.find("alive there, the largest first:\n  conv  1.95 KiB  66.7%\n") !=
+                std::string::npos);
+        QVERIFY(text.find("  and 5 more, 0 B\n") != std::string::npos);
+        panel.showPeak({}, true); // a new run: nothing yet
+        QCOMPARE(list->rowCount(), 0);
+        panel.showPeak(peak, false);
+        QVERIFY(panel.peakList()->heading().contains("module stepped into"));
     }
 
     void costTableArithmetic() {

@@ -9,11 +9,13 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSignalBlocker>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
+#include "panels/PeakList.h"
 #include "panels/TableParts.h"
 
 namespace fxview {
@@ -149,7 +151,14 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(title_);
     layout->addLayout(controls);
-    layout->addWidget(tableWidget_, 1);
+    peakList_ = new PeakList(this);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(tableWidget_);
+    split->addWidget(peakList_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    layout->addWidget(split, 1);
     layout->addWidget(status_);
 
     connect(measureBox_, &QComboBox::activated, this, [this](int index) {
@@ -157,6 +166,7 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     });
     connect(profileButton_, &QPushButton::clicked, this, &CostPanel::profileWanted);
     connect(exportButton_, &QPushButton::clicked, this, &CostPanel::exportWanted);
+    connect(peakList_, &PeakList::nodeChosen, this, &CostPanel::nodeChosen);
     connect(tableWidget_, &QTableWidget::itemSelectionChanged, this, [this] {
         QList<QTableWidgetItem*> items = tableWidget_->selectedItems();
         if (!items.isEmpty())
@@ -168,6 +178,11 @@ void CostPanel::showRun(const Graph& graph, const RecordLookup& records,
                         const NodeTimesByName& times, int runs) {
     table_ = makeCostTable(graph, records, times, std::max(runs, 1));
     fillTable();
+}
+
+void CostPanel::showPeak(const PeakLive& peak, bool shown) {
+    table_.peakLive = peak;
+    peakList_->showPeak(peak, shown);
 }
 
 void CostPanel::setMeasure(CostMeasure measure) {

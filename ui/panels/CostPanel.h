@@ -2,8 +2,9 @@
 // The Cost dock: what each node of the run cost (docs/cost.md). A sortable table (node, scope,
 // time and its spread, share of the whole, new memory or view/in-place, the live set once it
 // ran, FLOPs), the figure the graph is coloured by with its scale, the totals and the live set's
-// peak, Export CSV. It runs nothing: the window hands it the shown graph's records (showRun) and,
-// after Run ▸ Profile…, every node's times over the runs; it colours the scene with boxMarks().
+// peak and what is alive there, Export CSV. It runs nothing: the window hands it the shown graph's
+// records (showRun) and, after Run ▸ Profile…, every node's times over the runs; it colours the
+// scene with boxMarks().
 
 #include <QColor>
 #include <QHash>
@@ -26,6 +27,7 @@ class QTableWidget;
 namespace fxview {
 
 class CostLegend;
+class PeakList;
 
 // What the graph is coloured by.
 enum class CostMeasure { None, Time, Memory, LiveSet, Flops };
@@ -42,6 +44,9 @@ public:
     void showRun(const Graph& graph, const RecordLookup& records, const NodeTimesByName& times,
                  int runs);
     const CostTable& table() const { return table_; }
+    // What is alive at the run's peak, under the table (PeakList.h).
+    void showPeak(const PeakLive& peak, bool shown);
+    PeakList* peakList() const { return peakList_; }
 
     CostMeasure measure() const { return measure_; }
     void setMeasure(CostMeasure measure);
@@ -85,6 +90,7 @@ private:
     QPushButton* exportButton_;
     CostLegend* legend_;
     QTableWidget* tableWidget_;
+    PeakList* peakList_;
     QLabel* status_;
 };
 

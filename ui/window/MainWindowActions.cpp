@@ -312,12 +312,15 @@ QString MainWindow::exportTo(const QString& path, bool visiblePartOnly) {
         const LoadedModel& model = session_->model();
         const RunSnapshot& ran = session_->run();
         JsonModelInfo info{session_->source().toStdString(), model.className.toStdString()};
-        JsonRunInfo run{ran.inputs, ran.inputValues, ran.seed,
+        JsonRunInfo run{ran.inputs,
+                        ran.inputValues,
+                        ran.seed,
                         [&ran](const std::string& name) -> const NodeRecord* {
                             auto it = ran.records.find(name);
                             return it == ran.records.end() ? nullptr : &it->second;
                         },
-                        ran.outputCheck};
+                        ran.outputCheck,
+                        ran.peak};
         json = withScopeTree(graphToJson(model.graph, info, ran.order.empty() ? nullptr : &run),
                              model.scopes, model.openScopes);
     }

@@ -85,6 +85,7 @@ void MainWindow::showCost() {
     cost_->showRun(
         graph, [this](const std::string& n) { return session_->recordOf(n); },
         session_->profileTimes(), session_->profileRuns());
+    cost_->showPeak(session_->run().peak, session_->modelShown());
     strip_->setTable(cost_->table());
     strip_->setSelected(selectedNode());
 }

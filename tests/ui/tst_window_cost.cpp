@@ -2,12 +2,16 @@
 // root's Python engine times every node over the runs; the table the dock exports holds the
 // figures fxtrace writes for the same model and input; Colour by FLOPs gives a closed scope's box
 // the sum of its nodes, and File ▸ Export writes those colours and figures; a click on the
-// strip's peak selects that node; Pause stops a long profile with a sentence and the window runs
-// on.
+// strip's peak selects that node, and the list of what is alive there is fxtrace's; Pause stops a
+// long profile with a sentence and the window runs on.
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTemporaryDir>
 
 #include "CostTable.h"
@@ -16,6 +20,7 @@
 #include "engineclient/PythonEngine.h"
 #include "panels/CostPanel.h"
 #include "panels/MemoryStrip.h"
+#include "panels/PeakList.h"
 #include "scene/GraphScene.h"
 #include "scene/NodeItem.h"
 #include "session/DebugSession.h"
@@ -94,8 +99,9 @@ private slots:
         QStringList sizes;
         for (std::int64_t s : shape)
             sizes << QString::number(s);
-        FxtraceRun run = fxtrace({"run", "example:smallcnn", "--input", sizes.join('x'), "--csv",
-                                  dir.filePath("fxtrace.csv")});
+        FxtraceRun run =
+            fxtrace({"run", "example:smallcnn", "--input", sizes.join('x'), "--csv",
+                     dir.filePath("fxtrace.csv"), "--json", dir.filePath("fxtrace.json")});
         QVERIFY2(run.exitCode == 0, qPrintable(run.err));
         QCOMPARE(untimed(readFile(dir.filePath("window.csv").toStdString())),
                  untimed(readFile(dir.filePath("fxtrace.csv").toStdString())));
@@ -108,6 +114,24 @@ private slots:
             ++x;
         QTest::mouseClick(strip, Qt::LeftButton, {}, QPoint(x, strip->height() / 2));
         QCOMPARE(window->selectedNode(), window->scene()->drawnAs(peak));
+
+        // What is alive there, the largest first: fxtrace's peak_live for the same run.
+        const QJsonObject written =
+            QJsonDocument::fromJson(readFile(dir.filePath("fxtrace.json").toStdString()))
+                .object()["peak_live"]
+                .toObject();
+        QCOMPARE(written["node"].toString(), peak);
+        QTableWidget* alive = cost->peakList()->tableWidget();
+        const QJsonArray values = written["values"].toArray();
+        QVERIFY(values.size() > 1);
+        QCOMPARE(alive->rowCount(), values.size());
+        for (int i = 0; i < values.size(); ++i) {
+            QCOMPARE(alive->item(i, 0)->text(), values[i].toObject()["node"].toString());
+            QCOMPARE(alive->item(i, 1)->text(), QString::fromStdString(formatBytes(
+                                                    values[i].toObject()["bytes"].toInteger())));
+        }
+        alive->selectRow(1);
+        QCOMPARE(window->selectedNode(), window->scene()->drawnAs(alive->item(1, 0)->text()));
 
         // Colour by FLOPs with every scope closed: the block's box is the sum of its convolutions.
         cost->setMeasure(CostMeasure::Flops);

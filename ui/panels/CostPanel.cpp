@@ -152,11 +152,13 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     layout->addWidget(title_);
     layout->addLayout(controls);
     peakList_ = new PeakList(this);
-    auto* split = new QSplitter(Qt::Vertical, this);
+    // Beside the table, not under it: the dock is wide and short.
+    auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(tableWidget_);
     split->addWidget(peakList_);
     split->setStretchFactor(0, 3);
     split->setStretchFactor(1, 1);
+
     split->setChildrenCollapsible(false);
     layout->addWidget(split, 1);
     layout->addWidget(status_);

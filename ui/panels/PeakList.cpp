@@ -68,6 +68,8 @@ void PeakList::showPeak(const PeakLive& peak, bool shown) {
         ++row;
     }
     table_->setSortingEnabled(true);
+    table_->resizeColumnToContents(ValueColumn);
+    table_->resizeColumnToContents(BytesColumn);
 }
 
 QString PeakList::heading() const {

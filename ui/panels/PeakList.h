@@ -1,5 +1,5 @@
 #pragma once
-// What is alive where the live set peaks (docs/cost.md), under the Cost dock's table: every
+// What is alive where the live set peaks (docs/cost.md), beside the Cost dock's table: every
 // value a later node still reads once the peak's node has run, with the bytes it holds that no
 // value made before it holds and its share of the peak, the largest first. The engines find it
 // (RunState::peak); a row selects the node that made the value.

@@ -187,8 +187,13 @@ void samples() {
     put(EngineMessage::Compare, encode(compare));
     put(EngineMessage::Comparison, encode(ComparisonAnswer{"error", "json"}));
     put(EngineMessage::ImportsOffered, encode(ImportOffer{{"modules"}}));
-    put(EngineMessage::Profile, encode(ProfileRequest{25}));
-    put(EngineMessage::Profiled, encode(ProfileAnswer{"error", 3, {{"times", {1.5, 2.25, 1e9}}}}));
+    put(EngineMessage::Profile, encode(ProfileRequest{25, true}));
+    put(EngineMessage::Profiled, encode(ProfileAnswer{"error",
+                                                      3,
+                                                      {{"times", {1.5, 2.25, 1e9}}},
+                                                      {{"operators", {{"name", 12.5, 0.25, 2}}}},
+                                                      "trace",
+                                                      "operatorsNote"}));
     RunState s;
     s.records = {{"records", sampleRecord()}};
     s.recordsAreChanges = true;

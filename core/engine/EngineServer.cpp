@@ -396,6 +396,10 @@ private:
         answer.error = runs.error;
         answer.runs = runs.runs;
         answer.times = std::move(runs.times);
+        if (request.operators)
+            answer.operatorsNote = "fxview-engine runs no torch.profiler, so there are no operator "
+                                   "times or trace: the Python engine has them (fxview --python "
+                                   "for a .pt2, fxview.show from Python).";
         send(EngineMessage::Profiled, encode(answer));
         publish();
     }

@@ -111,11 +111,21 @@ template <typename Io> void walk(Io& io, ImportOffer& m) {
 }
 template <typename Io> void walk(Io& io, ProfileRequest& m) {
     io(m.runs);
+    io(m.operators);
+}
+template <typename Io> void walk(Io& io, OperatorTime& m) {
+    io(m.name);
+    io(m.selfUs);
+    io(m.deviceUs);
+    io(m.calls);
 }
 template <typename Io> void walk(Io& io, ProfileAnswer& m) {
     io(m.error);
     io(m.runs);
     io(m.times);
+    io(m.operators);
+    io(m.trace);
+    io(m.operatorsNote);
 }
 template <typename Io> void walk(Io& io, FrameState& m) {
     io(m.node);

@@ -13,6 +13,7 @@
 #include "Comparison.h"
 #include "Graph.h"
 #include "InputSpec.h"
+#include "OperatorTime.h"
 #include "OutputCheck.h"
 #include "RunRecord.h"
 #include "ValueSlice.h"
@@ -77,6 +78,11 @@ struct ImportOffer {
 constexpr std::int64_t kMaxProfileRuns = 10000;
 struct ProfileRequest {
     std::int64_t runs = 10;
+    // First, one run under torch.profiler (the Python engine; after a run to warm up): each
+    // node's operators with their own time, and the profiler's Chrome trace, in which a range
+    // fxview::NODE holds each node's operators. fxview-engine says in operatorsNote that it has
+    // none.
+    bool operators = false;
 };
 
 // What Profile measured (docs/cost.md): every node's wall time in each timed run, in
@@ -85,6 +91,11 @@ struct ProfileAnswer {
     std::string error; // why it stopped short: a node failed, or Pause; "" when all ran
     std::int64_t runs = 0;
     std::unordered_map<std::string, std::vector<double>> times;
+    // When asked for: each node's operators, the most time first, and the Chrome trace's JSON
+    // ("" when there is none, and operatorsNote says why).
+    std::unordered_map<std::string, std::vector<OperatorTime>> operators;
+    std::string trace;
+    std::string operatorsNote;
 };
 
 // The answer to Compare: the fxview.comparison JSON (docs/comparison.md), or why there is none.

@@ -86,7 +86,11 @@ CostTable makeCostTable(const Graph& graph,
     graph.forEachNode([&](const Node& n, int) {
         if (n.hidden && !showHidden)
             return;
-        CostRow row{n.name, opName(n.op), n.target, n.scope, {}, 0, "", 0, 0, false, false};
+        CostRow row;
+        row.node = n.name;
+        row.op = opName(n.op);
+        row.target = n.target;
+        row.scope = n.scope;
         row.weight = (n.op == Op::Placeholder && !n.isInput()) || n.op == Op::GetAttr;
         if (const NodeRecord* r = record(n.name); r && r->state == NodeState::Done) {
             row.ran = true;
@@ -100,6 +104,23 @@ CostTable makeCostTable(const Graph& graph,
         table.rows.push_back(std::move(row));
     });
     return table;
+}
+
+void addOperators(CostTable& table, const OperatorsByNode& operators) {
+    for (CostRow& row : table.rows) {
+        auto it = operators.find(row.node);
+        row.operators = it == operators.end() ? std::vector<OperatorTime>{} : it->second;
+        row.operatorUs = 0;
+        for (const OperatorTime& o : row.operators)
+            row.operatorUs += o.selfUs + o.deviceUs;
+    }
+}
+
+bool hasOperators(const CostTable& table) {
+    for (const CostRow& row : table.rows)
+        if (!row.operators.empty())
+            return true;
+    return false;
 }
 
 std::string costCsv(const CostTable& table) {

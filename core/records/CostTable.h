@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "Graph.h"
+#include "OperatorTime.h"
 #include "RunRecord.h"
 
 namespace fxview {
@@ -31,6 +32,10 @@ struct CostRow {
     std::int64_t flops = 0;
     bool ran = false;
     bool weight = false; // a parameter, buffer or constant (a placeholder or get_attr)
+    // torch.profiler's operators inside the node's range (the Python engine's Profile with
+    // operators), the most time first, and their own times' sum (CPU and device).
+    std::vector<OperatorTime> operators;
+    double operatorUs = 0;
 };
 
 struct CostTable {
@@ -50,6 +55,11 @@ CostTable makeCostTable(const Graph& graph,
                         const std::function<const NodeRecord*(const std::string&)>& record,
                         const std::unordered_map<std::string, std::vector<double>>& times, int runs,
                         bool showHidden = false);
+
+// Lays each node's operators (ProfileAnswer::operators) on its row.
+using OperatorsByNode = std::unordered_map<std::string, std::vector<OperatorTime>>;
+void addOperators(CostTable& table, const OperatorsByNode& operators);
+bool hasOperators(const CostTable& table);
 
 // The table as CSV (RFC 4180): node,op,target,scope,time_us,bytes,live_bytes,flops.
 std::string costCsv(const CostTable& table);

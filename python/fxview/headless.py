@@ -3,14 +3,19 @@ PyTorch (program.py, the code the window's Python engine runs).
 
   graph MODEL.pt2 [--import M]...        prints print(torch.export.load(MODEL).graph)
   run MODEL.pt2 [--input SPEC|file:IN.pt] [--save-outputs OUT.pt] [--device D] [--import M]...
-                [--ops LIB.so]... [--profile N] [--csv FILE]
+                [--ops LIB.so]... [--profile N] [--csv FILE] [--trace FILE]
                                           steps it to the end: a line per node (name, op, target,
                                           shape, dtype, time) as fxtrace run prints them, then
                                           `Outputs equal to ep.module(): True|False`; exit 1 when
                                           a node fails or the outputs differ. --profile N runs it
                                           N more times after that one and prints what each node
                                           costs as `fxtrace run --profile` does; --csv FILE
-                                          writes that table (docs/cost.md)
+                                          writes that table; --trace FILE runs it
+                                          once more first under torch.profiler,
+                                          prints the nodes whose operators took the
+                                          most time and writes the profiler's Chrome
+                                          trace, each node a range named
+                                          fxview::NODE (docs/cost.md)
 
 SPEC is 3x4, 2x8:int64 (random after torch.manual_seed(--seed)) or example, once per input in
 the graph's order; file:IN.pt is ep.module()'s arguments as torch.save wrote them: a tensor, a
@@ -24,7 +29,7 @@ import sys
 import torch
 import torch.utils._pytree as pytree
 
-from . import cost, fxgraph, wire
+from . import cost, fxgraph, operators, wire
 from .program import ProgramError, ProgramSession, load_program
 
 
@@ -81,10 +86,15 @@ def run(args) -> int:
             raise ProgramError(error)
     stepper = session.stepper
     times = {}
+    ran_operators, trace = {}, ""
     with session.run_mode():
-        if args.profile:  # a run to warm up, then the timed ones
+        if args.trace:  # one run under torch.profiler first (operators.py)
+            ran_operators, trace, note = operators.profiled_run(stepper)
+            if note:
+                print(note, file=sys.stderr)
+        if args.profile and not stepper.failed:  # a run to warm up, then the timed ones
             times, _, _ = cost.profile(stepper, args.profile)
-        else:
+        elif not stepper.failed:
             stepper.run_to_end()
     table = cost.table_rows(stepper, times)
     if args.csv:
@@ -94,6 +104,11 @@ def run(args) -> int:
         sys.stdout.write(cost.table_text(table, args.profile, stepper.peak))
     else:
         _print_run(stepper)
+    if args.trace:
+        sys.stdout.write(operators.operators_text(ran_operators))
+        if trace:
+            with open(args.trace, "w", encoding="utf-8") as f:
+                f.write(trace)
     if stepper.failed:
         print(stepper.failure, file=sys.stderr)
         return 1
@@ -146,6 +161,7 @@ def main(argv: list[str]) -> int:
     step.add_argument("--save-outputs", metavar="OUT.pt")
     step.add_argument("--profile", type=_positive, default=0, metavar="N")
     step.add_argument("--csv", metavar="FILE")
+    step.add_argument("--trace", metavar="FILE")
     args = parser.parse_args(argv)
     try:
         if args.command == "graph":

@@ -19,7 +19,7 @@ import time
 
 import torch
 
-from . import comparison, cost, fxgraph, values, wire
+from . import comparison, cost, fxgraph, operators, values, wire
 from .stepper import Stepper, bind_inputs, finish_outputs, unflatten_inputs
 from .summary import exactly_equal, summarize
 
@@ -543,9 +543,17 @@ class LiveEngine:
                       f"{request.runs}.")))
         stepper = self.session.stepper
         self.at = [stepper.next_node(), time.monotonic(), False]
+        answer = wire.ProfileAnswer()
         with self.session.run_mode():
-            times, runs, error = cost.profile(stepper, request.runs, self._before_node)
-        self.send(wire.PROFILED, wire.encode(wire.ProfileAnswer(error, runs, times)))
+            if request.operators:  # first, so that the stepper ends holding a timed run
+                answer.operators, answer.trace, answer.operatorsNote = \
+                    operators.profiled_run(stepper, self._before_node)
+            if request.operators and not stepper.finished:  # it failed, or Pause
+                answer.error = answer.operatorsNote
+            else:
+                answer.times, answer.runs, answer.error = \
+                    cost.profile(stepper, request.runs, self._before_node)
+        self.send(wire.PROFILED, wire.encode(answer))
         self.publish()
 
     def command(self, request: wire.CommandRequest) -> None:

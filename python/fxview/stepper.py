@@ -17,7 +17,7 @@ import torch
 import torch.fx
 from torch.fx.graph import _PyTreeCodeGen
 
-from . import cost, fxgraph, values, wire
+from . import cost, fxgraph, operators, values, wire
 from .hops import HopError, HopRun
 from .summary import summarize
 
@@ -73,6 +73,8 @@ class Stepper:
         self.breakpoints: dict[str, wire.BreakCondition] = {}
         self.break_on_non_finite = False
         self.before_node = None  # (next name) -> bool: False stops the run there (Pause)
+        # operators.py: each node's own computation inside a torch.profiler range naming it.
+        self.annotate = False
         self.reset()
 
     # --- state ------------------------------------------------------------------------------
@@ -244,7 +246,11 @@ class Stepper:
         _synchronize(self.device)
         start = time.perf_counter()
         try:
-            value = self._run_node(node)
+            if self.annotate:  # the node's operators, not fxview's summaries, in its range
+                with torch.profiler.record_function(operators.PREFIX + node.name):
+                    value = self._run_node(node)
+            else:
+                value = self._run_node(node)
             _synchronize(self.device)
         except Exception as error:  # noqa: BLE001 - the model's error is the person's to see
             self._fail(node, error)

@@ -246,12 +246,20 @@ class ImportOffer:
 
 @_struct
 class ProfileRequest:
-    FIELDS = [("runs", "int", 10)]
+    FIELDS = [("runs", "int", 10), ("operators", "bool", False)]
+
+
+@_struct
+class OperatorTime:
+    FIELDS = [("name", "str", ""), ("selfUs", "float", 0.0), ("deviceUs", "float", 0.0),
+              ("calls", "int", 0)]
 
 
 @_struct
 class ProfileAnswer:
-    FIELDS = [("error", "str", ""), ("runs", "int", 0), ("times", ("map", ("vec", "float")), dict)]
+    FIELDS = [("error", "str", ""), ("runs", "int", 0), ("times", ("map", ("vec", "float")), dict),
+              ("operators", ("map", ("vec", OperatorTime)), dict), ("trace", "str", ""),
+              ("operatorsNote", "str", "")]
 
 
 @_struct

@@ -40,6 +40,7 @@ from torch.utils.flop_counter import FlopCounterMode, sdpa_flop_count
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
 from checks import check, fxtrace, run_groups  # noqa: E402
+from engine_pipe import Engine  # noqa: E402
 
 PACKAGE = str(Path(__file__).resolve().parents[2] / "python")
 sys.path.insert(0, PACKAGE)
@@ -399,6 +400,64 @@ def torchscript(folder):
     print(f"ok   convolutions_traced.pt: {len(rows)} nodes")
 
 
+def trace_ranges(trace: dict) -> dict:
+    """The profiler's own trace read as a person's tool reads it: for each fxview::NODE range,
+    the names of the operator events (cat cpu_op) that lie inside it on its thread."""
+    events = [e for e in trace["traceEvents"] if e.get("ph") == "X" and "dur" in e]
+    operators = [e for e in events if e.get("cat") == "cpu_op"]
+    out = {}
+    for r in events:
+        if r.get("cat") != "user_annotation" or not r["name"].startswith("fxview::"):
+            continue
+        start, end = r["ts"] - 0.001, r["ts"] + r["dur"] + 0.001
+        out.setdefault(r["name"][len("fxview::"):], []).extend(
+            o["name"] for o in operators
+            if o["tid"] == r["tid"] and start <= o["ts"] and o["ts"] + o["dur"] <= end)
+    return out
+
+
+def profiler_trace(folder):
+    """One run under torch.profiler (--trace; Profile's operators over the wire): the Chrome
+    trace it writes has a range per node holding the operators that node ran, the aten operator
+    each call_function names among them and none of fxview's own summaries; the operators each
+    node reports are the ones in its range."""
+    for name, model, args in models():
+        path = Path(folder) / f"{name}.pt2"  # programs() saved it
+        ep = torch.export.load(path)
+        trace = Path(folder) / f"{name}.trace.json"
+        run = subprocess.run([sys.executable, "-m", "fxview", "run", str(path), "--profile", "1",
+                              "--trace", str(trace)], capture_output=True, text=True,
+                             env=dict(os.environ, PYTHONPATH=PACKAGE), timeout=600)
+        check(run.returncode == 0 and "operators (one torch.profiler run" in run.stdout,
+              f"--trace on {name}: {run.returncode} {run.stderr[-400:]}")
+        ranges = trace_ranges(json.loads(trace.read_text()))
+        for node in ep.graph.nodes:
+            if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+                continue
+            namespace, _, op = node.target._schema.name.partition("::")
+            check(f"{namespace}::{op}" in ranges.get(node.name, []),
+                  f"{name}: {node.name}'s range holds {ranges.get(node.name)}, not "
+                  f"{namespace}::{op}")
+        summaries = {n: ops for n, ops in ranges.items() if "aten::aminmax" in ops}
+        check(not summaries, f"{name}: fxview's summaries inside node ranges: {summaries}")
+        # Over the wire, as the window asks: each node's operators are its range's.
+        engine = Engine()
+        engine.open(path)
+        answer = engine.request(wire.PROFILE, wire.ProfileRequest(runs=1, operators=True))
+        profiled = answer[wire.PROFILED][-1]
+        check(not profiled.error and profiled.runs == 1, f"{name}: Profile said {profiled.error}")
+        wired = trace_ranges(json.loads(profiled.trace))
+        for node, rows in profiled.operators.items():
+            check(sorted({r.name for r in rows}) == sorted(set(wired.get(node, []))),
+                  f"{name}: {node} reports {[r.name for r in rows]}, its range holds "
+                  f"{wired.get(node)}")
+            check(all(r.selfUs >= 0 and r.calls >= 1 for r in rows), f"{name}: {node} {rows}")
+        check(set(profiled.operators) <= {n.name for n in ep.graph.nodes},
+              f"{name}: operators of nodes the graph lacks")
+        check(engine.close() == 0, "the engine did not end when its stdin closed")
+    print(f"ok   torch.profiler traces: every aten call in its node's range")
+
+
 def refusals():
     for bad in ("0", "x", "-3"):
         run = fxtrace("run", "example:tinynet", "--profile", bad)
@@ -417,4 +476,5 @@ if __name__ == "__main__":
         sys.exit(run_groups([("programs", programs, (folder,)),
                              ("torchscript", torchscript, (folder,)),
                              ("multihead attention", multihead_attention, (folder,)),
+                             ("profiler trace", profiler_trace, (folder,)),
                              ("refusals", refusals, ())]))

@@ -95,10 +95,10 @@ private slots:
         QCOMPARE(t->item(0, 5)->text(), QString("71.6%"));
         QList<QTableWidgetItem*> relu = t->findItems("relu", Qt::MatchExactly);
         QCOMPARE(relu.size(), 1);
-        QCOMPARE(t->item(relu.front()->row(), 6)->text(), QString("in-place"));
+        QCOMPARE(t->item(relu.front()->row(), 7)->text(), QString("in-place")); // Memory
         QVERIFY(panel.statusText().contains("Peak live set 2.93 KiB after conv"));
         // Sorting by Memory, largest first, puts the weight on top.
-        t->sortItems(6, Qt::DescendingOrder);
+        t->sortItems(7, Qt::DescendingOrder);
         QCOMPARE(t->item(0, 0)->text(), QString("w"));
     }
 
@@ -223,6 +223,35 @@ private slots:
         QCOMPARE(list->rowCount(), 0);
         panel.showPeak(peak, false);
         QVERIFY(panel.peakList()->heading().contains("module stepped into"));
+    }
+
+    void theProfilersOperatorsHaveTheirColumn() {
+        Run run = sampleRun();
+        CostPanel panel;
+        panel.showRun(run.graph, run.lookup(), {}, 1);
+        QTableWidget* table = panel.tableWidget();
+        const int column = 6;
+        QCOMPARE(table->horizontalHeaderItem(column)->text(), QString("Operators"));
+        QVERIFY(table->isColumnHidden(column)); // no profiler run: no column
+        panel.showOperators({{"conv", {{"aten::convolution", 30, 0, 1}, {"aten::empty", 2, 0, 3}}},
+                             {"add", {{"aten::add", 5, 1.5, 1}}}},
+                            true);
+        QVERIFY(!table->isColumnHidden(column));
+        QList<QTableWidgetItem*> conv = table->findItems("conv", Qt::MatchExactly);
+        QVERIFY(!conv.isEmpty());
+        QTableWidgetItem* cell = table->item(conv.front()->row(), column);
+        QCOMPARE(cell->text(), QString("32.0 µs"));
+        QCOMPARE(cell->toolTip(), QString("aten::convolution  30.0 µs\naten::empty  2.0 µs (3 "
+                                          "calls)"));
+        panel.setMeasure(CostMeasure::Operators);
+        QCOMPARE(CostPanel::figure(panel.table().rows[3], CostMeasure::Operators), 0.0);
+        auto byName = [](const QString& n) { return n; };
+        QHash<QString, QString> notes = panel.boxNotes(byName);
+        QCOMPARE(notes.value("conv"), QString("32.0 µs"));
+        QCOMPARE(notes.value("add"), QString("6.5 µs"));
+        QVERIFY(!notes.contains("relu"));
+        panel.showOperators({}, false); // a new run: gone
+        QVERIFY(table->isColumnHidden(column));
     }
 
     void costTableArithmetic() {

@@ -5,6 +5,7 @@
 // strip's peak selects that node, and the list of what is alive there is fxtrace's; Pause stops a
 // long profile with a sentence and the window runs on.
 
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -41,9 +42,9 @@ std::unique_ptr<MainWindow> windowWith(const QStringList& command) {
 }
 
 // Profiles and waits for the answer and the last run: the sentence ("" when every run ended).
-QString profiled(MainWindow& window, int runs) {
+QString profiled(MainWindow& window, int runs, bool operators = false) {
     QSignalSpy answered(window.session(), &DebugSession::profiled);
-    window.profile(runs);
+    window.profile(runs, operators);
     if (!answered.wait(scaled(300000)) || !settle(window))
         return "no answer";
     return answered.front().value(0).toString();
@@ -152,6 +153,14 @@ private slots:
         QVERIFY(svg.contains(box->mark().name().toUtf8()));
         cost->setMeasure(CostMeasure::None);
         QVERIFY(!box->mark().isValid() && box->markNote().isEmpty());
+
+        // fxview-engine has no torch.profiler: it says so, and times the runs all the same.
+        QCOMPARE(profiled(*window, 1, true), QString());
+        QVERIFY(window->session()->profileOperatorsNote().contains("no torch.profiler"));
+        QVERIFY(window->session()->profileOperators().empty());
+        QCOMPARE(window->session()->profileRuns(), 1);
+        QVERIFY(!window->exportTrace(dir.filePath("none.json")).isEmpty());
+        QVERIFY(!QFileInfo::exists(dir.filePath("none.json")));
     }
 
     void profilesInThePythonEngineAndPauseStopsIt() {
@@ -166,6 +175,40 @@ private slots:
         QCOMPARE(row->time.runs, 2);
         // qkv: x [2, 8, 32] by a [96, 32] weight: 2 * 16 * 32 * 96.
         QCOMPARE(row->flops, std::int64_t{2 * 16 * 32 * 96});
+
+        // With one run under torch.profiler first: each node's operators in the Operators
+        // column, the ones its fxview:: range holds in the trace Export Trace… writes.
+        QCOMPARE(profiled(*window, 2, true), QString());
+        QCOMPARE(window->session()->profileRuns(), 2);
+        QVERIFY(window->session()->profileOperatorsNote().isEmpty());
+        QTemporaryDir dir;
+        QCOMPARE(window->exportTrace(dir.filePath("trace.json")), QString());
+        const QJsonArray events =
+            QJsonDocument::fromJson(readFile(dir.filePath("trace.json").toStdString()))
+                .object()["traceEvents"]
+                .toArray();
+        QJsonObject range;
+        for (const QJsonValue& e : events)
+            if (e.toObject()["name"].toString() == "fxview::linear")
+                range = e.toObject();
+        QVERIFY(!range.isEmpty());
+        const double start = range["ts"].toDouble(), end = start + range["dur"].toDouble();
+        QStringList inside;
+        for (const QJsonValue& e : events) {
+            const QJsonObject o = e.toObject();
+            if (o["cat"].toString() == "cpu_op" && o["ts"].toDouble() >= start &&
+                o["ts"].toDouble() + o["dur"].toDouble() <= end)
+                inside << o["name"].toString();
+        }
+        QVERIFY2(inside.contains("aten::linear"), qPrintable(inside.join(' ')));
+        const CostTable& profiledTable = window->costPanel()->table();
+        auto linear = std::find_if(profiledTable.rows.begin(), profiledTable.rows.end(),
+                                   [](const CostRow& r) { return r.node == "linear"; });
+        QVERIFY(linear != profiledTable.rows.end() && !linear->operators.empty());
+        for (const OperatorTime& o : linear->operators)
+            QVERIFY2(inside.contains(QString::fromStdString(o.name)), o.name.c_str());
+        QVERIFY(linear->operatorUs > 0);
+        QVERIFY(!window->costPanel()->tableWidget()->isColumnHidden(6)); // Operators
 
         // Pause during a long profile: a sentence, the times of the runs that ended; a step
         // after it starts the run again and goes on.

@@ -176,8 +176,8 @@ void EngineClient::compare(const CompareRequest& request) {
     post([request](EngineWorker& w) { w.compare(request); });
 }
 
-void EngineClient::profile(int runs) {
-    post([request = ProfileRequest{runs}](EngineWorker& w) { w.profile(request); });
+void EngineClient::profile(int runs, bool operators) {
+    post([request = ProfileRequest{runs, operators}](EngineWorker& w) { w.profile(request); });
 }
 
 void EngineClient::stop() {

@@ -105,8 +105,9 @@ public:
     // engine; answered by comparisonReady. A live engine compares in the person's Python.
     void compare(const CompareRequest& request);
     // Run ▸ Profile…: the model run once to warm up, then `runs` times, each node timed
-    // (docs/cost.md); answered by profiled, then runUpdated with the last run.
-    void profile(int runs);
+    // (docs/cost.md), after one run under torch.profiler with `operators`; answered by
+    // profiled, then runUpdated with the last run.
+    void profile(int runs, bool operators = false);
     bool busy() const { return pending_ > 0; }
     // Ends whatever the engine is doing now: its process is killed and a fresh one reloads the
     // model (the graph stays; the run starts again from the beginning). For Reset while busy.

@@ -10,6 +10,7 @@
 #include <QSaveFile>
 #include <QSignalBlocker>
 #include <QSplitter>
+#include <QStringList>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -31,6 +32,7 @@ enum Column {
     TimeColumn,
     SpreadColumn,
     ShareColumn,
+    OperatorsColumn,
     MemoryColumn,
     LiveColumn,
     FlopsColumn,
@@ -55,6 +57,19 @@ QString bytes(std::int64_t n) {
 
 QString flops(std::int64_t n) {
     return QString::fromStdString(formatFlops(n));
+}
+
+// A node's operators as its Operators cell's tooltip: "aten::addmm  20.1 µs", a line each.
+QString operatorList(const std::vector<OperatorTime>& operators) {
+    QStringList lines;
+    for (const OperatorTime& o : operators)
+        lines << QString("%1  %2%3%4")
+                     .arg(QString::fromStdString(o.name), microseconds(o.selfUs),
+                          o.deviceUs > 0
+                              ? QString(" + %1 on the device").arg(microseconds(o.deviceUs))
+                              : QString(),
+                          o.calls > 1 ? QString(" (%1 calls)").arg(o.calls) : QString());
+    return lines.join('\n');
 }
 
 // The smallest figure above 0 and the largest, the colour scale's ends.
@@ -123,17 +138,26 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     measureBox_->addItem(tr("Memory"), static_cast<int>(CostMeasure::Memory));
     measureBox_->addItem(tr("Live set"), static_cast<int>(CostMeasure::LiveSet));
     measureBox_->addItem(tr("FLOPs"), static_cast<int>(CostMeasure::Flops));
+    measureBox_->addItem(tr("Operators' time"), static_cast<int>(CostMeasure::Operators));
     measureBox_->setToolTip(tr("What the graph's boxes are coloured by; a closed scope shows "
                                "the sum of its nodes (its largest live set)"));
     profileButton_ = new QPushButton(tr("Profile…"), this);
     profileButton_->setToolTip(tr("Run the model several times and take each node's median "
                                   "time (Run ▸ Profile…)"));
     exportButton_ = new QPushButton(tr("Export CSV…"), this);
+    traceButton_ = new QPushButton(tr("Export Trace…"), this);
+    traceButton_->setToolTip(tr("The torch.profiler run's Chrome trace, each node a range "
+                                "fxview::NODE over its operators (Perfetto, chrome://tracing)"));
+    traceButton_->setEnabled(false);
     legend_ = new CostLegend(this);
     tableWidget_ = new QTableWidget(0, ColumnCount, this);
     tableWidget_->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("Scope"), tr("Time"),
-                                             tr("Spread"), tr("Share"), tr("Memory"),
-                                             tr("Live set"), tr("FLOPs")});
+                                             tr("Spread"), tr("Share"), tr("Operators"),
+                                             tr("Memory"), tr("Live set"), tr("FLOPs")});
+    tableWidget_->horizontalHeaderItem(OperatorsColumn)
+        ->setToolTip(tr("The own time of the operators torch.profiler recorded inside the node, "
+                        "in the one profiled run (hover a cell for them)"));
+    tableWidget_->setColumnHidden(OperatorsColumn, true);
     setUpNodeTable(tableWidget_, TimeColumn, Qt::DescendingOrder); // the slowest first
     tableWidget_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     tableWidget_->setWordWrap(false);
@@ -147,6 +171,7 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     controls->addWidget(legend_, 1);
     controls->addWidget(profileButton_);
     controls->addWidget(exportButton_);
+    controls->addWidget(traceButton_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(title_);
@@ -168,6 +193,7 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     });
     connect(profileButton_, &QPushButton::clicked, this, &CostPanel::profileWanted);
     connect(exportButton_, &QPushButton::clicked, this, &CostPanel::exportWanted);
+    connect(traceButton_, &QPushButton::clicked, this, &CostPanel::traceExportWanted);
     connect(peakList_, &PeakList::nodeChosen, this, &CostPanel::nodeChosen);
     connect(tableWidget_, &QTableWidget::itemSelectionChanged, this, [this] {
         QList<QTableWidgetItem*> items = tableWidget_->selectedItems();
@@ -179,6 +205,12 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
 void CostPanel::showRun(const Graph& graph, const RecordLookup& records,
                         const NodeTimesByName& times, int runs) {
     table_ = makeCostTable(graph, records, times, std::max(runs, 1));
+    fillTable();
+}
+
+void CostPanel::showOperators(const OperatorsByNode& operators, bool traceAvailable) {
+    addOperators(table_, operators);
+    traceButton_->setEnabled(traceAvailable);
     fillTable();
 }
 
@@ -209,6 +241,8 @@ double CostPanel::figure(const CostRow& row, CostMeasure measure) {
         return static_cast<double>(row.liveBytes);
     case CostMeasure::Flops:
         return static_cast<double>(row.flops);
+    case CostMeasure::Operators:
+        return row.operatorUs;
     }
     return 0;
 }
@@ -261,6 +295,8 @@ CostPanel::boxNotes(const std::function<QString(const QString&)>& drawnAs) const
 
 QString CostPanel::describe(double figure) const {
     switch (measure_) {
+    case CostMeasure::Operators:
+        return microseconds(figure);
     case CostMeasure::Time: {
         double total = table_.totalUs();
         return microseconds(figure) +
@@ -302,6 +338,10 @@ void CostPanel::fillTable() {
         double share = total > 0 ? 100 * r.time.median / total : 0;
         tableWidget_->setItem(row, ShareColumn,
                               new NumberItem(QString("%1%").arg(share, 0, 'f', 1), share));
+        auto* operators = new NumberItem(
+            r.operators.empty() ? QString() : microseconds(r.operatorUs), r.operatorUs);
+        operators->setToolTip(operatorList(r.operators));
+        tableWidget_->setItem(row, OperatorsColumn, operators);
         tableWidget_->setItem(row, MemoryColumn,
                               new NumberItem(r.aliasKind.empty()
                                                  ? bytes(r.bytes)
@@ -314,6 +354,7 @@ void CostPanel::fillTable() {
         ++ran;
     }
     tableWidget_->setSortingEnabled(true);
+    tableWidget_->setColumnHidden(OperatorsColumn, !hasOperators(table_));
     title_->setText(ran == 0 ? tr("No run yet: step or Continue, or Run ▸ Profile… for times "
                                   "over several runs.")
                     : table_.runs > 1 ? tr("%1 nodes ran; times are each node's median over %2 "

@@ -30,7 +30,7 @@ class CostLegend;
 class PeakList;
 
 // What the graph is coloured by.
-enum class CostMeasure { None, Time, Memory, LiveSet, Flops };
+enum class CostMeasure { None, Time, Memory, LiveSet, Flops, Operators };
 
 class CostPanel : public QWidget {
     Q_OBJECT
@@ -44,7 +44,10 @@ public:
     void showRun(const Graph& graph, const RecordLookup& records, const NodeTimesByName& times,
                  int runs);
     const CostTable& table() const { return table_; }
-    // What is alive at the run's peak, under the table (PeakList.h).
+    // torch.profiler's operators of each node (Profile… with its run; empty: none), shown in
+    // the Operators column, and whether Export Trace… has a trace to write.
+    void showOperators(const OperatorsByNode& operators, bool traceAvailable);
+    // What is alive at the run's peak, beside the table (PeakList.h).
     void showPeak(const PeakLive& peak, bool shown);
     PeakList* peakList() const { return peakList_; }
 
@@ -75,9 +78,10 @@ public:
 
 signals:
     void nodeChosen(const QString& node);
-    void measureChanged(); // the graph takes other colours (or none)
-    void profileWanted();  // Profile…: Run ▸ Profile…
-    void exportWanted();   // Export CSV…
+    void measureChanged();    // the graph takes other colours (or none)
+    void profileWanted();     // Profile…: Run ▸ Profile…
+    void exportWanted();      // Export CSV…
+    void traceExportWanted(); // Export Trace…: the profiler's Chrome trace
 
 private:
     void fillTable();
@@ -88,6 +92,7 @@ private:
     QComboBox* measureBox_;
     QPushButton* profileButton_;
     QPushButton* exportButton_;
+    QPushButton* traceButton_;
     CostLegend* legend_;
     QTableWidget* tableWidget_;
     PeakList* peakList_;

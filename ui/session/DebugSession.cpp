@@ -61,6 +61,7 @@ DebugSession::DebugSession(QObject* parent)
         if (!profileState_) {
             profileTimes_.clear();
             profileRuns_ = 0;
+            profileAnswer_.reset();
         }
         profileState_ = false;
         takeRun(snapshot);
@@ -98,6 +99,7 @@ DebugSession::DebugSession(QObject* parent)
             [this](std::shared_ptr<const ProfileAnswer> answer) {
                 profileTimes_ = answer->times;
                 profileRuns_ = static_cast<int>(answer->runs);
+                profileAnswer_ = answer;
                 profileState_ = true;
                 emit profiled(QString::fromStdString(answer->error));
             });
@@ -451,12 +453,26 @@ void DebugSession::compare(const CompareRequest& request) {
                               "session still attached).");
 }
 
-void DebugSession::profile(int runs) {
+void DebugSession::profile(int runs, bool operators) {
     if (!canRun())
         return emit profiled("Profile needs a model open (and, for a live one, its Python "
                              "session still attached).");
     setPlaying(false);
-    engine_->profile(runs);
+    engine_->profile(runs, operators);
+}
+
+const OperatorsByNode& DebugSession::profileOperators() const {
+    static const OperatorsByNode none;
+    return profileAnswer_ ? profileAnswer_->operators : none;
+}
+
+const std::string& DebugSession::profileTrace() const {
+    static const std::string none;
+    return profileAnswer_ ? profileAnswer_->trace : none;
+}
+
+QString DebugSession::profileOperatorsNote() const {
+    return profileAnswer_ ? QString::fromStdString(profileAnswer_->operatorsNote) : QString();
 }
 
 void DebugSession::saveValue(const SaveValueRequest& request, const QString& path) {

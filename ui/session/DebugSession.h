@@ -15,6 +15,7 @@
 #include <QString>
 #include <QStringList>
 
+#include "CostTable.h"
 #include "engineclient/EngineClient.h"
 #include "session/SessionTypes.h"
 
@@ -102,11 +103,15 @@ public:
     void compare(const CompareRequest& request);
     // Run ▸ Profile…: the model run once to warm up, then `runs` times, each node timed
     // (profiled follows, then the last run). The times belong to that run: they go when the run
-    // moves on (a step, Reset, new inputs).
-    void profile(int runs);
+    // moves on (a step, Reset, new inputs). With `operators`, one run under torch.profiler
+    // first (the Python engine): profileOperators() and profileTrace().
+    void profile(int runs, bool operators = false);
     using NodeTimes = std::unordered_map<std::string, std::vector<double>>;
     const NodeTimes& profileTimes() const { return profileTimes_; }
     int profileRuns() const { return profileRuns_; }
+    const OperatorsByNode& profileOperators() const;
+    const std::string& profileTrace() const; // the Chrome trace's JSON, or ""
+    QString profileOperatorsNote() const;    // why there are no operators or no trace
     void saveValue(const SaveValueRequest& request, const QString& path);
     // The node the person selected ("" for none), as the scene reports it.
     void select(const QString& node);
@@ -182,6 +187,7 @@ private:
     QHash<QString, QString> detailsAsked_;
     NodeTimes profileTimes_; // Run ▸ Profile…'s, for the run it ended in
     int profileRuns_ = 0;
+    std::shared_ptr<const ProfileAnswer> profileAnswer_; // its operators and trace, or null
     bool profileState_ = false; // the next run update is the profile's last run
 };
 

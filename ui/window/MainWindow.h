@@ -111,7 +111,9 @@ public:
     void setWeightsAsNodes(bool on);
     // Run ▸ Profile… without asking: the model run once to warm up, then `runs` times; the Cost
     // dock shows each node's median time (MainWindowCost.cpp).
-    void profile(int runs);
+    void profile(int runs, bool operators = false);
+    // Writes the last profile's torch.profiler trace to `path`: "" or why not.
+    QString exportTrace(const QString& path);
     // Run ▸ Compare Runs…: asks what run B is, then runs the comparison (MainWindowCompare.cpp).
     void compareRuns();
     // Runs A (the model open, on its input) and B as `request` says, in the model's engine.
@@ -146,7 +148,8 @@ private:
     void showCost();
     void showMarks(); // the Cost dock's colours, else a comparison's
     void chooseCostExport();
-    void chooseProfile(); // Run ▸ Profile…: how many runs, then the engine runs them
+    void chooseTraceExport(); // the Cost dock's Export Trace…: the profiler's Chrome trace
+    void chooseProfile();     // Run ▸ Profile…: how many runs, then the engine runs them
     void showModel(const LoadedModel& model);
     void loadFailed(const QString& sentence, const QString& source, const QStringList& imports);
     void inputsApplied(const QString& note, const QStringList& specs, quint64 seed);
@@ -199,6 +202,7 @@ private:
     MemoryStrip* strip_;        // under the graph while the Cost dock is open
     bool costShown_ = false;    // the Cost dock is open and in front
     int profileRunsAsked_ = 20; // Run ▸ Profile…'s last answer
+    bool profileOperatorsAsked_ = false;
     CompilePanel* compile_;
     bool compileShown_ = false; // the Compile dock was brought up for a session
     // A pass's graph keeps its colours (added, retargeted) when its comparison with the graph

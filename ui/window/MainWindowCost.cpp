@@ -5,7 +5,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QInputDialog>
+#include <QSaveFile>
 #include <QStatusBar>
 
 #include "panels/Banner.h"
@@ -15,6 +15,7 @@
 #include "scene/GraphScene.h"
 #include "session/DebugSession.h"
 #include "window/MainWindow.h"
+#include "window/ProfileDialog.h"
 #include "window/WindowIds.h"
 
 namespace fxview {
@@ -32,9 +33,12 @@ void MainWindow::buildCostPanel() {
     connect(cost_, &CostPanel::measureChanged, this, &MainWindow::showMarks);
     connect(cost_, &CostPanel::exportWanted, this, &MainWindow::chooseCostExport);
     connect(cost_, &CostPanel::profileWanted, this, &MainWindow::chooseProfile);
+    connect(cost_, &CostPanel::traceExportWanted, this, &MainWindow::chooseTraceExport);
     connect(session_, &DebugSession::profiled, this, [this](const QString& error) {
         if (!error.isEmpty())
             banner_->say(error, Banner::State::Error);
+        else if (QString note = session_->profileOperatorsNote(); !note.isEmpty())
+            banner_->say(note, Banner::State::Note);
         else
             statusBar()->showMessage(QString("Profiled %1 runs: each node's time is its median")
                                          .arg(session_->profileRuns()),
@@ -46,28 +50,27 @@ void MainWindow::buildCostPanel() {
 }
 
 void MainWindow::chooseProfile() {
-    bool ok = false;
-    int runs =
-        QInputDialog::getInt(this, tr("Profile"),
-                             tr("Timed runs (after one to warm up); breakpoints do not "
-                                "stop them:"),
-                             profileRunsAsked_, 1, static_cast<int>(kMaxProfileRuns), 1, &ok);
-    if (ok)
-        profile(runs);
+    ProfileDialog dialog(profileRunsAsked_, profileOperatorsAsked_, this);
+    if (dialog.exec() == QDialog::Accepted)
+        profile(dialog.runs(), dialog.operators());
 }
 
-void MainWindow::profile(int runs) {
+void MainWindow::profile(int runs, bool operators) {
     if (!session_->canRun()) {
         banner_->say("Profile needs a model open: open a .pt or .pt2 first.", Banner::State::Error);
         return;
     }
     profileRunsAsked_ = runs;
+    profileOperatorsAsked_ = operators;
     if (auto* dock = findChild<QDockWidget*>(ids::kCostDock)) {
         dock->show();
         dock->raise();
     }
-    statusBar()->showMessage(QString("Profiling: one run to warm up, then %1…").arg(runs));
-    session_->profile(runs);
+    statusBar()->showMessage(
+        operators
+            ? QString("Profiling: one run to warm up, one under torch.profiler, then %1…").arg(runs)
+            : QString("Profiling: one run to warm up, then %1…").arg(runs));
+    session_->profile(runs, operators);
 }
 
 // The dock and the strip follow the records shown, while someone can see them.
@@ -85,6 +88,7 @@ void MainWindow::showCost() {
     cost_->showRun(
         graph, [this](const std::string& n) { return session_->recordOf(n); },
         session_->profileTimes(), session_->profileRuns());
+    cost_->showOperators(session_->profileOperators(), !session_->profileTrace().empty());
     cost_->showPeak(session_->run().peak, session_->modelShown());
     strip_->setTable(cost_->table());
     strip_->setSelected(selectedNode());
@@ -118,6 +122,35 @@ void MainWindow::chooseCostExport() {
         banner_->say(error, Banner::State::Error);
     else
         statusBar()->showMessage("Wrote " + path, 6000);
+}
+
+QString MainWindow::exportTrace(const QString& path) {
+    const std::string& trace = session_->profileTrace();
+    if (trace.empty())
+        return "No trace yet: Profile… with one run under torch.profiler, in the Python engine, "
+               "makes one.";
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly) ||
+        file.write(trace.data(), static_cast<qint64>(trace.size())) !=
+            static_cast<qint64>(trace.size()) ||
+        !file.commit())
+        return QString("Cannot write %1: %2.").arg(path, file.errorString());
+    return {};
+}
+
+void MainWindow::chooseTraceExport() {
+    if (session_->profileTrace().empty())
+        return banner_->say(exportTrace({}), Banner::State::Error);
+    QString suggested = QFileInfo(session_->source()).completeBaseName() + "-trace.json";
+    QString path = QFileDialog::getSaveFileName(
+        this, tr("Export the torch.profiler trace"),
+        QFileInfo(QFileInfo(session_->source()).absolutePath(), suggested).filePath(),
+        tr("Chrome trace (*.json)"));
+    if (path.isEmpty())
+        return;
+    if (QString error = exportTrace(path); !error.isEmpty())
+        return banner_->say(error, Banner::State::Error);
+    statusBar()->showMessage("Wrote " + path + " (open it in Perfetto or chrome://tracing)", 8000);
 }
 
 } // namespace fxview

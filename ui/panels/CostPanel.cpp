@@ -209,8 +209,10 @@ void CostPanel::showRun(const Graph& graph, const RecordLookup& records,
 }
 
 void CostPanel::showOperators(const OperatorsByNode& operators, bool traceAvailable) {
-    addOperators(table_, operators);
     traceButton_->setEnabled(traceAvailable);
+    if (operators.empty() && !hasOperators(table_))
+        return; // the usual run update: the table is filled already
+    addOperators(table_, operators);
     fillTable();
 }
 

@@ -283,6 +283,17 @@ def times_of(samples: list) -> tuple:
     return median, s[0], s[-1], n
 
 
+def whole_run(stepper, go_on=None) -> bool:
+    """The stepper's model from its inputs to its end (or its failure), breakpoints not stopping
+    it; False when `go_on(next node)` said stop before a node (Pause)."""
+    stepper.reset()
+    while not stepper.finished and not stepper.failed:
+        if go_on is not None and not go_on(stepper.next_node()):
+            return False
+        stepper.step()
+    return True
+
+
 def profile(stepper, runs: int, go_on=None) -> tuple[dict, int, str]:
     """The stepper's model run from its inputs to its end once to warm up, then `runs` times,
     each from a reset, breakpoints and watches not stopping it (core/run/Profiling.cpp's twin).
@@ -293,12 +304,7 @@ def profile(stepper, runs: int, go_on=None) -> tuple[dict, int, str]:
     done = 0
 
     def whole() -> bool:
-        stepper.reset()
-        while not stepper.finished and not stepper.failed:
-            if go_on is not None and not go_on(stepper.next_node()):
-                return False
-            stepper.step()
-        return stepper.finished
+        return whole_run(stepper, go_on) and stepper.finished
 
     def short() -> str:
         return stepper.failure if stepper.failed else \

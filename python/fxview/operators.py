@@ -14,7 +14,7 @@ import tempfile
 import torch
 from torch.profiler import ProfilerActivity
 
-from . import wire
+from . import cost, wire
 
 PREFIX = "fxview::"  # a node's range in the trace: fxview::linear_1
 MAX_TRACE_BYTES = 256 << 20  # a longer trace is not sent (the window would hold it whole)
@@ -53,16 +53,6 @@ def node_operators(events) -> dict[str, list]:
             for node, rows in out.items()}
 
 
-def _whole_run(stepper, go_on) -> bool:
-    """The model from its inputs to its end; False when `go_on` stopped it."""
-    stepper.reset()
-    while not stepper.finished and not stepper.failed:
-        if go_on is not None and not go_on(stepper.next_node()):
-            return False
-        stepper.step()
-    return True
-
-
 def profiled_run(stepper, go_on=None) -> tuple[dict, str, str]:
     """Runs the stepper's model from its inputs to its end once to warm up (a first run's lazy
     set-up is no operator's own time), then once under torch.profiler (the CPU, and CUDA when
@@ -72,14 +62,14 @@ def profiled_run(stepper, go_on=None) -> tuple[dict, str, str]:
     activities = [ProfilerActivity.CPU]
     if stepper.device is not None and stepper.device.type == "cuda":
         activities.append(ProfilerActivity.CUDA)
-    stopped = not _whole_run(stepper, go_on)
+    stopped = not cost.whole_run(stepper, go_on)
     if stopped or stepper.failed:
         return {}, "", stepper.failure if stepper.failed else \
             "The torch.profiler run was stopped before its end."
     stepper.annotate = True
     try:
         with torch.profiler.profile(activities=activities) as prof:
-            stopped = not _whole_run(stepper, go_on)
+            stopped = not cost.whole_run(stepper, go_on)
     finally:
         stepper.annotate = False
     note = stepper.failure if stepper.failed else \

@@ -14,9 +14,10 @@ copy of one is saved with torch.jit.trace. Then, node by node:
    weights, buffers and constants apart. Where that is largest (the first of equals): every value
    alive there with the bytes of the storages no value made before it holds, the largest first
    (fxtrace's --json `peak_live`, the Python engine's stepper.peak, both printed tables).
-3. flops: what FlopCounterMode counts while Interpreter runs the node. Where it counts nothing for
-   attention (its registry has no formula for the CPU flash kernel PyTorch picks here) the
-   reference is its own formula for the flash, efficient and cudnn kernels, sdpa_flop_count.
+3. flops: what FlopCounterMode counts while Interpreter runs the node, plus, for each attention
+   kernel it has no formula for (the CPU flash kernel PyTorch picks here), its own formula for
+   the flash, efficient and cudnn kernels, sdpa_flop_count, on that kernel's shapes. An exported
+   model's nodes sum to what the same counting gives for the whole of ep.module()'s call.
 4. `fxtrace run --profile N --csv` (the C++ engine) and `python3 -m fxview run --profile N --csv`
    (the Python engine, this Python's PyTorch) write those figures for every node, a row per node,
    each time_us the median of N timed runs, and print the table.
@@ -36,7 +37,8 @@ import torch
 import torch.fx
 import torch.nn.functional as F
 from torch import nn
-from torch.utils.flop_counter import FlopCounterMode, sdpa_flop_count
+from torch.utils._python_dispatch import TorchDispatchMode
+from torch.utils.flop_counter import FlopCounterMode, flop_registry, sdpa_flop_count
 
 sys.path.insert(0, str(Path(__file__).parent.parent))  # checks.py
 from checks import check, fxtrace, run_groups  # noqa: E402
@@ -168,6 +170,24 @@ def storages(value) -> dict:
     return {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors(value)}
 
 
+class UncountedAttention(TorchDispatchMode):
+    """Inside FlopCounterMode: each attention kernel its registry has no formula for (the CPU
+    flash kernel PyTorch picks here, for F.scaled_dot_product_attention and for
+    nn.MultiheadAttention called with need_weights=False) counted as sdpa_flop_count counts it on
+    the kernel's own query, key and value, the formula FlopCounterMode has for the flash,
+    efficient and cudnn kernels."""
+
+    def __init__(self):
+        super().__init__()
+        self.flops = 0
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if "scaled_dot_product" in func.name() and func.overloadpacket not in flop_registry:
+            q, k, v = (t.shape for t in args[:3])
+            self.flops += sdpa_flop_count(q, k, v)
+        return func(*args, **(kwargs or {}))
+
+
 class Reference(torch.fx.Interpreter):
     """Interpreter.run, noting for each node: its new storage, whether it is a view or in-place,
     what FlopCounterMode counts, and the env's live values once it (and the frees after it) ran.
@@ -194,13 +214,9 @@ class Reference(torch.fx.Interpreter):
         operands = self.fetch_args_kwargs_from_env(n) if n.op not in ("placeholder",
                                                                        "get_attr") else ()
         versions = {t.untyped_storage().data_ptr(): t._version for t in tensors(operands)}
-        with FlopCounterMode(display=False) as counter:
+        with FlopCounterMode(display=False) as counter, UncountedAttention() as attention:
             out = super().run_node(n)
-        self.flops[n.name] = counter.get_total_flops()
-        if n.op == "call_function" and "scaled_dot_product" in str(n.target) and \
-                not self.flops[n.name]:
-            q, k, v = (t.shape for t in list(tensors(operands))[:3])
-            self.flops[n.name] = sdpa_flop_count(q, k, v)
+        self.flops[n.name] = counter.get_total_flops() + attention.flops
         inputs, outputs = storages(operands), storages(out)
         self.bytes[n.name] = sum(s for key, s in outputs.items() if key not in inputs)
         shared = [t for t in tensors(out) if t.untyped_storage().data_ptr() in inputs]
@@ -330,23 +346,34 @@ def python_engine(path, folder):
 COLUMNS = ["node", "op", "target", "scope", "time_us", "bytes", "live_bytes", "flops"]
 
 
+def check_program(name, model, args, folder):
+    """`model` exported and saved: both engines' figures for every node against the reference;
+    the nodes' FLOPs sum to what FlopCounterMode counts for the whole of ep.module()'s call."""
+    path = Path(folder) / f"{name}.pt2"
+    torch.export.save(torch.export.export(model, args), path)
+    reference = reference_of_program(path)
+    with FlopCounterMode(display=False) as whole, UncountedAttention() as attention, \
+            torch.enable_grad():
+        torch.export.load(path).module()(*args)
+    total, counted = sum(reference.flops.values()), whole.get_total_flops() + attention.flops
+    check(total == counted, f"{name}: the nodes' FLOPs sum to {total}, the whole call's {counted}")
+    for label, engine in (("fxtrace", cpp_engine), ("python engine", python_engine)):
+        rows, columns, aliases, peak = engine(path, folder)
+        check(columns == COLUMNS, f"{label} {name}: CSV columns {columns}")
+        compare(f"{label} {name}.pt2", reference, rows, aliases)
+        compare_peak(f"{label} {name}.pt2", reference, peak)
+        times = [float(r["time_us"]) for r in rows.values()]
+        check(all(t >= 0 for t in times) and sum(times) > 0,
+              f"{label} {name}: times {times[:5]}")
+    noted = {n: reference.alias[n] for n in reference.alias if reference.alias[n]}
+    print(f"ok   {name}.pt2: {len(reference.bytes)} nodes, {total:,} FLOPs, peak live "
+          f"{reference.peak[1]:,} B after {reference.peak[0]} ({len(reference.peak[2])} values)"
+          f"{f', aliases {noted}' if len(noted) < 6 else f', {len(noted)} aliases'}")
+
+
 def programs(folder):
     for name, model, args in models():
-        path = Path(folder) / f"{name}.pt2"
-        torch.export.save(torch.export.export(model, args), path)
-        reference = reference_of_program(path)
-        for label, engine in (("fxtrace", cpp_engine), ("python engine", python_engine)):
-            rows, columns, aliases, peak = engine(path, folder)
-            check(columns == COLUMNS, f"{label} {name}: CSV columns {columns}")
-            compare(f"{label} {name}.pt2", reference, rows, aliases)
-            compare_peak(f"{label} {name}.pt2", reference, peak)
-            times = [float(r["time_us"]) for r in rows.values()]
-            check(all(t >= 0 for t in times) and sum(times) > 0,
-                  f"{label} {name}: times {times[:5]}")
-        noted = {n: reference.alias[n] for n in reference.alias if reference.alias[n]}
-        print(f"ok   {name}.pt2: {len(reference.bytes)} nodes, "
-              f"{sum(reference.flops.values())} FLOPs, peak live {reference.peak[1]} B after "
-              f"{reference.peak[0]} ({len(reference.peak[2])} values), aliases {noted}")
+        check_program(name, model, args, folder)
 
 
 def multihead_attention(folder):
@@ -398,6 +425,57 @@ def torchscript(folder):
     compare_peak("fxtrace convolutions_traced.pt", reference, peak)
     check(reference.alias.get("relu") == "in-place", f"relu is {reference.alias.get('relu')!r}")
     print(f"ok   convolutions_traced.pt: {len(rows)} nodes")
+
+
+def small_vit():
+    """torchvision's VisionTransformer (vit_b_16's class) at a size a test runs in a second:
+    two encoder blocks, each an nn.MultiheadAttention called with need_weights=False."""
+    from torchvision.models.vision_transformer import VisionTransformer
+    return VisionTransformer(image_size=32, patch_size=8, num_layers=2, num_heads=4,
+                             hidden_dim=64, mlp_dim=128, num_classes=10).eval()
+
+
+def torchvision_models(folder):
+    """Models nobody here wrote, judged whole: torchvision's resnet50 and a VisionTransformer
+    exported (both engines, every node and the peak); the ViT as symbolic_trace's graph in the
+    Python engine's stepper and as a torch.jit.trace archive in the C++ engine, where each
+    encoder block's attention is one call_module."""
+    import torchvision
+    from fxview.stepper import Stepper
+
+    torch.manual_seed(0)
+    check_program("resnet50", torchvision.models.resnet50().eval(), (torch.randn(1, 3, 64, 64),),
+                  folder)
+    vit, args = small_vit(), (torch.randn(2, 3, 32, 32),)
+    check_program("vit", vit, args, folder)
+    reference = Reference(torch.fx.symbolic_trace(vit), set())
+    with torch.enable_grad():
+        reference.run(*args)
+    attention = [n for n in reference.flops if n.endswith("self_attention")]
+    check(len(attention) == 2 and all(reference.flops[n] > 0 for n in attention),
+          f"the ViT's attention calls {attention}: {[reference.flops[n] for n in attention]}")
+    stepper = Stepper(torch.fx.symbolic_trace(vit), list(args))
+    with torch.no_grad():
+        stepper.run_to_end()
+    check(stepper.finished, f"the stepper stopped on the ViT: {stepper.failure}")
+    rows = {name: {"bytes": r.newBytes, "live_bytes": r.liveBytes, "flops": r.flops}
+            for name, r in stepper.records.items()}
+    compare("python engine vit (symbolic_trace)", reference, rows)
+    path, inputs = Path(folder) / "vit_traced.pt", Path(folder) / "vit_input.pt"
+    # Its check_trace retraces without grad, where nn.MultiheadAttention takes its fast path.
+    torch.jit.trace(vit, args, check_trace=False).save(str(path))
+    torch.save(args[0], inputs)
+    rows, _, _, _ = cpp_engine(path, folder, "--input", f"file:{inputs}")
+    traced = {n: int(r["flops"]) for n, r in rows.items() if n.endswith("self_attention")}
+    check(traced == {n: reference.flops[n] for n in attention},
+          f"fxtrace vit_traced.pt: attention's FLOPs {traced}, FlopCounterMode's "
+          f"{ {n: reference.flops[n] for n in attention} }")
+    total = sum(int(r["flops"]) for r in rows.values())
+    check(total == sum(reference.flops.values()),
+          f"fxtrace vit_traced.pt: {total} FLOPs in all, FlopCounterMode's "
+          f"{sum(reference.flops.values())}")
+    print(f"ok   the ViT's attention as call_modules: {sum(reference.flops.values()):,} FLOPs in "
+          f"both engines")
 
 
 def trace_ranges(trace: dict) -> dict:
@@ -476,5 +554,6 @@ if __name__ == "__main__":
         sys.exit(run_groups([("programs", programs, (folder,)),
                              ("torchscript", torchscript, (folder,)),
                              ("multihead attention", multihead_attention, (folder,)),
+                             ("torchvision", torchvision_models, (folder,)),
                              ("profiler trace", profiler_trace, (folder,)),
                              ("refusals", refusals, ())]))

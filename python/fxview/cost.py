@@ -294,9 +294,10 @@ def whole_run(stepper, go_on=None) -> bool:
     return True
 
 
-def profile(stepper, runs: int, go_on=None) -> tuple[dict, int, str]:
-    """The stepper's model run from its inputs to its end once to warm up, then `runs` times,
-    each from a reset, breakpoints and watches not stopping it (core/run/Profiling.cpp's twin).
+def profile(stepper, runs: int, go_on=None, warm_up=True) -> tuple[dict, int, str]:
+    """The stepper's model run from its inputs to its end once to warm up (unless the caller
+    just ran it whole: operators.profiled_run), then `runs` times, each from a reset,
+    breakpoints and watches not stopping it (core/run/Profiling.cpp's twin).
     `go_on(next node)` is asked before each node (False stops it, as Pause). Returns every node's
     time in each timed run {name: [us, ...]}, how many timed runs ended, and why it stopped short
     ("" when it did not); the stepper is left holding the last run."""
@@ -310,7 +311,7 @@ def profile(stepper, runs: int, go_on=None) -> tuple[dict, int, str]:
         return stepper.failure if stepper.failed else \
             f"The profile was stopped after {done} of {runs} timed runs."
 
-    if not whole():  # the warm-up
+    if warm_up and not whole():
         return times, done, short()
     for _ in range(runs):
         if not whole():

@@ -92,8 +92,8 @@ def run(args) -> int:
             ran_operators, trace, note = operators.profiled_run(stepper)
             if note:
                 print(note, file=sys.stderr)
-        if args.profile and not stepper.failed:  # a run to warm up, then the timed ones
-            times, _, _ = cost.profile(stepper, args.profile)
+        if args.profile and not stepper.failed:  # warmed up by --trace's runs, or a run now
+            times, _, _ = cost.profile(stepper, args.profile, warm_up=not args.trace)
         elif not stepper.failed:
             stepper.run_to_end()
     table = cost.table_rows(stepper, times)

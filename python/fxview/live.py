@@ -552,7 +552,8 @@ class LiveEngine:
                 answer.error = answer.operatorsNote
             else:
                 answer.times, answer.runs, answer.error = \
-                    cost.profile(stepper, request.runs, self._before_node)
+                    cost.profile(stepper, request.runs, self._before_node,
+                                 warm_up=not request.operators)
         self.send(wire.PROFILED, wire.encode(answer))
         self.publish()
 

@@ -123,7 +123,7 @@ ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
         headers << metricTitle(static_cast<Metric>(m));
     headers << tr("Note");
     table_->setHorizontalHeaderLabels(headers);
-    setUpNodeTable(table_, NodeColumn, Qt::AscendingOrder);
+    setUpNodeTable(table_, NodeColumn, Qt::AscendingOrder, NoteColumn);
     status_ = new QLabel(this);
     status_->setWordWrap(true);
     status_->setTextInteractionFlags(Qt::TextSelectableByMouse);

@@ -158,7 +158,8 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
         ->setToolTip(tr("The own time of the operators torch.profiler recorded inside the node, "
                         "in the one profiled run (hover a cell for them)"));
     tableWidget_->setColumnHidden(OperatorsColumn, true);
-    setUpNodeTable(tableWidget_, TimeColumn, Qt::DescendingOrder); // the slowest first
+    setUpNodeTable(tableWidget_, TimeColumn, Qt::DescendingOrder, // the slowest first
+                   NodeColumn);
     tableWidget_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     tableWidget_->setWordWrap(false);
     status_ = new QLabel(this);

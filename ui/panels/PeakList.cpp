@@ -23,7 +23,7 @@ PeakList::PeakList(QWidget* parent) : QWidget(parent) {
     heading_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     table_ = new QTableWidget(0, ColumnCount, this);
     table_->setHorizontalHeaderLabels({tr("Alive at the peak"), tr("Memory"), tr("Share")});
-    setUpNodeTable(table_, BytesColumn, Qt::DescendingOrder);
+    setUpNodeTable(table_, BytesColumn, Qt::DescendingOrder, ValueColumn);
     table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     table_->setWordWrap(false);
     table_->setToolTip(tr("Every value a later node still reads once the peak's node has run; "

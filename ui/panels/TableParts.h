@@ -52,12 +52,13 @@ public:
 };
 
 // A dock's table of nodes: read-only, a row at a time, sortable, first sorted by `column`.
-inline void setUpNodeTable(QTableWidget* table, int column, Qt::SortOrder order) {
+// `widest` (the column of the longest text: names, notes) takes the width the others leave.
+inline void setUpNodeTable(QTableWidget* table, int column, Qt::SortOrder order, int widest) {
     table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table->setSelectionBehavior(QAbstractItemView::SelectRows);
     table->setSelectionMode(QAbstractItemView::SingleSelection);
     table->verticalHeader()->hide();
-    table->horizontalHeader()->setStretchLastSection(true);
+    table->horizontalHeader()->setSectionResizeMode(widest, QHeaderView::Stretch);
     table->setSortingEnabled(true);
     table->sortByColumn(column, order);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // fxtrace's pieces shared by its files: fxtrace.cpp (the command line, graph, nodes, json, run),
-// FxtraceCompare.cpp (compare) and FxtraceExport.cpp (export: a file's graph,
-// or a live engine's).
+// FxtraceCompare.cpp (compare), FxtraceExport.cpp (export: a file's graph, or a live engine's)
+// and FxtraceOperators.cpp (operators: a torch.profiler trace laid onto the graph).
 
 #include <QString>
 #include <cstdint>
@@ -44,6 +44,7 @@ struct Options {
     bool breakOnNonFinite = false;         // --break-on nan
     int profileRuns = 0;                   // --profile N: N timed runs after a warm-up
     std::string csvFile;                   // --csv FILE: the cost table as CSV
+    std::string traceFile;                 // operators MODEL TRACE
     // export
     QString format;
     bool run = false;
@@ -76,6 +77,10 @@ int compare(const Options& options);
 // --threshold) into `compare`; "" or what is wrong with it.
 std::string compareOption(const std::string& option, const std::string& value,
                           CompareOptions& compare);
+
+// Lays options.traceFile (a torch.profiler trace of the model's run) onto `graph` and prints
+// each node's operators (FxtraceOperators.cpp).
+int layTrace(const Options& options, const Graph& graph);
 
 // Draws the graph offscreen and writes it in the format asked for, through the same export
 // code the app uses: a file's graph (run first with --run or --step)...

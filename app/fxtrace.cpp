@@ -91,6 +91,13 @@ const std::vector<Command>& commands() {
          "  --csv FILE      write that table as CSV: node,op,target,scope,time_us,bytes,\n"
          "                  live_bytes,flops (time_us the median over the --profile runs)\n"
          "Exit code 1 when a node fails (the message names it) or the outputs differ.\n"},
+        {"operators", "fxtrace operators MODEL TRACE",
+         "Lays TRACE, a torch.profiler trace of the model's run (the Chrome-trace JSON\n"
+         "prof.export_chrome_trace writes; profile one call of the model, e.g. ep.module()),\n"
+         "onto the graph and prints each node with the operators it ran and their own time:\n"
+         "each node that calls an operator takes the next top-level operator of that name in\n"
+         "run order, with every operator inside it (a trace fxview exported: by its node ranges).\n"
+         "Exit code 1 when the file is no such trace or none of its operators is the graph's.\n"},
         {"compare",
          "fxtrace compare A [B] [--input SPEC]... [--seed N] [--dtype D] [--input-b SPEC]... "
          "[--seed-b N] [--local] [--metric M] [--threshold T] [--json FILE]",
@@ -235,6 +242,8 @@ int run(const Options& options) {
         std::cerr << traced.error << "\n";
         return kModelFailed;
     }
+    if (options.command == "operators")
+        return layTrace(options, traced.graph);
     reportStage("laying out or printing the graph");
     if (options.command == "export")
         return exportPicture(options, loaded.model, std::move(traced));
@@ -526,6 +535,8 @@ int main(int argc, char** argv) {
             options.model = a;
         } else if (options.command == "compare" && options.compare.b.modelB.empty()) {
             options.compare.b.modelB = a;
+        } else if (options.command == "operators" && options.traceFile.empty()) {
+            options.traceFile = a;
         } else {
             return usageError("more than one MODEL given ('" + options.model + "' and '" + a +
                               "')");
@@ -535,6 +546,8 @@ int main(int argc, char** argv) {
         options.model = "python:live";
     if (options.model.empty())
         return usageError(options.command + " needs a MODEL (a .pt file or example:tinynet)");
+    if (options.command == "operators" && options.traceFile.empty())
+        return usageError("operators needs a TRACE: the Chrome-trace JSON of torch.profiler");
     if (options.command == "export" && options.output.empty())
         return usageError("export needs -o FILE (.png, .svg, .pdf, .dot, .json or .txt)");
     if (options.command == "compare" && options.compare.b.modelB.empty() &&

@@ -10,6 +10,8 @@ committed): `make_seeds.py FIXTURES WIRE_PEER OUT` writes OUT/<harness>/ for eac
   fuzz_wire       wire_peer's samples of every message, one frame per file and all together
   fuzz_comparison_json  comparisons as an engine answers Compare: matched nodes with finite
                   and non-finite metrics, a mismatch, nodes one side has, a failure
+  fuzz_profiler_trace  torch.profiler's Chrome traces of the harness graph's operators, called
+                  plainly and inside fxview::NODE ranges, as this Python's PyTorch writes them
 """
 
 import io
@@ -57,6 +59,40 @@ def comparisons() -> dict:
     }
 
 
+def profiler_traces() -> dict:
+    """Chrome traces torch.profiler writes of the calls fuzz_profiler_trace.cpp's graph makes
+    (linear, relu, add, view, add), run twice, and the same inside fxview::NODE ranges as the
+    Python engine's Profile… writes them."""
+    import tempfile
+
+    import torch
+    import torch.nn.functional as F
+
+    x, weight, bias = torch.randn(2, 4), torch.randn(3, 4), torch.randn(3)
+
+    def calls(annotate):
+        def node(name, run):
+            if not annotate:
+                return run()
+            with torch.profiler.record_function(f"fxview::{name}"):
+                return run()
+        y = node("linear", lambda: F.linear(x, weight, bias))
+        y = node("relu", lambda: torch.relu(y))
+        y = node("add", lambda: y + y)
+        y = node("view", lambda: y.view(-1))
+        return node("add_1", lambda: y + 1)
+
+    traces = {}
+    for name, annotate, runs in (("plain.json", False, 2), ("ranges.json", True, 1)):
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            for _ in range(runs):
+                calls(annotate)
+        with tempfile.NamedTemporaryFile(suffix=".json") as f:
+            prof.export_chrome_trace(f.name)
+            traces[name] = Path(f.name).read_bytes()
+    return traces
+
+
 def main(fixtures: Path, wire_peer: str, out: Path) -> None:
     def put(harness, name, data):
         folder = out / harness
@@ -101,6 +137,8 @@ def main(fixtures: Path, wire_peer: str, out: Path) -> None:
         at += 12 + length
     for name, doc in comparisons().items():
         put("fuzz_comparison_json", name, json.dumps(doc, indent=1).encode())
+    for name, data in profiler_traces().items():
+        put("fuzz_profiler_trace", name, data)
     for harness in sorted(p.name for p in out.iterdir()):
         print(f"{harness}: {len(list((out / harness).iterdir()))} seeds")
 

@@ -28,6 +28,7 @@ import csv
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -536,6 +537,54 @@ def profiler_trace(folder):
     print(f"ok   torch.profiler traces: every aten call in its node's range")
 
 
+def laid_operators(stdout: str) -> dict:
+    """`fxtrace operators`'s table read back: each node's operator names."""
+    out = {}
+    for line in stdout.splitlines()[2:]:
+        parts = re.split(r"\s{2,}", line.strip())
+        if len(parts) == 3:
+            out[parts[0]] = [item.split(" ")[0] for item in parts[2].split(", ")]
+    return out
+
+
+def persons_trace(folder):
+    """A trace the person made: torch.profiler around one call of ep.module() (after a first
+    call), laid onto the graph by `fxtrace operators` in run order, gives each node the
+    operators fxview's own ranges hold for it (the profiler trace group's --trace files, another
+    run); fxview's own trace laid the same way, by its ranges, gives them too."""
+    for name, _, _ in models():
+        path = Path(folder) / f"{name}.pt2"  # programs() saved it
+        ep = torch.export.load(path)
+        module = ep.module()
+        args, kwargs = ep.example_inputs
+        module(*args, **kwargs)
+        with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]) as prof:
+            module(*args, **kwargs)
+        theirs = Path(folder) / f"{name}.theirs.json"
+        prof.export_chrome_trace(str(theirs))
+        ranges = trace_ranges(json.loads((Path(folder) / f"{name}.trace.json").read_text()))
+        callers = [n.name for n in ep.graph.nodes if n.op == "call_function"
+                   and isinstance(n.target, torch._ops.OpOverload)]
+        for trace, how in ((theirs, "in their run order"), (Path(folder) / f"{name}.trace.json",
+                                                           "by fxview's ranges in it")):
+            run = fxtrace("operators", path, trace)
+            check(run.returncode == 0 and
+                  f"on {len(callers)} of {len(callers)} nodes that call an operator ({how})"
+                  in run.stdout, f"fxtrace operators {name} {trace.name}: {run.returncode} "
+                                 f"{run.stdout[:300]} {run.stderr[-300:]}")
+            laid = laid_operators(run.stdout)
+            for node in callers:
+                check(sorted(set(laid.get(node, []))) == sorted(set(ranges.get(node, []))),
+                      f"{name} {trace.name}: {node} laid {laid.get(node)}, fxview's range "
+                      f"holds {ranges.get(node)}")
+    bad = Path(folder) / "not_a_trace.json"
+    bad.write_text('{"traceEvents": [' * 200)
+    run = fxtrace("operators", Path(folder) / "convolutions.pt2", bad)
+    check(run.returncode == 1 and "nests JSON more than 64 deep" in run.stderr,
+          f"fxtrace operators on a hostile file: {run.returncode} {run.stderr[-300:]}")
+    print("ok   a trace of ep.module() laid onto the nodes: each node's operators are its range's")
+
+
 def refusals():
     for bad in ("0", "x", "-3"):
         run = fxtrace("run", "example:tinynet", "--profile", bad)
@@ -556,4 +605,5 @@ if __name__ == "__main__":
                              ("multihead attention", multihead_attention, (folder,)),
                              ("torchvision", torchvision_models, (folder,)),
                              ("profiler trace", profiler_trace, (folder,)),
+                             ("a person's trace", persons_trace, (folder,)),
                              ("refusals", refusals, ())]))

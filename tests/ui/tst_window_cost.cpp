@@ -3,12 +3,14 @@
 // figures fxtrace writes for the same model and input; Colour by FLOPs gives a closed scope's box
 // the sum of its nodes, and File ▸ Export writes those colours and figures; a click on the
 // strip's peak selects that node, and the list of what is alive there is fxtrace's; Pause stops a
-// long profile with a sentence and the window runs on.
+// long profile with a sentence and the window runs on; Import Trace… lays a person's own
+// torch.profiler trace onto the nodes.
 
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -161,6 +163,64 @@ private slots:
         QCOMPARE(window->session()->profileRuns(), 1);
         QVERIFY(!window->exportTrace(dir.filePath("none.json")).isEmpty());
         QVERIFY(!QFileInfo::exists(dir.filePath("none.json")));
+    }
+
+    // Import Trace…: a trace the person made of ep.module() with torch.profiler, laid onto the
+    // nodes in fxview-engine (no torch.profiler of its own): every node that calls an ATen
+    // operator shows it in the Operators column, and linear its addmm; a file that is no trace
+    // gets a sentence and the column stays as it was.
+    void importsAPersonsTrace() {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath("theirs.json");
+        QProcess writer;
+        writer.start(FXVIEW_PYTHON_PATH,
+                     {"-c",
+                      "import sys, torch; ep = torch.export.load(sys.argv[1]); m = ep.module(); "
+                      "a, k = ep.example_inputs; m(*a, **k)\n"
+                      "with torch.profiler.profile() as prof: m(*a, **k)\n"
+                      "prof.export_chrome_trace(sys.argv[2])",
+                      QString::fromStdString(fixture("transformer_block.pt2")), trace});
+        QVERIFY2(writer.waitForFinished(120000) && writer.exitCode() == 0,
+                 writer.readAllStandardError().constData());
+        auto window = windowWith({});
+        QVERIFY(open(*window, "transformer_block.pt2"));
+        const QString bad = dir.filePath("bad.json");
+        {
+            QFile file(bad);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write("{\"traceEvents\": [{\"ph\": \"X\"");
+        }
+        bool laid = true;
+        QVERIFY2(window->importTrace(bad, &laid).contains("its JSON breaks at byte"),
+                 qPrintable(window->importTrace(bad)));
+        QVERIFY(!laid);
+        const QString said = window->importTrace(trace, &laid);
+        QVERIFY(laid);
+        int callers = 0;
+        window->session()->model().graph.forEachNode([&](const Node& n, int depth) {
+            callers +=
+                depth == 0 && n.op == Op::CallFunction && n.schema.find("::") != std::string::npos;
+        });
+        QVERIFY(callers > 20);
+        QVERIFY2(said.startsWith(QString("Laid theirs.json on %1 of %1 nodes").arg(callers)),
+                 qPrintable(said));
+        const CostTable& table = window->costPanel()->table();
+        for (const CostRow& r : table.rows) {
+            const Node* n = window->session()->model().graph.find(r.node);
+            if (!n || n->op != Op::CallFunction || n->schema.find("::") == std::string::npos)
+                continue;
+            const std::string op = n->schema.substr(0, n->schema.find('.'));
+            QVERIFY2(std::any_of(r.operators.begin(), r.operators.end(),
+                                 [&](const OperatorTime& o) { return o.name == op; }),
+                     r.node.c_str());
+        }
+        auto linear = std::find_if(table.rows.begin(), table.rows.end(),
+                                   [](const CostRow& r) { return r.node == "linear"; });
+        QVERIFY(linear != table.rows.end() && linear->operatorUs > 0);
+        QVERIFY(std::any_of(linear->operators.begin(), linear->operators.end(),
+                            [](const OperatorTime& o) { return o.name == "aten::addmm"; }));
+        QVERIFY(!window->costPanel()->tableWidget()->isColumnHidden(6)); // Operators
+        QCOMPARE(window->costPanel()->measure(), CostMeasure::Operators);
     }
 
     void profilesInThePythonEngineAndPauseStopsIt() {

@@ -149,6 +149,10 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     traceButton_->setToolTip(tr("The torch.profiler run's Chrome trace, each node a range "
                                 "fxview::NODE over its operators (Perfetto, chrome://tracing)"));
     traceButton_->setEnabled(false);
+    importButton_ = new QPushButton(tr("Import Trace…"), this);
+    importButton_->setToolTip(tr("Lay a torch.profiler trace you made of this model's run "
+                                 "(prof.export_chrome_trace) onto its nodes: each node's "
+                                 "operators and their own time, in the Operators column"));
     legend_ = new CostLegend(this);
     tableWidget_ = new QTableWidget(0, ColumnCount, this);
     tableWidget_->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("Scope"), tr("Time"),
@@ -172,6 +176,7 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     controls->addWidget(legend_, 1);
     controls->addWidget(profileButton_);
     controls->addWidget(exportButton_);
+    controls->addWidget(importButton_);
     controls->addWidget(traceButton_);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -195,6 +200,7 @@ CostPanel::CostPanel(QWidget* parent) : QWidget(parent) {
     connect(profileButton_, &QPushButton::clicked, this, &CostPanel::profileWanted);
     connect(exportButton_, &QPushButton::clicked, this, &CostPanel::exportWanted);
     connect(traceButton_, &QPushButton::clicked, this, &CostPanel::traceExportWanted);
+    connect(importButton_, &QPushButton::clicked, this, &CostPanel::traceImportWanted);
     connect(peakList_, &PeakList::nodeChosen, this, &CostPanel::nodeChosen);
     connect(tableWidget_, &QTableWidget::itemSelectionChanged, this, [this] {
         QList<QTableWidgetItem*> items = tableWidget_->selectedItems();
@@ -231,7 +237,7 @@ void CostPanel::setMeasure(CostMeasure measure) {
 }
 
 double CostPanel::figure(const CostRow& row, CostMeasure measure) {
-    if (!row.ran)
+    if (!row.ran && measure != CostMeasure::Operators) // an imported trace's need no run
         return 0;
     switch (measure) {
     case CostMeasure::None:
@@ -255,7 +261,7 @@ CostPanel::boxFigures(const std::function<QString(const QString&)>& drawnAs) con
     QList<QPair<QString, double>> figures;
     QHash<QString, qsizetype> at;
     for (const CostRow& row : table_.rows) {
-        if (!row.ran)
+        if (!row.ran && (measure_ != CostMeasure::Operators || row.operators.empty()))
             continue;
         QString box = drawnAs(QString::fromStdString(row.node));
         if (box.isEmpty())
@@ -321,10 +327,11 @@ void CostPanel::fillTable() {
     QSignalBlocker quiet(tableWidget_);
     tableWidget_->setSortingEnabled(false);
     tableWidget_->setRowCount(0);
-    int ran = 0;
+    int ran = 0, shown = 0;
     for (const CostRow& r : table_.rows) {
-        if (!r.ran)
+        if (!r.ran && r.operators.empty()) // a trace imported before any run has its operators
             continue;
+        ++shown;
         int row = tableWidget_->rowCount();
         tableWidget_->insertRow(row);
         tableWidget_->setItem(row, NodeColumn,
@@ -332,19 +339,23 @@ void CostPanel::fillTable() {
         tableWidget_->setItem(row, OpColumn, new QTableWidgetItem(QString::fromStdString(r.op)));
         tableWidget_->setItem(row, ScopeColumn,
                               new QTableWidgetItem(QString::fromStdString(r.scope)));
-        tableWidget_->setItem(row, TimeColumn,
-                              new NumberItem(microseconds(r.time.median), r.time.median));
+        tableWidget_->setItem(
+            row, TimeColumn,
+            new NumberItem(r.ran ? microseconds(r.time.median) : QString(), r.time.median));
         tableWidget_->setItem(
             row, SpreadColumn,
             new NumberItem(r.time.runs > 1 ? spread(r.time.min, r.time.max) : QString(),
                            r.time.max - r.time.min));
         double share = total > 0 ? 100 * r.time.median / total : 0;
-        tableWidget_->setItem(row, ShareColumn,
-                              new NumberItem(QString("%1%").arg(share, 0, 'f', 1), share));
+        tableWidget_->setItem(
+            row, ShareColumn,
+            new NumberItem(r.ran ? QString("%1%").arg(share, 0, 'f', 1) : QString(), share));
         auto* operators = new NumberItem(
             r.operators.empty() ? QString() : microseconds(r.operatorUs), r.operatorUs);
         operators->setToolTip(operatorList(r.operators));
         tableWidget_->setItem(row, OperatorsColumn, operators);
+        if (!r.ran)
+            continue; // its other figures come with a run
         tableWidget_->setItem(row, MemoryColumn,
                               new NumberItem(r.aliasKind.empty()
                                                  ? bytes(r.bytes)
@@ -358,8 +369,11 @@ void CostPanel::fillTable() {
     }
     tableWidget_->setSortingEnabled(true);
     tableWidget_->setColumnHidden(OperatorsColumn, !hasOperators(table_));
-    title_->setText(ran == 0 ? tr("No run yet: step or Continue, or Run ▸ Profile… for times "
-                                  "over several runs.")
+    title_->setText(ran == 0 && shown > 0
+                        ? tr("No run yet: the operators are the imported trace's; step or "
+                             "Continue, or Run ▸ Profile…, for the other figures.")
+                    : ran == 0 ? tr("No run yet: step or Continue, or Run ▸ Profile… for times "
+                                    "over several runs.")
                     : table_.runs > 1 ? tr("%1 nodes ran; times are each node's median over %2 "
                                            "profiled runs.")
                                             .arg(ran)
@@ -368,7 +382,7 @@ void CostPanel::fillTable() {
                                            "each node's median over several).")
                                             .arg(ran));
     status_->setText(statusText());
-    if (measure_ == CostMeasure::None || ran == 0) {
+    if (measure_ == CostMeasure::None || shown == 0) {
         legend_->setScale({}, {}, {});
         return;
     }

@@ -44,8 +44,9 @@ public:
     void showRun(const Graph& graph, const RecordLookup& records, const NodeTimesByName& times,
                  int runs);
     const CostTable& table() const { return table_; }
-    // torch.profiler's operators of each node (Profile… with its run; empty: none), shown in
-    // the Operators column, and whether Export Trace… has a trace to write.
+    // torch.profiler's operators of each node (Profile… with its run, or a trace imported;
+    // empty: none), shown in the Operators column, and whether Export Trace… has a trace to
+    // write.
     void showOperators(const OperatorsByNode& operators, bool traceAvailable);
     // What is alive at the run's peak, beside the table (PeakList.h).
     void showPeak(const PeakLive& peak, bool shown);
@@ -82,6 +83,7 @@ signals:
     void profileWanted();     // Profile…: Run ▸ Profile…
     void exportWanted();      // Export CSV…
     void traceExportWanted(); // Export Trace…: the profiler's Chrome trace
+    void traceImportWanted(); // Import Trace…: a person's own torch.profiler trace
 
 private:
     void fillTable();
@@ -93,6 +95,7 @@ private:
     QPushButton* profileButton_;
     QPushButton* exportButton_;
     QPushButton* traceButton_;
+    QPushButton* importButton_;
     CostLegend* legend_;
     QTableWidget* tableWidget_;
     PeakList* peakList_;

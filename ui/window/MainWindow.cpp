@@ -344,6 +344,8 @@ void MainWindow::showModel(const LoadedModel& model) {
         progress_->finish();
     executedPath_->setChecked(false);
     executedPath_->setEnabled(false);
+    if (!model.sameAsDrawn)
+        importedOperators_.clear(); // another model's trace
     // The engine's model, the same graph as the one drawn ahead of it: what is on screen (its
     // zoom, the selection) stays; stepping begins.
     if (!model.sameAsDrawn)

@@ -12,6 +12,7 @@
 #include <QPointer>
 #include <set>
 
+#include "CostTable.h"
 #include "engineclient/EngineClient.h"
 
 class QAction;
@@ -114,6 +115,11 @@ public:
     void profile(int runs, bool operators = false);
     // Writes the last profile's torch.profiler trace to `path`: "" or why not.
     QString exportTrace(const QString& path);
+    // Lays a person's torch.profiler trace of this model's run onto its nodes (ProfilerTrace.h):
+    // the Cost dock's Operators column shows them until a profile brings its own or another
+    // model opens. Returns what it laid ("Laid t.json on 31 of 31 nodes…"), or why it laid
+    // nothing, as the window says it.
+    QString importTrace(const QString& path, bool* laid = nullptr);
     // Run ▸ Compare Runs…: asks what run B is, then runs the comparison (MainWindowCompare.cpp).
     void compareRuns();
     // Runs A (the model open, on its input) and B as `request` says, in the model's engine.
@@ -149,6 +155,7 @@ private:
     void showMarks(); // the Cost dock's colours, else a comparison's
     void chooseCostExport();
     void chooseTraceExport(); // the Cost dock's Export Trace…: the profiler's Chrome trace
+    void chooseTraceImport(); // the Cost dock's Import Trace…: a person's own trace
     void chooseProfile();     // Run ▸ Profile…: how many runs, then the engine runs them
     void showModel(const LoadedModel& model);
     void loadFailed(const QString& sentence, const QString& source, const QStringList& imports);
@@ -203,6 +210,7 @@ private:
     bool costShown_ = false;    // the Cost dock is open and in front
     int profileRunsAsked_ = 20; // Run ▸ Profile…'s last answer
     bool profileOperatorsAsked_ = false;
+    OperatorsByNode importedOperators_; // Import Trace…'s, shown while a profile has none
     CompilePanel* compile_;
     bool compileShown_ = false; // the Compile dock was brought up for a session
     // A pass's graph keeps its colours (added, retargeted) when its comparison with the graph

@@ -1,13 +1,17 @@
 // The window's part in showing what each node costs (docs/cost.md): the Cost dock's table and
 // the strip of the live set under the graph follow the run, the graph takes the dock's colours
-// (Colour by), a row or a point of the strip selects its node, and Export CSV writes the table.
+// (Colour by), a row or a point of the strip selects its node, Export CSV writes the table, and
+// Import Trace… lays a person's torch.profiler trace onto the nodes.
 
+#include <QApplication>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QSaveFile>
 #include <QStatusBar>
+#include <fstream>
 
+#include "ProfilerTrace.h"
 #include "panels/Banner.h"
 #include "panels/ComparisonPanel.h"
 #include "panels/CostPanel.h"
@@ -34,6 +38,7 @@ void MainWindow::buildCostPanel() {
     connect(cost_, &CostPanel::exportWanted, this, &MainWindow::chooseCostExport);
     connect(cost_, &CostPanel::profileWanted, this, &MainWindow::chooseProfile);
     connect(cost_, &CostPanel::traceExportWanted, this, &MainWindow::chooseTraceExport);
+    connect(cost_, &CostPanel::traceImportWanted, this, &MainWindow::chooseTraceImport);
     connect(session_, &DebugSession::profiled, this, [this](const QString& error) {
         if (!error.isEmpty())
             banner_->say(error, Banner::State::Error);
@@ -88,7 +93,9 @@ void MainWindow::showCost() {
     cost_->showRun(
         graph, [this](const std::string& n) { return session_->recordOf(n); },
         session_->profileTimes(), session_->profileRuns());
-    cost_->showOperators(session_->profileOperators(), !session_->profileTrace().empty());
+    const OperatorsByNode& profiled = session_->profileOperators();
+    cost_->showOperators(profiled.empty() ? importedOperators_ : profiled,
+                         !session_->profileTrace().empty());
     cost_->showPeak(session_->run().peak, session_->modelShown());
     strip_->setTable(cost_->table());
     strip_->setSelected(selectedNode());
@@ -151,6 +158,52 @@ void MainWindow::chooseTraceExport() {
     if (QString error = exportTrace(path); !error.isEmpty())
         return banner_->say(error, Banner::State::Error);
     statusBar()->showMessage("Wrote " + path + " (open it in Perfetto or chrome://tracing)", 8000);
+}
+
+QString MainWindow::importTrace(const QString& path, bool* laid) {
+    if (laid)
+        *laid = false;
+    if (!session_->canRun())
+        return "Import Trace lays a trace onto a model's nodes: open the model first.";
+    std::ifstream in(QFile::encodeName(path).toStdString(), std::ios::binary);
+    if (!in)
+        return QString("Cannot read %1: no such file, or not readable.").arg(path);
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    const LaidTrace trace = layProfilerTrace(session_->model().graph, in);
+    QApplication::restoreOverrideCursor();
+    const QString said =
+        QString::fromStdString(trace.summary(QFileInfo(path).fileName().toStdString()));
+    if (!trace.error.empty())
+        return said;
+    importedOperators_ = trace.operators;
+    if (laid)
+        *laid = true;
+    if (auto* dock = findChild<QDockWidget*>(ids::kCostDock)) {
+        dock->show();
+        dock->raise();
+    }
+    showCost();
+    if (cost_->measure() == CostMeasure::None)
+        cost_->setMeasure(CostMeasure::Operators); // the graph takes its colours
+    else
+        showMarks();
+    return said;
+}
+
+void MainWindow::chooseTraceImport() {
+    QString path = QFileDialog::getOpenFileName(
+        this, tr("Import a torch.profiler trace of this model's run"),
+        QFileInfo(session_->source()).absolutePath(), tr("Chrome trace (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    bool laid = false;
+    const QString said = importTrace(path, &laid);
+    if (!laid)
+        banner_->say(said, Banner::State::Error);
+    else if (said.contains("; the first without"))
+        banner_->say(said, Banner::State::Note); // some nodes' operators are not in it
+    else
+        statusBar()->showMessage(said, 8000);
 }
 
 } // namespace fxview

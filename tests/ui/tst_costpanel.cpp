@@ -3,6 +3,7 @@
 // (sums, the live set's largest), the CSV it writes, the strip's peak and clicks; and the cost
 // table's own arithmetic (medians, CSV quoting, units).
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -252,6 +253,34 @@ private slots:
         QVERIFY(!notes.contains("relu"));
         panel.showOperators({}, false); // a new run: gone
         QVERIFY(table->isColumnHidden(column));
+    }
+
+    // Import Trace… before any run: the rows with operators show them, the title says whose
+    // they are, and the graph takes their colours; the other figures wait for a run.
+    void anImportedTracesOperatorsNeedNoRun() {
+        Run run = sampleRun();
+        CostPanel panel;
+        panel.showRun(
+            run.graph, [](const std::string&) { return nullptr; }, {}, 1);
+        QTableWidget* table = panel.tableWidget();
+        QCOMPARE(table->rowCount(), 0);
+        panel.showOperators(
+            {{"conv", {{"aten::convolution", 30, 0, 1}}}, {"late", {{"aten::add", 4, 0, 1}}}},
+            false);
+        QCOMPARE(table->rowCount(), 2);
+        QVERIFY(!table->isColumnHidden(6));
+        QVERIFY2(panel.findChild<QLabel*>() &&
+                     panel.findChild<QLabel*>()->text().contains("the imported trace's"),
+                 qPrintable(panel.findChild<QLabel*>()->text()));
+        QList<QTableWidgetItem*> conv = table->findItems("conv", Qt::MatchExactly);
+        QVERIFY(!conv.isEmpty());
+        QCOMPARE(table->item(conv.front()->row(), 6)->text(), QString("30.0 µs"));
+        QCOMPARE(table->item(conv.front()->row(), 3)->text(), QString()); // no time yet
+        panel.setMeasure(CostMeasure::Operators);
+        QList<QPair<QString, QColor>> marks = panel.boxMarks(drawnAs);
+        QCOMPARE(marks.size(), 2); // block (conv) and late
+        panel.setMeasure(CostMeasure::Time);
+        QVERIFY(panel.boxMarks(drawnAs).isEmpty()); // nothing ran
     }
 
     void costTableArithmetic() {

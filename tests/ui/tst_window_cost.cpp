@@ -201,7 +201,7 @@ private slots:
             callers +=
                 depth == 0 && n.op == Op::CallFunction && n.schema.find("::") != std::string::npos;
         });
-        QVERIFY(callers > 20);
+        QVERIFY(callers >= 19); // transformer_block.pt2: its aten calls, getitems apart
         QVERIFY2(said.startsWith(QString("Laid theirs.json on %1 of %1 nodes").arg(callers)),
                  qPrintable(said));
         const CostTable& table = window->costPanel()->table();

@@ -377,27 +377,34 @@ def programs(folder):
         check_program(name, model, args, folder)
 
 
+def stepped_symbolic(name, model, args):
+    """symbolic_trace's graph of `model` stepped by the Python engine's Stepper (as fxview.show
+    runs it), every node's figures against the reference's, which runs with grad on (as a
+    person's call does: nn.MultiheadAttention then keeps off its fast path); the reference."""
+    from fxview.stepper import Stepper
+
+    reference = Reference(torch.fx.symbolic_trace(model), set())
+    with torch.enable_grad():
+        reference.run(*args)
+    stepper = Stepper(torch.fx.symbolic_trace(model), list(args))
+    with torch.no_grad():
+        stepper.run_to_end()
+    check(stepper.finished, f"the stepper stopped on {name}: {stepper.failure}")
+    rows = {n: {"bytes": r.newBytes, "live_bytes": r.liveBytes, "flops": r.flops}
+            for n, r in stepper.records.items()}
+    compare(f"python engine {name} (symbolic_trace)", reference, rows)
+    return reference
+
+
 def multihead_attention(folder):
     """nn.MultiheadAttention as a call_module, in the Python engine's stepper (a symbolic_trace
     graph, as fxview.show runs it) and in the C++ engine (a torch.jit.trace archive), against
     FlopCounterMode on the same call with grad on: F.multi_head_attention_forward's math path,
     its fast path (one kernel FlopCounterMode cannot see into) off."""
-    from fxview.stepper import Stepper
-
     model, args = Attending(), (torch.randn(2, 5, 16), torch.randn(7, 2, 12))
-    gm = torch.fx.symbolic_trace(model)
-    reference = Reference(gm, set())
-    with torch.enable_grad():
-        reference.run(*args)
+    reference = stepped_symbolic("attending", model, args)
     check(reference.flops["attn1"] > 0 and reference.flops["attn2"] > 0,
           f"FlopCounterMode counted {reference.flops}")
-    stepper = Stepper(torch.fx.symbolic_trace(model), list(args))
-    with torch.no_grad():
-        stepper.run_to_end()
-    check(stepper.finished, f"the stepper stopped: {stepper.failure}")
-    rows = {name: {"bytes": r.newBytes, "live_bytes": r.liveBytes, "flops": r.flops}
-            for name, r in stepper.records.items()}
-    compare("python engine attending (symbolic_trace)", reference, rows)
     path = Path(folder) / "attending_traced.pt"
     torch.jit.trace(model, args).save(str(path))
     torch.save(args, Path(folder) / "attending_input.pt")
@@ -442,26 +449,16 @@ def torchvision_models(folder):
     Python engine's stepper and as a torch.jit.trace archive in the C++ engine, where each
     encoder block's attention is one call_module."""
     import torchvision
-    from fxview.stepper import Stepper
 
     torch.manual_seed(0)
     check_program("resnet50", torchvision.models.resnet50().eval(), (torch.randn(1, 3, 64, 64),),
                   folder)
     vit, args = small_vit(), (torch.randn(2, 3, 32, 32),)
     check_program("vit", vit, args, folder)
-    reference = Reference(torch.fx.symbolic_trace(vit), set())
-    with torch.enable_grad():
-        reference.run(*args)
+    reference = stepped_symbolic("vit", vit, args)
     attention = [n for n in reference.flops if n.endswith("self_attention")]
     check(len(attention) == 2 and all(reference.flops[n] > 0 for n in attention),
           f"the ViT's attention calls {attention}: {[reference.flops[n] for n in attention]}")
-    stepper = Stepper(torch.fx.symbolic_trace(vit), list(args))
-    with torch.no_grad():
-        stepper.run_to_end()
-    check(stepper.finished, f"the stepper stopped on the ViT: {stepper.failure}")
-    rows = {name: {"bytes": r.newBytes, "live_bytes": r.liveBytes, "flops": r.flops}
-            for name, r in stepper.records.items()}
-    compare("python engine vit (symbolic_trace)", reference, rows)
     path, inputs = Path(folder) / "vit_traced.pt", Path(folder) / "vit_input.pt"
     # Its check_trace retraces without grad, where nn.MultiheadAttention takes its fast path.
     torch.jit.trace(vit, args, check_trace=False).save(str(path))

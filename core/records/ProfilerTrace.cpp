@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -334,23 +335,30 @@ void layByOrder(const Trace& trace, const std::vector<Caller>& callers, LaidTrac
         static_cast<int>(std::max_element(perThread.begin(), perThread.end()) - perThread.begin());
     const ThreadOperators t = operatorsOf(trace, busiest);
     std::vector<std::size_t> top; // the top-level operators, each up to the next
+    // Where each name stands among them, in run order: a node finds its operator by a binary
+    // search, so a trace of another model (no node found) costs no node a walk to its end.
+    std::unordered_map<std::string, std::vector<std::size_t>> at;
     for (std::size_t i = 0; i < t.ops.size(); ++i)
-        if (t.topLevel[i])
+        if (t.topLevel[i]) {
+            at[trace.names[static_cast<std::size_t>(t.ops[i]->name)]].push_back(top.size());
             top.push_back(i);
+        }
     std::size_t next = 0;
     for (const Caller& c : callers) {
-        std::size_t k = next;
-        while (k < top.size() && trace.names[static_cast<std::size_t>(t.ops[top[k]]->name)] != c.op)
-            ++k;
-        if (k == top.size()) { // not called from here on: the next node may still be
+        std::optional<std::size_t> k; // the top-level operator this node takes
+        if (auto named = at.find(c.op); named != at.end())
+            if (auto it = std::lower_bound(named->second.begin(), named->second.end(), next);
+                it != named->second.end())
+                k = *it;
+        if (!k) { // not called from here on: the next node may still be
             if (laid.firstMissing.empty())
                 laid.firstMissing = c.node + " (" + c.op + ")";
             continue;
         }
-        const std::size_t end = k + 1 < top.size() ? top[k + 1] : t.ops.size();
-        addOperators(trace, t, top[k], end, laid.operators[c.node]);
+        const std::size_t end = *k + 1 < top.size() ? top[*k + 1] : t.ops.size();
+        addOperators(trace, t, top[*k], end, laid.operators[c.node]);
         ++laid.laid;
-        next = k + 1;
+        next = *k + 1;
     }
 }
 
@@ -361,7 +369,7 @@ std::string LaidTrace::summary(const std::string& traceName) const {
         return error;
     std::string s = "Laid " + traceName + " on " + std::to_string(laid) + " of " +
                     std::to_string(callers) + " nodes that call an operator (" +
-                    (by == "ranges" ? "by fxview's ranges in it" : "in their run order") + ")";
+                    (byRanges ? "by fxview's ranges in it" : "in their run order") + ")";
     if (!firstMissing.empty())
         s += "; the first without its operator there: " + firstMissing;
     return s + ".";
@@ -399,7 +407,7 @@ LaidTrace layProfilerTrace(const Graph& graph, std::istream& in) {
             return e.range &&
                    !rangeNode(trace.names[static_cast<std::size_t>(e.name)], nodes).empty();
         });
-    laid.by = ranges ? "ranges" : "order";
+    laid.byRanges = ranges;
     if (ranges)
         layByRanges(trace, nodes, callers, laid);
     else

@@ -27,9 +27,9 @@ struct LaidTrace {
     // The first of those the trace does not show calling its operator where it ran:
     // "view_3 (aten::view)"; "" when every one was laid.
     std::string firstMissing;
-    // How the nodes were found: "ranges" (the trace has fxview::NODE ranges: fxview's own
-    // trace, Export Trace…), "order" (the top-level operators in run order).
-    std::string by;
+    // How the nodes were found: by the trace's fxview::NODE ranges (fxview's own trace, Export
+    // Trace…), else by the top-level operators in run order.
+    bool byRanges = false;
     std::string error; // one sentence when nothing could be laid; empty otherwise
     // "Laid trace.json on 31 of 31 nodes that call an operator …": what the window and fxtrace
     // say after laying it.

@@ -194,6 +194,7 @@ private slots:
         QVERIFY2(window->importTrace(bad, &laid).contains("its JSON breaks at byte"),
                  qPrintable(window->importTrace(bad)));
         QVERIFY(!laid);
+        QVERIFY(window->costPanel()->tableWidget()->isColumnHidden(6)); // no operators shown
         const QString said = window->importTrace(trace, &laid);
         QVERIFY(laid);
         int callers = 0;

@@ -24,6 +24,19 @@
 
 namespace fxview {
 
+namespace {
+
+// A save dialog that offers MODEL`suffix` in the model's own folder; "" when cancelled.
+QString askSaveBesideModel(QWidget* parent, const QString& source, const QString& title,
+                           const QString& suffix, const QString& filter) {
+    const QFileInfo model(source);
+    return QFileDialog::getSaveFileName(
+        parent, title,
+        QFileInfo(model.absolutePath(), model.completeBaseName() + suffix).filePath(), filter);
+}
+
+} // namespace
+
 void MainWindow::buildCostPanel() {
     cost_ = new CostPanel;
     strip_ = new MemoryStrip;
@@ -118,11 +131,8 @@ void MainWindow::chooseCostExport() {
                      Banner::State::Error);
         return;
     }
-    QString suggested = QFileInfo(session_->source()).completeBaseName() + "-cost.csv";
-    QString path = QFileDialog::getSaveFileName(
-        this, tr("Export the cost table"),
-        QFileInfo(QFileInfo(session_->source()).absolutePath(), suggested).filePath(),
-        tr("CSV (*.csv)"));
+    QString path = askSaveBesideModel(this, session_->source(), tr("Export the cost table"),
+                                      "-cost.csv", tr("CSV (*.csv)"));
     if (path.isEmpty())
         return;
     if (QString error = cost_->exportCsv(path); !error.isEmpty())
@@ -148,11 +158,9 @@ QString MainWindow::exportTrace(const QString& path) {
 void MainWindow::chooseTraceExport() {
     if (session_->profileTrace().empty())
         return banner_->say(exportTrace({}), Banner::State::Error);
-    QString suggested = QFileInfo(session_->source()).completeBaseName() + "-trace.json";
-    QString path = QFileDialog::getSaveFileName(
-        this, tr("Export the torch.profiler trace"),
-        QFileInfo(QFileInfo(session_->source()).absolutePath(), suggested).filePath(),
-        tr("Chrome trace (*.json)"));
+    QString path =
+        askSaveBesideModel(this, session_->source(), tr("Export the torch.profiler trace"),
+                           "-trace.json", tr("Chrome trace (*.json)"));
     if (path.isEmpty())
         return;
     if (QString error = exportTrace(path); !error.isEmpty())
